@@ -1,0 +1,67 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { generateTypes } from '../../scripts/lib/generate-types.js';
+import { findInvalidExamples } from '../../scripts/lib/openapi-examples.js';
+import { generatedTypesPath, openapiPath, repoRoot } from '../../scripts/lib/paths.js';
+
+const run = promisify(execFile);
+type Json = Record<string, any>;
+
+describe('openapi/openapi.yaml', () => {
+  it('parses, bundles and validates as OpenAPI 3.1', async () => {
+    const api = (await SwaggerParser.validate(openapiPath)) as Json;
+    expect(api.openapi).toMatch(/^3\.1\./);
+    expect(api.jsonSchemaDialect).toBe('https://json-schema.org/draft/2020-12/schema');
+    const bundled = (await SwaggerParser.bundle(openapiPath)) as Json;
+    expect(Object.keys(bundled.paths).length).toBeGreaterThan(10);
+  });
+
+  it("passes Spectral's spectral:oas ruleset with no errors", async () => {
+    const result = await run(
+      'npx',
+      ['spectral', 'lint', openapiPath, '--ruleset', '.spectral.yaml', '--fail-severity', 'error', '-f', 'json', '-q'],
+      { cwd: repoRoot },
+    ).catch((e: { stdout: string; code: number }) => e);
+    const findings = JSON.parse(result.stdout || '[]') as { severity: number; message: string; path: string[] }[];
+    const errors = findings.filter((f) => f.severity === 0).map((f) => `${f.path.join('.')}: ${f.message}`);
+    expect(errors).toEqual([]);
+  }, 60_000);
+
+  it('has only examples that validate against their schemas', async () => {
+    const doc = (await SwaggerParser.dereference(openapiPath)) as Json;
+    const { checked, problems } = findInvalidExamples(doc);
+    expect(problems).toEqual([]);
+    expect(checked).toBeGreaterThan(50);
+  });
+
+  it('rejects a wrong example, so the example check can fail', () => {
+    const doc = {
+      paths: {},
+      components: { schemas: { Level: { type: 'string', enum: ['watch'], examples: ['loud'] } } },
+    };
+    const { problems } = findInvalidExamples(doc);
+    expect(problems.map((p) => p.where)).toEqual(['components.schemas.Level.examples[0]']);
+  });
+
+  it('gives every operation an operationId, a description and a documented success or redirect', async () => {
+    const doc = (await SwaggerParser.dereference(openapiPath)) as Json;
+    for (const [path, item] of Object.entries<Json>(doc.paths)) {
+      for (const [method, op] of Object.entries<Json>(item)) {
+        if (method === 'parameters') continue;
+        expect(op.operationId, `${method} ${path}`).toBeTruthy();
+        expect(op.description, `${method} ${path}`).toBeTruthy();
+        expect(Object.keys(op.responses).some((s) => /^[23]/.test(s)), `${method} ${path}`).toBe(true);
+      }
+    }
+  });
+});
+
+describe('generated SDK types', () => {
+  it('are up to date with the document (run npm run generate)', async () => {
+    const current = await readFile(generatedTypesPath, 'utf8');
+    expect(current === (await generateTypes()), 'packages/sdk/src/generated/openapi.ts is stale').toBe(true);
+  });
+});
