@@ -1,19 +1,19 @@
-// Writes the SDK's types from the OpenAPI document; `--check` only reports whether the file is stale.
+// Writes the packages' types from the OpenAPI document; `--check` only reports whether a file is stale.
 import { readFile, writeFile } from 'node:fs/promises';
 import { generateTypes } from './lib/generate-types.js';
-import { generatedTypesPath } from './lib/paths.js';
+import { generatedTypesPaths } from './lib/paths.js';
 
 const fresh = await generateTypes();
-const current = await readFile(generatedTypesPath, 'utf8').catch(() => '');
-if (process.argv.includes('--check')) {
-  if (fresh !== current) {
-    console.error(`${generatedTypesPath} is stale: run npm run generate`);
-    process.exit(1);
+let stale = 0;
+for (const path of generatedTypesPaths) {
+  const current = await readFile(path, 'utf8').catch(() => '');
+  if (fresh === current) continue;
+  stale++;
+  if (process.argv.includes('--check')) console.error(`${path} is stale: run npm run generate`);
+  else {
+    await writeFile(path, fresh);
+    console.log(`wrote ${path}`);
   }
-  console.log('generated types are up to date');
-} else if (fresh !== current) {
-  await writeFile(generatedTypesPath, fresh);
-  console.log(`wrote ${generatedTypesPath}`);
-} else {
-  console.log('generated types already up to date');
 }
+if (stale && process.argv.includes('--check')) process.exit(1);
+if (!stale) console.log('generated types are up to date');

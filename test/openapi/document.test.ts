@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { generateTypes } from '../../scripts/lib/generate-types.js';
 import { findInvalidExamples } from '../../scripts/lib/openapi-examples.js';
-import { generatedTypesPath, openapiPath, repoRoot } from '../../scripts/lib/paths.js';
+import { generatedTypesPaths, openapiPath, repoRoot } from '../../scripts/lib/paths.js';
 
 const run = promisify(execFile);
 type Json = Record<string, any>;
@@ -60,8 +60,8 @@ describe('openapi/openapi.yaml', () => {
 });
 
 describe('generated SDK types', () => {
-  it('are up to date with the document (run npm run generate)', async () => {
-    const current = await readFile(generatedTypesPath, 'utf8');
-    expect(current === (await generateTypes()), 'packages/sdk/src/generated/openapi.ts is stale').toBe(true);
+  it.each(generatedTypesPaths)('%s is up to date with the document (run npm run generate)', async (path) => {
+    const current = await readFile(path, 'utf8');
+    expect(current === (await generateTypes()), `${path} is stale`).toBe(true);
   });
 });

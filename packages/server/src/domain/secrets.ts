@@ -1,0 +1,38 @@
+// Random secrets (tokens, codes, client secrets) are high-entropy, so a fast SHA-256 digest is enough to store and
+// index them; only passwords need a slow KDF (see passwords.ts).
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { customAlphabet } from 'nanoid';
+
+const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+// 43 characters of a 62-letter alphabet: about 256 bits.
+const random43 = customAlphabet(alphabet, 43);
+const random32 = customAlphabet(alphabet, 32);
+
+/** Prefixes let secret scanners recognise a leaked tokenbell secret. */
+export const secretPrefixes = {
+  accessToken: 'tba_',
+  refreshToken: 'tbr_',
+  personalAccessToken: 'tbpat-',
+  clientSecret: 'tbcs_',
+  authorizationCode: '',
+} as const;
+
+export function newSecret(kind: keyof typeof secretPrefixes): string {
+  return secretPrefixes[kind] + random43();
+}
+
+/** A public identifier (the App ID), unguessable but not secret. */
+export function newClientId(): string {
+  return random32();
+}
+
+export function digest(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+/** Compares two strings without leaking, through timing, where they first differ. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const da = createHash('sha256').update(a, 'utf8').digest();
+  const db = createHash('sha256').update(b, 'utf8').digest();
+  return timingSafeEqual(da, db) && a.length === b.length;
+}
