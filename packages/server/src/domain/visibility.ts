@@ -1,0 +1,90 @@
+// The single visibility rule. The API answers 404 for a group or project the caller may not see, exactly as for a
+// missing one (GitLab's API does the same, so private names do not leak), and the notification code drops recipients
+// who could not open the project the mail is about. Both must agree, so both come here.
+import type { GroupRecord, ProjectRecord, StoreData, UserRecord } from '../store/schema.js';
+
+/** A user counts as signed in for visibility only while active: a blocked account keeps public access only. */
+function isActive(user: UserRecord | null): user is UserRecord {
+  return user !== null && user.state === 'active';
+}
+
+function levelIn(members: readonly { user_id: number; access_level: number }[], userId: number): number | null {
+  const m = members.find((x) => x.user_id === userId);
+  return m ? m.access_level : null;
+}
+
+function groupOf(data: StoreData, project: ProjectRecord): GroupRecord | undefined {
+  return project.group_id === null ? undefined : data.groups.find((g) => g.id === project.group_id);
+}
+
+/**
+ * The user's access level on a project: the higher of the direct membership and the membership of the project's
+ * group (GitLab members inherit the group's level on every project of the group, and a direct membership may only
+ * raise it). Null when the user is neither.
+ */
+export function projectAccessLevel(data: StoreData, userId: number, project: ProjectRecord): number | null {
+  const direct = levelIn(project.members, userId);
+  const group = groupOf(data, project);
+  const inherited = group ? levelIn(group.members, userId) : null;
+  if (direct === null) return inherited;
+  if (inherited === null) return direct;
+  return Math.max(direct, inherited);
+}
+
+/** The user's access level on a group (direct membership only: 8.12-era groups do not nest). */
+export function groupAccessLevel(userId: number, group: GroupRecord): number | null {
+  return levelIn(group.members, userId);
+}
+
+export function isProjectMember(data: StoreData, userId: number, project: ProjectRecord): boolean {
+  return projectAccessLevel(data, userId, project) !== null;
+}
+
+export function isGroupMember(userId: number, group: GroupRecord): boolean {
+  return groupAccessLevel(userId, group) !== null;
+}
+
+export function canSeeProject(data: StoreData, user: UserRecord | null, project: ProjectRecord): boolean {
+  if (project.visibility === 'public') return true;
+  if (!isActive(user)) return false;
+  if (project.visibility === 'internal') return true;
+  return user.is_admin || isProjectMember(data, user.id, project);
+}
+
+export function canSeeGroup(data: StoreData, user: UserRecord | null, group: GroupRecord): boolean {
+  if (group.visibility === 'public') return true;
+  if (!isActive(user)) return false;
+  if (group.visibility === 'internal') return true;
+  if (user.is_admin || isGroupMember(user.id, group)) return true;
+  // GitLab lets a member of one of the group's projects see the group (GroupPolicy: "has_projects"), or the
+  // project's breadcrumb would point at a page they cannot open.
+  return data.projects.some((p) => p.group_id === group.id && levelIn(p.members, user.id) !== null);
+}
+
+const allDigits = /^[0-9]+$/;
+
+/**
+ * `idOrPath` is the decoded URL segment. All digits is an id (as GitLab's API helpers `find_group`/`find_project`
+ * decide), anything else a path compared case-insensitively, since GitLab paths are unique regardless of case.
+ */
+export function findGroup(data: StoreData, idOrPath: string): GroupRecord | undefined {
+  if (allDigits.test(idOrPath)) {
+    const id = Number(idOrPath);
+    return data.groups.find((g) => g.id === id);
+  }
+  const wanted = idOrPath.toLowerCase();
+  return data.groups.find((g) => g.path.toLowerCase() === wanted);
+}
+
+export function projectFullPath(project: ProjectRecord): string {
+  return `${project.namespace}/${project.path}`;
+}
+
+export function findProject(data: StoreData, idOrPath: string): ProjectRecord | undefined {
+  if (allDigits.test(idOrPath)) {
+    const id = Number(idOrPath);
+    return data.projects.find((p) => p.id === id);
+  }
+  const wanted = idOrPath.toLowerCase();
+  return data.projects.find((p) => projectFullPath(p).toLowerCase() === wanted);
+}
