@@ -1,0 +1,168 @@
+// Who is mailed about an event, following GitLab's NotificationService and its recipient builders:
+//   app/services/notification_recipients/builder/default.rb and new_note.rb  (who becomes a candidate, and as what)
+//   app/models/notification_recipient.rb  (#notifiable?, #suitable_notification_level?: which candidates remain)
+//   app/models/notification_setting.rb    (EXCLUDED_WATCHER_EVENTS)
+//   app/services/notification_recipient_service.rb #build_pipeline_recipients (GitLab 9.1, MR gitlab-foss!10333
+//     "Quiet pipeline emails") and NotificationService#pipeline_finished (pipeline mail goes to the pipeline's user)
+// GitLab first collects candidates, each tagged with why it was added (participating, mention, watch, custom), then
+// keeps a candidate only when the user's resolved level accepts that tag, and finally keeps one entry per user. The
+// same three steps are below.
+import { notificationEvents } from '../openapi/document.js';
+import type { NotificationEvent, ProjectRecord, StoreData, UserRecord } from '../store/schema.js';
+import { effectiveSetting, notificationEmail, type EffectiveSetting } from './notification-levels.js';
+import { canSeeProject } from './visibility.js';
+
+export interface NotifiableEvent {
+  kind: NotificationEvent;
+  project_id: number;
+  /** Who did it; never mailed about their own action (GitLab's default, `notified_of_own_activity` off). */
+  author_id: number;
+  /** The thread's participants (author, assignees, commenters); for pipelines the pipeline's user. */
+  participants: number[];
+  /**
+   * Users @-mentioned in this event's text. For reassign_* pass the previous and new assignees here too: GitLab
+   * treats a re-assignment as a mention of them.
+   */
+  mentioned: number[];
+}
+
+export type RecipientReason = 'participating' | 'mentioned' | 'watching' | 'custom';
+
+export interface Recipient {
+  user_id: number;
+  email: string;
+  reason: RecipientReason;
+}
+
+/** GitLab's recipient types (NotificationRecipient#type), which the level check looks at. */
+type CandidateType = 'participating' | 'mention' | 'watch' | 'custom';
+
+interface Candidate {
+  userId: number;
+  type: CandidateType;
+  reason: RecipientReason;
+}
+
+const pipelineEvents: ReadonlySet<NotificationEvent> = new Set<NotificationEvent>(['failed_pipeline', 'success_pipeline']);
+
+// GitLab's Builder::Default adds mentioned users as :mention only for new issues and merge requests
+// (MENTION_TYPE_ACTIONS), Builder::NewNote for the note's own mentions, and re-assignment adds the assignees as
+// :mention. For the other actions the mentioned users reach GitLab only as participants of the issuable (its
+// description's mentions are part of #participants), so a user on the `mention` level is not mailed when an issue
+// they were once mentioned in is closed.
+const mentionEvents: ReadonlySet<NotificationEvent> = new Set<NotificationEvent>([
+  'new_issue',
+  'new_merge_request',
+  'new_note',
+  'reassign_issue',
+  'reassign_merge_request',
+]);
+
+// NotificationSetting::EXCLUDED_WATCHER_EVENTS, restricted to the events this service knows. GitLab 9.1's
+// #build_pipeline_recipients applied the same exclusion to the `participating` level (later kept as
+// EXCLUDED_PARTICIPATING_EVENTS): success mail only ever goes to someone who switched it on in a custom setting.
+const excludedForWatch: ReadonlySet<NotificationEvent> = new Set<NotificationEvent>(['success_pipeline']);
+const excludedForParticipating: ReadonlySet<NotificationEvent> = new Set<NotificationEvent>(['success_pipeline']);
+
+/** NotificationRecipient#suitable_notification_level?. */
+function levelAccepts(setting: EffectiveSetting, type: CandidateType, kind: NotificationEvent): boolean {
+  switch (setting.level) {
+    case 'disabled':
+      return false;
+    case 'custom':
+      return setting.events[kind] || type === 'participating' || type === 'mention';
+    case 'watch':
+      return !excludedForWatch.has(kind);
+    case 'participating':
+      return !excludedForParticipating.has(kind);
+    case 'mention':
+      return type === 'mention';
+  }
+}
+
+// When one user was added several ways GitLab keeps the entry with the most specific reason
+// (NotificationReason.priority puts `mentioned` first; the others have no reason and keep insertion order:
+// participants, then watchers, then custom).
+const reasonPriority: Record<RecipientReason, number> = { mentioned: 0, participating: 1, watching: 2, custom: 3 };
+
+/**
+ * Users who have a say in the project's mail without taking part: its members (direct and through the group) and
+ * anyone who stored a setting for the project or its group. GitLab finds watchers and custom subscribers through
+ * the project's and group's notification_settings rows, which every member has; a user whose only setting is a
+ * global `watch` is therefore not mailed about projects they have no tie to.
+ */
+function interestedUsers(data: StoreData, project: ProjectRecord): Set<number> {
+  const ids = new Set<number>();
+  for (const m of project.members) ids.add(m.user_id);
+  if (project.group_id !== null) {
+    const group = data.groups.find((g) => g.id === project.group_id);
+    for (const m of group?.members ?? []) ids.add(m.user_id);
+  }
+  for (const s of data.notificationSettings) {
+    if (
+      (s.source_type === 'project' && s.source_id === project.id) ||
+      (s.source_type === 'group' && project.group_id !== null && s.source_id === project.group_id)
+    ) {
+      ids.add(s.user_id);
+    }
+  }
+  return ids;
+}
+
+function candidatesFor(data: StoreData, project: ProjectRecord, event: NotifiableEvent): Candidate[] {
+  if (pipelineEvents.has(event.kind)) {
+    // NotificationService#pipeline_finished: only the pipeline's user, tagged :watch, so `custom` needs the event's
+    // flag and `mention` never qualifies. Watchers, members and mentions are not consulted.
+    return event.participants.map((userId) => ({ userId, type: 'watch', reason: 'participating' }));
+  }
+  const mentionType: CandidateType = mentionEvents.has(event.kind) ? 'mention' : 'participating';
+  const candidates: Candidate[] = [
+    ...event.participants.map((userId): Candidate => ({ userId, type: 'participating', reason: 'participating' })),
+    ...event.mentioned.map(
+      (userId): Candidate => ({ userId, type: mentionType, reason: mentionType === 'mention' ? 'mentioned' : 'participating' }),
+    ),
+  ];
+  for (const userId of interestedUsers(data, project)) {
+    const setting = effectiveSetting(data, userId, project);
+    // Builder::Base#add_project_watchers / #add_custom_notifications select on the resolved level.
+    if (setting.level === 'watch') candidates.push({ userId, type: 'watch', reason: 'watching' });
+    else if (setting.level === 'custom' && setting.events[event.kind]) candidates.push({ userId, type: 'custom', reason: 'custom' });
+  }
+  return candidates;
+}
+
+export function recipientsFor(data: StoreData, event: NotifiableEvent): Recipient[] {
+  if (!notificationEvents.includes(event.kind)) throw new RangeError(`unknown notification event: ${String(event.kind)}`);
+  const project = data.projects.find((p) => p.id === event.project_id);
+  if (!project) throw new RangeError(`unknown project: ${event.project_id}`);
+
+  const users = new Map<number, UserRecord>(data.users.map((u) => [u.id, u]));
+  // Pipeline mail is sent with no acting user (#pipeline_finished passes none), so the pipeline's own user is mailed
+  // even when they pushed the commit; for every other event the author is left out.
+  const skipAuthor = !pipelineEvents.has(event.kind);
+  const best = new Map<number, Candidate>();
+  const settings = new Map<number, EffectiveSetting>();
+
+  for (const c of candidatesFor(data, project, event)) {
+    const user = users.get(c.userId);
+    // NotificationRecipient#notifiable?: has_access? (receive_notifications is refused to blocked users, then
+    // read_project), then own_activity?, then the level.
+    if (!user || user.state !== 'active' || !canSeeProject(data, user, project)) continue;
+    if (skipAuthor && user.id === event.author_id) continue;
+    let setting = settings.get(user.id);
+    if (!setting) {
+      setting = effectiveSetting(data, user.id, project);
+      settings.set(user.id, setting);
+    }
+    if (!levelAccepts(setting, c.type, event.kind)) continue;
+    // Pipeline mail to a custom-level user goes out only because of the flag, so say so.
+    const reason: RecipientReason = pipelineEvents.has(event.kind) && setting.level === 'custom' ? 'custom' : c.reason;
+    const previous = best.get(user.id);
+    if (!previous || reasonPriority[reason] < reasonPriority[previous.reason]) best.set(user.id, { ...c, reason });
+  }
+
+  return [...best.values()]
+    .sort((a, b) => a.userId - b.userId)
+    .map((c) => ({ user_id: c.userId, email: notificationEmail(data, users.get(c.userId)!), reason: c.reason }));
+}
+
