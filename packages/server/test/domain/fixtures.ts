@@ -1,0 +1,125 @@
+// Small in-memory StoreData objects for domain tests, built step by step so each test states only what it relies on.
+import { notificationEvents } from '../../src/openapi/document.js';
+import {
+  SCHEMA_VERSION,
+  type GroupRecord,
+  type NotificationEvent,
+  type NotificationEvents,
+  type NotificationLevel,
+  type ProjectRecord,
+  type StoreData,
+  type UserRecord,
+  type Visibility,
+} from '../../src/store/schema.js';
+
+export const GUEST = 10;
+export const DEVELOPER = 30;
+
+const created = '2016-09-22T00:00:00.000Z';
+
+export function events(on: readonly NotificationEvent[] = []): NotificationEvents {
+  return Object.fromEntries(notificationEvents.map((e) => [e, on.includes(e)])) as NotificationEvents;
+}
+
+export function eventsExcept(off: readonly NotificationEvent[]): NotificationEvents {
+  return events(notificationEvents.filter((e) => !off.includes(e)));
+}
+
+export class StoreBuilder {
+  readonly data: StoreData = {
+    version: SCHEMA_VERSION,
+    secrets: { sessionKey: 'test-session-key' },
+    sequences: { users: 0, groups: 0, projects: 0, applications: 0, personalAccessTokens: 0 },
+    users: [],
+    groups: [],
+    projects: [],
+    applications: [],
+    personalAccessTokens: [],
+    authorizationCodes: [],
+    accessTokens: [],
+    notificationSettings: [],
+    sessions: [],
+  };
+
+  user(username: string, extra: Partial<Omit<UserRecord, 'id' | 'username'>> = {}): UserRecord {
+    const id = ++this.data.sequences.users;
+    const user: UserRecord = {
+      id,
+      username,
+      email: `${username}@example.com`,
+      name: username,
+      passwordHash: 'scrypt$16384$8$1$c2FsdA$aGFzaA',
+      two_factor_enabled: false,
+      state: 'active',
+      is_admin: false,
+      bio: '',
+      created_at: created,
+      ...extra,
+    };
+    this.data.users.push(user);
+    return user;
+  }
+
+  group(path: string, visibility: Visibility = 'private'): GroupRecord {
+    const group: GroupRecord = { id: ++this.data.sequences.groups, path, name: path, visibility, members: [], created_at: created };
+    this.data.groups.push(group);
+    return group;
+  }
+
+  /** A project in `group`, or in the personal namespace `namespace` when `group` is null. */
+  project(path: string, visibility: Visibility, group: GroupRecord | null, namespace = 'someone'): ProjectRecord {
+    const project: ProjectRecord = {
+      id: ++this.data.sequences.projects,
+      namespace: group ? group.path : namespace,
+      path,
+      name: path,
+      visibility,
+      group_id: group ? group.id : null,
+      members: [],
+      created_at: created,
+    };
+    this.data.projects.push(project);
+    return project;
+  }
+
+  member(of: GroupRecord | ProjectRecord, user: UserRecord, access_level = DEVELOPER): this {
+    of.members.push({ user_id: user.id, access_level });
+    return this;
+  }
+
+  globalSetting(user: UserRecord, level: NotificationLevel, opts: { events?: NotificationEvents; notification_email?: string } = {}): this {
+    this.data.notificationSettings.push({
+      user_id: user.id,
+      source_type: 'global',
+      source_id: null,
+      level,
+      notification_email: opts.notification_email ?? null,
+      events: opts.events ?? events(),
+    });
+    return this;
+  }
+
+  groupSetting(user: UserRecord, group: GroupRecord, level: NotificationLevel, evts: NotificationEvents = events()): this {
+    this.data.notificationSettings.push({
+      user_id: user.id,
+      source_type: 'group',
+      source_id: group.id,
+      level,
+      notification_email: null,
+      events: evts,
+    });
+    return this;
+  }
+
+  projectSetting(user: UserRecord, project: ProjectRecord, level: NotificationLevel, evts: NotificationEvents = events()): this {
+    this.data.notificationSettings.push({
+      user_id: user.id,
+      source_type: 'project',
+      source_id: project.id,
+      level,
+      notification_email: null,
+      events: evts,
+    });
+    return this;
+  }
+}

@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import type { Visibility } from '../../src/store/schema.js';
+import {
+  canSeeGroup,
+  canSeeProject,
+  findGroup,
+  findProject,
+  isProjectMember,
+  projectAccessLevel,
+} from '../../src/domain/visibility.js';
+import { DEVELOPER, GUEST, StoreBuilder } from './fixtures.js';
+
+type Who = 'project member' | 'group member' | 'member of another project in the group' | 'non-member' | 'anonymous' | 'admin' | 'blocked member' | 'blocked admin';
+
+/** One group and two projects of the same visibility, and one user per relationship. */
+function world(visibility: Visibility) {
+  const b = new StoreBuilder();
+  const group = b.group('acme', visibility);
+  const project = b.project('widgets', visibility, group);
+  const sibling = b.project('gadgets', visibility, group);
+  const users = {
+    'project member': b.user('pm'),
+    'group member': b.user('gm'),
+    'member of another project in the group': b.user('sib'),
+    'non-member': b.user('stranger'),
+    admin: b.user('root', { is_admin: true }),
+    'blocked member': b.user('blocked', { state: 'blocked' }),
+    'blocked admin': b.user('blockedroot', { state: 'blocked', is_admin: true }),
+  };
+  b.member(project, users['project member']);
+  b.member(group, users['group member']);
+  b.member(sibling, users['member of another project in the group']);
+  b.member(project, users['blocked member']);
+  b.member(group, users['blocked member']);
+  const user = (who: Who) => (who === 'anonymous' ? null : users[who]);
+  return { data: b.data, group, project, user };
+}
+
+describe('canSeeProject / canSeeGroup', () => {
+  // [visibility, who, sees project, sees group]
+  const table: [Visibility, Who, boolean, boolean][] = [
+    ['public', 'project member', true, true],
+    ['public', 'group member', true, true],
+    ['public', 'member of another project in the group', true, true],
+    ['public', 'non-member', true, true],
+    ['public', 'anonymous', true, true],
+    ['public', 'admin', true, true],
+    ['public', 'blocked member', true, true],
+    ['public', 'blocked admin', true, true],
+
+    ['internal', 'project member', true, true],
+    ['internal', 'group member', true, true],
+    ['internal', 'member of another project in the group', true, true],
+    ['internal', 'non-member', true, true],
+    ['internal', 'anonymous', false, false],
+    ['internal', 'admin', true, true],
+    ['internal', 'blocked member', false, false],
+    ['internal', 'blocked admin', false, false],
+
+    ['private', 'project member', true, true],
+    ['private', 'group member', true, true],
+    ['private', 'member of another project in the group', false, true],
+    ['private', 'non-member', false, false],
+    ['private', 'anonymous', false, false],
+    ['private', 'admin', true, true],
+    ['private', 'blocked member', false, false],
+    ['private', 'blocked admin', false, false],
+  ];
+
+  it.each(table)('%s, %s: project %s, group %s', (visibility, who, seesProject, seesGroup) => {
+    const { data, group, project, user } = world(visibility);
+    expect(canSeeProject(data, user(who), project)).toBe(seesProject);
+    expect(canSeeGroup(data, user(who), group)).toBe(seesGroup);
+  });
+
+  it('a private project in a personal namespace is seen by its members and admins only', () => {
+    const b = new StoreBuilder();
+    const owner = b.user('owner');
+    const other = b.user('other');
+    const admin = b.user('root', { is_admin: true });
+    const project = b.project('dotfiles', 'private', null, 'owner');
+    b.member(project, owner);
+    expect(canSeeProject(b.data, owner, project)).toBe(true);
+    expect(canSeeProject(b.data, other, project)).toBe(false);
+    expect(canSeeProject(b.data, admin, project)).toBe(true);
+  });
+});
+
+describe('membership', () => {
+  it('counts direct and group membership, taking the higher access level', () => {
+    const b = new StoreBuilder();
+    const group = b.group('acme');
+    const project = b.project('widgets', 'private', group);
+    const direct = b.user('direct');
+    const viaGroup = b.user('viagroup');
+    const both = b.user('both');
+    const none = b.user('none');
+    b.member(project, direct, GUEST).member(group, viaGroup, DEVELOPER).member(group, both, GUEST).member(project, both, DEVELOPER);
+
+    expect(isProjectMember(b.data, direct.id, project)).toBe(true);
+    expect(isProjectMember(b.data, viaGroup.id, project)).toBe(true);
+    expect(isProjectMember(b.data, none.id, project)).toBe(false);
+    expect(projectAccessLevel(b.data, direct.id, project)).toBe(GUEST);
+    expect(projectAccessLevel(b.data, viaGroup.id, project)).toBe(DEVELOPER);
+    expect(projectAccessLevel(b.data, both.id, project)).toBe(DEVELOPER);
+    expect(projectAccessLevel(b.data, none.id, project)).toBeNull();
+  });
+});
+
+describe('findGroup / findProject', () => {
+  const b = new StoreBuilder();
+  const acme = b.group('acme');
+  const digits = b.group('2016');
+  const widgets = b.project('widgets', 'private', acme);
+  const personal = b.project('Dotfiles', 'public', null, 'Alice');
+  const data = b.data;
+
+  it.each([
+    ['id', String(acme.id), acme],
+    ['path', 'acme', acme],
+    ['path in another case', 'ACME', acme],
+    ['all digits is an id, never a path', '2016', undefined],
+    ['id of the all-digits group', String(digits.id), digits],
+    ['unknown id', '999', undefined],
+    ['unknown path', 'nope', undefined],
+    ['empty', '', undefined],
+  ])('group by %s', (_name, idOrPath, expected) => {
+    expect(findGroup(data, idOrPath)).toBe(expected);
+  });
+
+  it.each([
+    ['id', String(widgets.id), widgets],
+    ['full path', 'acme/widgets', widgets],
+    ['full path in another case', 'Acme/WIDGETS', widgets],
+    ['personal namespace path', 'alice/dotfiles', personal],
+    ['bare project path without namespace', 'widgets', undefined],
+    ['unknown id', '999', undefined],
+    ['unknown path', 'acme/nope', undefined],
+  ])('project by %s', (_name, idOrPath, expected) => {
+    expect(findProject(data, idOrPath)).toBe(expected);
+  });
+});
