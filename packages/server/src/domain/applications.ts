@@ -1,0 +1,175 @@
+// OAuth client registration (spec 2.1). The App Secret is shown once at registration and stored only as a digest.
+import type { Store } from '../store/file-store.js';
+import type { ApplicationRecord, Scope } from '../store/schema.js';
+import { scopes as knownScopes } from '../openapi/document.js';
+import { constantTimeEqual, digest, newClientId, newSecret } from './secrets.js';
+
+/** A rejected application field; `field` names the input, `message` says what is wrong with it. */
+export class ApplicationError extends Error {
+  override name = 'ApplicationError';
+  readonly field: string;
+  constructor(field: string, message: string) {
+    super(message);
+    this.field = field;
+  }
+}
+
+export const maxRedirectUris = 10;
+const maxRedirectUriLength = 2000;
+// Schemes that run code or read local data in the browser; a "redirect" there is an attack, never a client.
+const forbiddenSchemes = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:', 'filesystem:']);
+
+export interface NewApplication {
+  name: string;
+  redirect_uris: readonly string[];
+  /** Defaults to `['api']`. */
+  scopes?: readonly Scope[];
+  /** Only for seeds: a fixed App ID instead of a random one. */
+  uid?: string;
+  /** Only for seeds: a fixed App Secret instead of a random one. */
+  secret?: string;
+}
+
+export interface CheckedApplication {
+  name: string;
+  redirect_uris: string[];
+  scopes: Scope[];
+  uid?: string;
+  secret?: string;
+}
+
+/** Checks an application's fields (not the store); answers them with defaults filled in; throws ApplicationError. */
+export function checkApplicationFields(input: NewApplication): CheckedApplication {
+  if (typeof input.name !== 'string' || input.name.trim() === '') throw new ApplicationError('name', 'must not be blank');
+  if (input.name.length > 255) throw new ApplicationError('name', 'must be at most 255 characters long');
+  const redirectUris = checkRedirectUris(input.redirect_uris);
+  const scopes = checkScopes(input.scopes ?? ['api']);
+  if (input.uid !== undefined && (typeof input.uid !== 'string' || !/^[\x21-\x7e]{1,256}$/.test(input.uid))) {
+    throw new ApplicationError('uid', 'must be 1 to 256 printable ASCII characters without spaces');
+  }
+  if (input.secret !== undefined && (typeof input.secret !== 'string' || !/^[\x21-\x7e]{16,256}$/.test(input.secret))) {
+    throw new ApplicationError('secret', 'must be 16 to 256 printable ASCII characters without spaces');
+  }
+  return {
+    name: input.name.trim(),
+    redirect_uris: redirectUris,
+    scopes,
+    ...(input.uid === undefined ? {} : { uid: input.uid }),
+    ...(input.secret === undefined ? {} : { secret: input.secret }),
+  };
+}
+
+/** Adds a checked application; call inside `store.commit`. Throws, changing nothing, if the App ID is taken. */
+export function insertApplication(
+  store: Store,
+  ownerId: number,
+  input: CheckedApplication,
+  uid: string,
+  secret: string,
+): ApplicationRecord {
+  if (store.lookup('applications', 'uid', uid)) throw new ApplicationError('uid', `the App ID ${JSON.stringify(uid)} is already taken`);
+  return store.insert('applications', {
+    id: store.nextId('applications'),
+    uid,
+    secretDigest: digest(secret),
+    name: input.name,
+    redirect_uris: [...input.redirect_uris],
+    scopes: [...input.scopes],
+    owner_id: ownerId,
+    created_at: new Date().toISOString(),
+  });
+}
+
+/** Registers an application; the plain App Secret is answered once here. */
+export async function registerApplication(
+  store: Store,
+  ownerId: number,
+  input: NewApplication,
+): Promise<{ record: ApplicationRecord; secret: string }> {
+  const checked = checkApplicationFields(input);
+  if (!store.lookup('users', 'id', ownerId)) throw new ApplicationError('owner', `there is no user ${ownerId}`);
+  const uid = checked.uid ?? newClientId();
+  const secret = checked.secret ?? newSecret('clientSecret');
+  const record = await store.commit(() => insertApplication(store, ownerId, checked, uid, secret));
+  return { record, secret };
+}
+
+export function findApplicationByUid(store: Store, uid: string): ApplicationRecord | null {
+  return store.lookup('applications', 'uid', uid) ?? null;
+}
+
+/** The application if `secret` is its App Secret, else null. */
+export function authenticateClient(store: Store, uid: string, secret: string): ApplicationRecord | null {
+  const application = store.lookup('applications', 'uid', uid);
+  // Compared even for an unknown App ID, so timing does not tell which App IDs exist.
+  const matches = constantTimeEqual(digest(secret), application?.secretDigest ?? '');
+  return application && matches ? application : null;
+}
+
+export function listApplications(store: Store, ownerId: number): ApplicationRecord[] {
+  return store.data.applications.filter((a) => a.owner_id === ownerId);
+}
+
+/**
+ * Deletes one of the owner's applications, its pending authorization codes, and revokes every token issued to it
+ * (revoked records stay until pruned, so a later use is reported as revoked rather than unknown). False when the
+ * owner has no such application.
+ */
+export async function deleteApplication(store: Store, ownerId: number, id: number): Promise<boolean> {
+  const application = store.lookup('applications', 'id', id);
+  if (!application || application.owner_id !== ownerId) return false;
+  const now = Math.floor(Date.now() / 1000);
+  await store.commit(() => {
+    store.remove('applications', (a) => a.id === id);
+    store.remove('authorizationCodes', (c) => c.application_id === id);
+    for (const token of store.data.accessTokens) {
+      if (token.application_id === id && token.revoked_at === null) token.revoked_at = now;
+    }
+  });
+  return true;
+}
+
+function checkRedirectUris(value: unknown): string[] {
+  if (!Array.isArray(value) || value.length === 0) {
+    throw new ApplicationError('redirect_uris', 'must list at least one redirect URI');
+  }
+  const unique = [...new Set(value as unknown[])];
+  if (unique.length > maxRedirectUris) {
+    throw new ApplicationError('redirect_uris', `must list at most ${maxRedirectUris} redirect URIs`);
+  }
+  for (const uri of unique) {
+    const problem = redirectUriProblem(uri);
+    if (problem) throw new ApplicationError('redirect_uris', `${JSON.stringify(uri)} ${problem}`);
+  }
+  return unique as string[];
+}
+
+function redirectUriProblem(uri: unknown): string | null {
+  if (typeof uri !== 'string' || uri === '') return 'is not a URI';
+  if (uri.length > maxRedirectUriLength) return `is longer than ${maxRedirectUriLength} characters`;
+  if (/\s/.test(uri)) return 'contains white space';
+  // RFC 6749 section 3.1.2: no fragment. Checked on the text, since URL drops an empty "#".
+  if (uri.includes('#')) return 'must not contain a fragment (#)';
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return 'is not an absolute URI';
+  }
+  if (url.protocol === 'http:' || url.protocol === 'https:') {
+    return url.hostname === '' ? 'has no host' : null;
+  }
+  // Native apps use private-use schemes such as com.example.app:/cb (RFC 8252 section 7.1).
+  if (forbiddenSchemes.has(url.protocol)) return `uses the forbidden scheme ${url.protocol}`;
+  return null;
+}
+
+function checkScopes(value: unknown): Scope[] {
+  if (!Array.isArray(value) || value.length === 0) throw new ApplicationError('scopes', 'must name at least one scope');
+  for (const scope of value) {
+    if (!knownScopes.includes(scope as Scope)) {
+      throw new ApplicationError('scopes', `unknown scope ${JSON.stringify(scope)}; known scopes: ${knownScopes.join(', ')}`);
+    }
+  }
+  return [...new Set(value as Scope[])];
+}

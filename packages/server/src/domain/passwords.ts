@@ -1,0 +1,89 @@
+// Passwords are the one low-entropy secret, so they get a slow, memory-hard KDF (scrypt) rather than the plain
+// digest used for random tokens. Parameters are stored with each hash so they can be raised later without
+// invalidating existing passwords.
+import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
+const N = 16384;
+const r = 8;
+const p = 1;
+const saltBytes = 16;
+const keyBytes = 32;
+
+export const passwordMinLength = 8;
+export const passwordMaxLength = 1024;
+
+export class PasswordPolicyError extends Error {
+  override name = 'PasswordPolicyError';
+}
+
+/** Throws PasswordPolicyError unless the password may be set (8..1024 characters). */
+export function checkPasswordPolicy(password: string): void {
+  // Characters as people count them (code points), not UTF-16 units.
+  const length = [...password].length;
+  if (length < passwordMinLength) {
+    throw new PasswordPolicyError(`the password must be at least ${passwordMinLength} characters long`);
+  }
+  if (length > passwordMaxLength) {
+    throw new PasswordPolicyError(`the password must be at most ${passwordMaxLength} characters long`);
+  }
+}
+
+/** `scrypt$N$r$p$saltB64$hashB64`; never contains the password. */
+export async function hashPassword(password: string): Promise<string> {
+  checkPasswordPolicy(password);
+  const salt = randomBytes(saltBytes);
+  const key = await derive(password, salt, keyBytes, { N, r, p });
+  return ['scrypt', N, r, p, salt.toString('base64'), key.toString('base64')].join('$');
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const parsed = parse(stored);
+  if (!parsed) {
+    // A damaged hash matches nothing, but still costs what a real check costs.
+    await verifyPasswordAgainstNothing(password);
+    return false;
+  }
+  const key = await derive(password, parsed.salt, parsed.hash.length, parsed.options);
+  return timingSafeEqual(key, parsed.hash);
+}
+
+/**
+ * Does the work of a real check against a hash made with the current parameters, then answers false: used for
+ * unknown users, so the response time never tells a guesser whether an account exists.
+ */
+export async function verifyPasswordAgainstNothing(password: string): Promise<false> {
+  const key = await derive(password, randomBytes(saltBytes), keyBytes, { N, r, p });
+  timingSafeEqual(key, Buffer.alloc(keyBytes));
+  return false;
+}
+
+interface Parsed {
+  options: { N: number; r: number; p: number };
+  salt: Buffer;
+  hash: Buffer;
+}
+
+function parse(stored: string): Parsed | null {
+  const parts = stored.split('$');
+  if (parts.length !== 6 || parts[0] !== 'scrypt') return null;
+  const [n, rr, pp] = parts.slice(1, 4).map(Number) as [number, number, number];
+  // Bounds keep a tampered data file from making one login allocate gigabytes.
+  const powerOfTwo = Number.isInteger(n) && n >= 2 && n <= 2 ** 20 && (n & (n - 1)) === 0;
+  if (!powerOfTwo || !Number.isInteger(rr) || rr < 1 || rr > 32 || !Number.isInteger(pp) || pp < 1 || pp > 16) {
+    return null;
+  }
+  const salt = Buffer.from(parts[4]!, 'base64');
+  const hash = Buffer.from(parts[5]!, 'base64');
+  if (salt.length === 0 || hash.length < 16 || hash.length > 64) return null;
+  return { options: { N: n, r: rr, p: pp }, salt, hash };
+}
+
+function derive(password: string, salt: Buffer, length: number, options: ScryptOptions & { N: number; r: number; p: number }) {
+  // scrypt needs 128 * N * r * p bytes; the default 32 MiB ceiling would reject larger stored parameters.
+  const maxmem = 128 * options.N * options.r * options.p + 32 * 1024 * 1024;
+  return new Promise<Buffer>((resolve, reject) => {
+    scrypt(password.normalize('NFC'), salt, length, { ...options, maxmem }, (error, key) =>
+      error ? reject(error) : resolve(key),
+    );
+  });
+}
