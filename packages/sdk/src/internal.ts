@@ -1,0 +1,49 @@
+import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import { TokenbellError, TokenbellNetworkError } from './errors.js';
+import type { paths } from './generated/openapi.js';
+
+/** The `fetch` this package calls: anything that takes a `Request` and answers a `Response`. */
+export type FetchLike = (input: Request) => Promise<Response>;
+
+/**
+ * openapi-fetch calls `onError` only when `fetch` itself rejects, so this turns exactly the
+ * network failures (not HTTP errors, not bugs in middleware) into one catchable class.
+ */
+const networkErrors: Middleware = {
+  onError({ request, error }) {
+    if (error instanceof TokenbellError) return error;
+    const url = new URL(request.url);
+    // The query may hold an access token; keep it out of messages that end up in logs.
+    return new TokenbellNetworkError(`${request.method} ${url.origin}${url.pathname} failed: ${String(error)}`, { cause: error });
+  },
+};
+
+export function typedClient(baseUrl: string, fetch: FetchLike | undefined): Client<paths> {
+  const client = createClient<paths>({ baseUrl, fetch });
+  client.use(networkErrors);
+  return client;
+}
+
+export type Parsed = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+export function parseJson(text: string | undefined): Parsed {
+  try {
+    // openapi-fetch hands over `undefined` for an empty body; that is as invalid as "" here.
+    return { ok: true, value: JSON.parse(text ?? '') };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+/** Drops `undefined` members, which URLSearchParams would otherwise send as the string "undefined". */
+export function compact<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+export function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
