@@ -64,8 +64,10 @@ export function canSeeGroup(data: StoreData, user: UserRecord | null, group: Gro
 const allDigits = /^[0-9]+$/;
 
 /**
- * `idOrPath` is the decoded URL segment. All digits is an id (as GitLab's API helpers `find_group`/`find_project`
- * decide), anything else a path compared case-insensitively, since GitLab paths are unique regardless of case.
+ * `idOrPath` is the decoded URL segment. All digits is an id and never a path (GitLab's `find_project` helper decides
+ * the same way; its 8.x `find_group` also retried an unknown id as a path, which would make an all-digits group path
+ * ambiguous, so one rule serves both here). Anything else is a path compared case-insensitively, since GitLab paths
+ * are unique regardless of case.
  */
 export function findGroup(data: StoreData, idOrPath: string): GroupRecord | undefined {
   if (allDigits.test(idOrPath)) {
