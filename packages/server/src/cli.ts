@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+// `tokenbell` / `npm start`: open the store, seed it, and serve until SIGINT or SIGTERM.
+import { readFile } from 'node:fs/promises';
+import { ConfigError, configFrom, usage } from './config.js';
+import { createApp } from './http/app.js';
+import { ensureDemoData, loadSeed } from './store/seed.js';
+import { openStore, pruneStore } from './store/file-store.js';
+
+async function main(): Promise<void> {
+  if (process.argv.includes('--help')) {
+    process.stdout.write(usage);
+    return;
+  }
+  const config = configFrom(process.argv.slice(2));
+  const store = await openStore({ file: config.dataFile });
+  if (config.seedFile) {
+    const fixture: unknown = JSON.parse(await readFile(config.seedFile, 'utf8'));
+    await loadSeed(store, fixture);
+    console.log(`Loaded seed ${config.seedFile}`);
+  }
+  const demo = await ensureDemoData(store);
+  if (demo) {
+    // Printed once, at the first start on an empty store: afterwards only digests exist.
+    console.log(
+      [
+        'Created a demo account and application (shown only this once):',
+        `  sign in:        ${config.baseUrl}/users/sign_in  as ${demo.username} / ${demo.password}`,
+        `  client_id:      ${demo.client_id}`,
+        `  client_secret:  ${demo.client_secret}`,
+        `  redirect_uri:   http://127.0.0.1:8080/callback`,
+      ].join('\n'),
+    );
+  }
+  const app = createApp({ store, config });
+  const server = app.listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  console.log(`tokenbell listening on ${config.baseUrl} (data: ${config.dataFile ?? 'in memory'})`);
+  const pruning = setInterval(() => void pruneStore(store).catch(() => undefined), 60 * 60 * 1000);
+  pruning.unref();
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: shutting down`);
+    clearInterval(pruning);
+    server.close();
+    server.closeAllConnections();
+    void store.close().then(() => process.exit(0));
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  const known = error instanceof ConfigError || (error instanceof Error && /Store\w*Error|SeedError/.test(error.constructor.name));
+  console.error(`tokenbell: ${error instanceof Error && known ? error.message : String(error instanceof Error ? (error.stack ?? error) : error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,89 @@
+// Settings come from flags, then the environment, then defaults; see the README's configuration table.
+import { parseArgs } from 'node:util';
+
+export interface Config {
+  port: number;
+  host: string;
+  /** The JSON data file, or null for an in-memory store (tests). */
+  dataFile: string | null;
+  /** Access token lifetime in seconds (expires_in). */
+  tokenTtl: number;
+  /** Authorization code lifetime in seconds. */
+  codeTtl: number;
+  /** Public base URL of the instance: the issuer and the origin of every absolute URL the server prints. */
+  baseUrl: string;
+  seedFile: string | null;
+  /** Validate every response against the document too (on in tests; costs throughput). */
+  validateResponses: boolean;
+  /** Largest accepted request body, as body-parser reads it. */
+  bodyLimit: string;
+  /** Set the Secure flag on the session cookie (when the base URL is https). */
+  secureCookies: boolean;
+}
+
+export const defaults = {
+  port: 3000,
+  host: '127.0.0.1',
+  dataFile: './data/tokenbell.json',
+  tokenTtl: 7200,
+  codeTtl: 600,
+  bodyLimit: '100kb',
+} as const;
+
+export class ConfigError extends Error {}
+
+function positiveInteger(name: string, value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new ConfigError(`${name} must be a positive integer, got "${value}"`);
+  return Number(value);
+}
+
+export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      data: { type: 'string' },
+      memory: { type: 'boolean' },
+      'token-ttl': { type: 'string' },
+      'base-url': { type: 'string' },
+      seed: { type: 'string' },
+      'validate-responses': { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+    strict: true,
+  });
+  const port = positiveInteger('--port', values.port ?? env.PORT ?? String(defaults.port));
+  if (port > 65535) throw new ConfigError(`--port must be at most 65535, got ${port}`);
+  const host = values.host ?? env.TOKENBELL_HOST ?? defaults.host;
+  const baseUrl = (values['base-url'] ?? env.TOKENBELL_BASE_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  try {
+    new URL(baseUrl);
+  } catch {
+    throw new ConfigError(`--base-url must be an absolute URL, got "${baseUrl}"`);
+  }
+  return {
+    port,
+    host,
+    dataFile: values.memory ? null : (values.data ?? env.TOKENBELL_DATA ?? defaults.dataFile),
+    tokenTtl: positiveInteger('--token-ttl', values['token-ttl'] ?? env.TOKENBELL_TOKEN_TTL ?? String(defaults.tokenTtl)),
+    codeTtl: defaults.codeTtl,
+    baseUrl,
+    seedFile: values.seed ?? env.TOKENBELL_SEED ?? null,
+    validateResponses: values['validate-responses'] ?? env.TOKENBELL_VALIDATE_RESPONSES === 'true',
+    bodyLimit: defaults.bodyLimit,
+    secureCookies: baseUrl.startsWith('https:'),
+  };
+}
+
+export const usage = `Usage: tokenbell [options]
+
+  --port N              port to listen on (PORT, default 3000)
+  --host H              address to listen on (TOKENBELL_HOST, default 127.0.0.1)
+  --data FILE           JSON data file (TOKENBELL_DATA, default ./data/tokenbell.json)
+  --memory              keep data in memory only
+  --token-ttl SECONDS   access token lifetime (TOKENBELL_TOKEN_TTL, default 7200)
+  --base-url URL        public base URL (TOKENBELL_BASE_URL, default http://HOST:PORT)
+  --seed FILE           load users, groups, projects and applications from a JSON fixture
+  --validate-responses  validate every response against the OpenAPI document
+`;

@@ -1,0 +1,78 @@
+// Reading and changing a user's notification settings (spec 2.3-2.5, 4.4-4.5). The parameters arrive already
+// validated against the document; this module applies them and shapes the answers.
+import type { components } from '../generated/openapi.js';
+import { notificationEvents } from '../openapi/document.js';
+import { type Store, notificationSettingKey } from '../store/file-store.js';
+import type { NotificationEvents, NotificationSettingRecord, UserRecord } from '../store/schema.js';
+
+type Schemas = components['schemas'];
+export type SourceType = 'group' | 'project';
+export type GlobalSettingsParams = Schemas['GlobalNotificationSettingsUpdate'];
+export type SourceSettingsParams = Schemas['NotificationSettingsUpdate'];
+
+export const noEvents = (): NotificationEvents =>
+  Object.fromEntries(notificationEvents.map((e) => [e, false])) as NotificationEvents;
+
+function findSetting(store: Store, userId: number, type: NotificationSettingRecord['source_type'], sourceId: number | null) {
+  return store.lookup('notificationSettings', 'key', notificationSettingKey(userId, type, sourceId));
+}
+
+/** Query strings and forms send booleans as text; the document allows both spellings. */
+const toBoolean = (flag: Schemas['EventFlag']) => flag === true || flag === 'true';
+
+function applyEvents(events: NotificationEvents, params: Partial<Record<string, unknown>>): NotificationEvents {
+  const next = { ...events };
+  for (const event of notificationEvents) {
+    const flag = params[event] as Schemas['EventFlag'] | undefined;
+    if (flag !== undefined) next[event] = toBoolean(flag);
+  }
+  return next;
+}
+
+function upsert(store: Store, existing: NotificationSettingRecord | undefined, fresh: NotificationSettingRecord, changes: Partial<NotificationSettingRecord>) {
+  if (existing) Object.assign(existing, changes);
+  else store.insert('notificationSettings', { ...fresh, ...changes });
+}
+
+export function presentGlobal(store: Store, user: UserRecord): Schemas['GlobalNotificationSettings'] {
+  const record = findSetting(store, user.id, 'global', null);
+  const notification_email = record?.notification_email ?? user.email;
+  const level = record?.level ?? 'participating';
+  if (level === 'custom') return { level, notification_email, events: { ...record!.events } };
+  // A global setting is never `global`; the document refuses it on the way in.
+  return { level: level as Exclude<typeof level, 'custom' | 'global'>, notification_email };
+}
+
+export async function updateGlobal(store: Store, user: UserRecord, params: GlobalSettingsParams): Promise<Schemas['GlobalNotificationSettings']> {
+  await store.commit(() => {
+    const existing = findSetting(store, user.id, 'global', null);
+    const current = existing ?? { user_id: user.id, source_type: 'global' as const, source_id: null, level: 'participating' as const, notification_email: null, events: noEvents() };
+    upsert(store, existing, current, {
+      ...(params.level !== undefined ? { level: params.level } : {}),
+      ...(params.notification_email !== undefined ? { notification_email: params.notification_email } : {}),
+      events: applyEvents(current.events, params),
+    });
+  });
+  return presentGlobal(store, user);
+}
+
+export function presentSource(store: Store, user: UserRecord, type: SourceType, sourceId: number): Schemas['NotificationSettings'] {
+  const record = findSetting(store, user.id, type, sourceId);
+  if (!record) return { level: 'global' };
+  // Spec 4.5 rule 2: custom shows all twelve events; any other level shows the level only.
+  if (record.level === 'custom') return { level: 'custom', events: { ...record.events } };
+  return { level: record.level };
+}
+
+export async function updateSource(store: Store, user: UserRecord, type: SourceType, sourceId: number, params: SourceSettingsParams): Promise<Schemas['NotificationSettings']> {
+  await store.commit(() => {
+    const existing = findSetting(store, user.id, type, sourceId);
+    const current = existing ?? { user_id: user.id, source_type: type, source_id: sourceId, level: 'global' as const, notification_email: null, events: noEvents() };
+    // Events sent with a non-custom level are kept, to show once the level becomes custom.
+    upsert(store, existing, current, {
+      ...(params.level !== undefined ? { level: params.level } : {}),
+      events: applyEvents(current.events, params),
+    });
+  });
+  return presentSource(store, user, type, sourceId);
+}

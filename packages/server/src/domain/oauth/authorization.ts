@@ -1,0 +1,119 @@
+// The authorization endpoint (RFC 6749 section 4.1.1-4.1.2, RFC 7636 section 4.3).
+import { nanoid } from 'nanoid';
+import type { Store } from '../../store/file-store.js';
+import type { ApplicationRecord, Scope } from '../../store/schema.js';
+import { digest, newSecret } from '../secrets.js';
+import { isValidChallenge } from './pkce.js';
+import { parseScope } from './scopes.js';
+
+export interface AuthorizationRequest {
+  client_id: string;
+  redirect_uri: string;
+  response_type: string;
+  state?: string | undefined;
+  scope?: string | undefined;
+  code_challenge?: string | undefined;
+  code_challenge_method?: string | undefined;
+}
+
+/** A request the user may be asked to approve. */
+export interface ValidAuthorizationRequest {
+  application: ApplicationRecord;
+  redirect_uri: string;
+  state: string | undefined;
+  scopes: Scope[];
+  code_challenge: string | null;
+  /** The parameters to carry through sign-in and the consent form. */
+  params: AuthorizationRequest;
+}
+
+export type CheckedAuthorizationRequest =
+  | { outcome: 'valid'; request: ValidAuthorizationRequest }
+  /** Section 4.1.2.1: with an unknown client or an unregistered redirect URI the user must not be redirected. */
+  | { outcome: 'show-error'; message: string }
+  | { outcome: 'redirect-error'; location: string };
+
+/** Adds parameters to a redirect URI, keeping the query it already has (section 3.1.2). */
+export function withQuery(uri: string, params: Record<string, string | undefined>): string {
+  const url = new URL(uri);
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.append(k, v);
+  return url.toString();
+}
+
+export function checkAuthorizationRequest(store: Store, params: AuthorizationRequest): CheckedAuthorizationRequest {
+  const application = store.lookup('applications', 'uid', params.client_id);
+  if (!application) {
+    return { outcome: 'show-error', message: 'Client authentication failed due to unknown client.' };
+  }
+  // Exact string comparison: no prefix, wildcard or normalisation, so no open redirect through a lookalike URI.
+  if (!application.redirect_uris.includes(params.redirect_uri)) {
+    return { outcome: 'show-error', message: 'The redirect URI included is not valid for this application.' };
+  }
+  const fail = (error: string, description: string): CheckedAuthorizationRequest => ({
+    outcome: 'redirect-error',
+    location: withQuery(params.redirect_uri, { error, error_description: description, state: params.state }),
+  });
+  if (params.response_type !== 'code') {
+    return fail(
+      'unsupported_response_type',
+      'The authorization server does not support this response type; only "code" is supported.',
+    );
+  }
+  let scopes: Scope[] = application.scopes;
+  if (params.scope !== undefined && params.scope.trim() !== '') {
+    const requested = parseScope(params.scope);
+    if (!requested || requested.some((s) => !application.scopes.includes(s))) {
+      return fail('invalid_scope', 'The requested scope is invalid, unknown, or malformed.');
+    }
+    scopes = requested;
+  }
+  let code_challenge: string | null = null;
+  if (params.code_challenge !== undefined || params.code_challenge_method !== undefined) {
+    if ((params.code_challenge_method ?? 'plain') !== 'S256') {
+      return fail('invalid_request', 'code_challenge_method must be S256; the plain method is not supported.');
+    }
+    if (params.code_challenge === undefined || !isValidChallenge(params.code_challenge)) {
+      return fail('invalid_request', 'code_challenge must be the 43-character base64url SHA-256 digest of the verifier.');
+    }
+    code_challenge = params.code_challenge;
+  }
+  return {
+    outcome: 'valid',
+    request: { application, redirect_uri: params.redirect_uri, state: params.state, scopes, code_challenge, params },
+  };
+}
+
+/** The user approved: issue a single-use code and say where to send the browser. */
+export async function approveAuthorization(
+  store: Store,
+  userId: number,
+  request: ValidAuthorizationRequest,
+  options: { now: number; codeTtl: number },
+): Promise<string> {
+  const code = newSecret('authorizationCode');
+  await store.commit(() => {
+    store.insert('authorizationCodes', {
+      id: nanoid(),
+      codeDigest: digest(code),
+      application_id: request.application.id,
+      user_id: userId,
+      redirect_uri: request.redirect_uri,
+      scopes: request.scopes,
+      code_challenge: request.code_challenge,
+      code_challenge_method: request.code_challenge ? 'S256' : null,
+      created_at: options.now,
+      expires_at: options.now + options.codeTtl,
+      used_at: null,
+    });
+  });
+  return withQuery(request.redirect_uri, { code, state: request.state });
+}
+
+/** The user said no (section 4.1.2.1, access_denied). */
+export function denyAuthorization(request: ValidAuthorizationRequest): string {
+  return withQuery(request.redirect_uri, {
+    error: 'access_denied',
+    error_description: 'The resource owner denied the request.',
+    state: request.state,
+  });
+}

@@ -1,0 +1,33 @@
+import type { components } from '../../generated/openapi.js';
+
+export type OAuthErrorCode = components['schemas']['OAuthError']['error'];
+
+/** An RFC 6749 section 5.2 error; `invalid_client` answers 401, the others 400. */
+export class OAuthError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: OAuthErrorCode,
+    readonly description: string,
+    options: { status?: number; cause?: unknown } = {},
+  ) {
+    super(description, { cause: options.cause });
+    this.name = 'OAuthError';
+    this.status = options.status ?? (code === 'invalid_client' || code === 'invalid_token' ? 401 : 400);
+  }
+
+  toJSON(): components['schemas']['OAuthError'] {
+    return { error: this.code, error_description: this.description };
+  }
+}
+
+export const invalidGrant = () =>
+  new OAuthError(
+    'invalid_grant',
+    'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.',
+  );
+
+export const invalidClient = () =>
+  new OAuthError(
+    'invalid_client',
+    'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.',
+  );

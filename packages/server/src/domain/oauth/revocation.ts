@@ -1,0 +1,65 @@
+// Token revocation (RFC 7009) and introspection (RFC 7662).
+import type { components } from '../../generated/openapi.js';
+import type { Store } from '../../store/file-store.js';
+import type { AccessTokenRecord, ApplicationRecord } from '../../store/schema.js';
+import { digest } from '../secrets.js';
+import { OAuthError } from './errors.js';
+import { formatScope } from './scopes.js';
+import { isExpired } from './tokens.js';
+
+type Hint = string | undefined;
+
+/** Finds the record of an access or refresh token, trying the hinted kind first (RFC 7009 section 2.1). */
+function findEitherToken(store: Store, token: string, hint: Hint): { record: AccessTokenRecord; kind: 'access_token' | 'refresh_token' } | undefined {
+  const d = digest(token);
+  const order = hint === 'refresh_token' ? (['refreshDigest', 'tokenDigest'] as const) : (['tokenDigest', 'refreshDigest'] as const);
+  for (const field of order) {
+    const record = store.lookup('accessTokens', field, d);
+    if (record) return { record, kind: field === 'tokenDigest' ? 'access_token' : 'refresh_token' };
+  }
+  return undefined;
+}
+
+/**
+ * RFC 7009 section 2.1: revokes the token and the other member of its pair. Unknown or already invalid tokens are
+ * answered as success (section 2.2); a token of another client is refused (`unauthorized_client`).
+ */
+export async function revokeToken(
+  store: Store,
+  client: ApplicationRecord | null,
+  params: { token: string; token_type_hint?: string | undefined },
+  now: number,
+): Promise<void> {
+  const found = findEitherToken(store, params.token, params.token_type_hint);
+  if (!found || found.record.revoked_at !== null) return;
+  const { record } = found;
+  if (record.application_id !== null && record.application_id !== client?.id) {
+    throw new OAuthError('unauthorized_client', 'The token was issued to another client; only that client may revoke it.');
+  }
+  await store.commit(() => {
+    record.revoked_at = now;
+  });
+}
+
+export type IntrospectionResponse = components['schemas']['IntrospectionResponse'];
+
+/** RFC 7662 section 2.2: an unusable token shows `active: false` and nothing else. */
+export function introspectToken(store: Store, params: { token: string; token_type_hint?: string | undefined }, now: number): IntrospectionResponse {
+  const found = findEitherToken(store, params.token, params.token_type_hint);
+  if (!found || found.record.revoked_at !== null) return { active: false };
+  const { record, kind } = found;
+  if (kind === 'access_token' && isExpired(record, now)) return { active: false };
+  const user = store.lookup('users', 'id', record.user_id);
+  if (!user || user.state !== 'active') return { active: false };
+  const application = record.application_id === null ? undefined : store.lookup('applications', 'id', record.application_id);
+  return {
+    active: true,
+    scope: formatScope(record.scopes),
+    client_id: application?.uid ?? null,
+    username: user.username,
+    token_type: kind === 'access_token' ? 'Bearer' : 'refresh_token',
+    ...(kind === 'access_token' ? { exp: record.created_at + record.expires_in } : {}),
+    iat: record.created_at,
+    sub: String(user.id),
+  };
+}

@@ -1,0 +1,26 @@
+// Scopes form a hierarchy (the document's description says so): api includes read_api, which includes read_user.
+import { scopes as knownScopes } from '../../openapi/document.js';
+import type { Scope } from '../../store/schema.js';
+
+const includes: Record<Scope, readonly Scope[]> = {
+  api: ['api', 'read_api', 'read_user'],
+  read_api: ['read_api', 'read_user'],
+  read_user: ['read_user'],
+};
+
+export function isScope(value: string): value is Scope {
+  return (knownScopes as readonly string[]).includes(value);
+}
+
+/** Whether tokens granted `granted` may do what needs `required`. */
+export function satisfies(granted: readonly Scope[], required: Scope): boolean {
+  return granted.some((g) => includes[g].includes(required));
+}
+
+/** Parses a space-separated scope parameter; undefined when any scope is unknown. */
+export function parseScope(param: string): Scope[] | undefined {
+  const list = [...new Set(param.split(' ').filter(Boolean))];
+  return list.every(isScope) ? list : undefined;
+}
+
+export const formatScope = (list: readonly Scope[]) => list.join(' ');

@@ -1,0 +1,130 @@
+// The token endpoint's grants (RFC 6749 sections 4.1.3, 4.3.2 and 6; RFC 7636 section 4.6).
+import type { components } from '../../generated/openapi.js';
+import type { Store } from '../../store/file-store.js';
+import type { ApplicationRecord, Scope } from '../../store/schema.js';
+import { authenticate } from '../accounts.js';
+import { digest } from '../secrets.js';
+import { OAuthError, invalidGrant } from './errors.js';
+import { verifierMatches } from './pkce.js';
+import { scopes as allScopes } from '../../openapi/document.js';
+import { parseScope } from './scopes.js';
+import { type TokenResponse, findActiveRefreshToken, insertTokenPair, revokeCodeChain } from './tokens.js';
+
+type Schemas = components['schemas'];
+export interface GrantContext {
+  store: Store;
+  /** The authenticated client; null only where the grant allows an anonymous client. */
+  client: ApplicationRecord | null;
+  now: number;
+  tokenTtl: number;
+}
+
+/** Narrows the requested scope to a subset of what is allowed; no scope parameter means the default (all of it). */
+function grantedScopes(requested: string | undefined, allowed: readonly Scope[], byDefault: readonly Scope[] = allowed): Scope[] {
+  if (requested === undefined || requested.trim() === '') return [...byDefault];
+  const list = parseScope(requested);
+  if (!list || list.some((s) => !allowed.includes(s))) {
+    throw new OAuthError('invalid_scope', 'The requested scope is invalid, unknown, malformed, or exceeds the scope granted.');
+  }
+  return list;
+}
+
+/** Section 4.1.3: a code is single-use, short-lived, and bound to its client, redirect URI and PKCE challenge. */
+export async function exchangeAuthorizationCode(
+  ctx: GrantContext & { client: ApplicationRecord },
+  params: Schemas['AuthorizationCodeTokenRequest'],
+): Promise<TokenResponse> {
+  const { store, client, now } = ctx;
+  const code = store.lookup('authorizationCodes', 'codeDigest', digest(params.code));
+  if (!code || code.application_id !== client.id) throw invalidGrant();
+  if (code.used_at !== null) {
+    // Section 4.1.2: a replayed code means it leaked; revoke what was issued from it.
+    await store.commit(() => revokeCodeChain(store, code.id, now));
+    throw invalidGrant();
+  }
+  if (now >= code.expires_at || code.redirect_uri !== params.redirect_uri) throw invalidGrant();
+  if (code.code_challenge !== null) {
+    if (params.code_verifier === undefined || !verifierMatches(params.code_verifier, code.code_challenge)) {
+      throw new OAuthError('invalid_grant', 'The PKCE code_verifier does not match the code_challenge of the authorization request.');
+    }
+  } else if (params.code_verifier !== undefined) {
+    // A verifier with no challenge is a downgrade attempt or a broken client (OAuth 2.0 Security BCP, RFC 9700 2.1.1).
+    throw new OAuthError('invalid_grant', 'A code_verifier was sent but the authorization request had no code_challenge.');
+  }
+  const user = store.lookup('users', 'id', code.user_id);
+  if (!user || user.state !== 'active') throw invalidGrant();
+  return store.commit(() => {
+    // Re-checked inside the commit so two concurrent exchanges can never both succeed.
+    if (code.used_at !== null) throw invalidGrant();
+    code.used_at = now;
+    return insertTokenPair(store, {
+      user_id: code.user_id,
+      application_id: client.id,
+      scopes: code.scopes,
+      withRefreshToken: true,
+      code_id: code.id,
+      now,
+      ttl: ctx.tokenTtl,
+    });
+  });
+}
+
+export const twoFactorDescription =
+  'This account has two-factor authentication enabled, so the password grant is disabled for it. Use a personal access token instead.';
+export const wrongCredentialsDescription = 'Invalid username or password.';
+
+/** Section 4.3: credentials are used for this one request; no refresh token is issued (spec 2.2). */
+export async function passwordGrant(ctx: GrantContext, params: Schemas['PasswordTokenRequest']): Promise<TokenResponse> {
+  const { store, client, now } = ctx;
+  // Without a client the user may ask for any scope; `api` is what the password grant has always given.
+  const scopes = client ? grantedScopes(params.scope, client.scopes) : grantedScopes(params.scope, allScopes, ['api']);
+  const user = await authenticate(store, params.username, params.password);
+  // One description for an unknown user and a wrong password, so the answer never says which.
+  if (!user) throw new OAuthError('invalid_grant', wrongCredentialsDescription);
+  // Spec 5.4 (release 8.11): said only after the password was right, so it reveals nothing to a guesser.
+  if (user.two_factor_enabled) throw new OAuthError('invalid_grant', twoFactorDescription);
+  return store.commit(() =>
+    insertTokenPair(store, {
+      user_id: user.id,
+      application_id: client?.id ?? null,
+      scopes,
+      withRefreshToken: false,
+      code_id: null,
+      now,
+      ttl: ctx.tokenTtl,
+    }),
+  );
+}
+
+/** Section 6: the refresh token is rotated and the old pair revoked; the scope may only narrow. */
+export async function refreshGrant(
+  ctx: GrantContext & { client: ApplicationRecord },
+  params: Schemas['RefreshTokenRequest'],
+): Promise<TokenResponse> {
+  const { store, client, now } = ctx;
+  const previous = findActiveRefreshToken(store, params.refresh_token);
+  if (!previous || previous.application_id !== client.id) {
+    const replayed = store.lookup('accessTokens', 'refreshDigest', digest(params.refresh_token));
+    // A rotated refresh token coming back means it leaked: end the whole chain (RFC 9700 section 4.14.2).
+    if (replayed && replayed.revoked_at !== null && replayed.application_id === client.id && replayed.code_id) {
+      const codeId = replayed.code_id;
+      await store.commit(() => revokeCodeChain(store, codeId, now));
+    }
+    throw invalidGrant();
+  }
+  const user = store.lookup('users', 'id', previous.user_id);
+  if (!user || user.state !== 'active') throw invalidGrant();
+  const scopes = grantedScopes(params.scope, previous.scopes);
+  return store.commit(() => {
+    previous.revoked_at = now;
+    return insertTokenPair(store, {
+      user_id: previous.user_id,
+      application_id: client.id,
+      scopes,
+      withRefreshToken: true,
+      code_id: previous.code_id,
+      now,
+      ttl: ctx.tokenTtl,
+    });
+  });
+}

@@ -1,0 +1,99 @@
+// /api/v3: thin handlers over the domain. Requests reach here authenticated and validated against the document.
+import { Router, type Request, type RequestHandler } from 'express';
+import type { components } from '../generated/openapi.js';
+import type { ApiPrincipal } from '../domain/api-authentication.js';
+import {
+  presentGlobal,
+  presentSource,
+  updateGlobal,
+  updateSource,
+  type SourceType,
+} from '../domain/notification-settings.js';
+import { satisfies } from '../domain/oauth/scopes.js';
+import { canSeeGroup, canSeeProject, findGroup, findProject } from '../domain/visibility.js';
+import type { Store } from '../store/file-store.js';
+import type { Scope, UserRecord } from '../store/schema.js';
+import { ApiError } from './errors.js';
+
+type Schemas = components['schemas'];
+
+export const principalOf = (res: { locals: Record<string, unknown> }) => res.locals.principal as ApiPrincipal;
+
+interface OpenApiRequest extends Request {
+  openapi?: { schema?: { security?: Record<string, string[]>[] } };
+}
+
+/** The operation's `oauth2` requirement in the document names the least scope it needs (see the document's info). */
+export const requireDocumentedScope: RequestHandler = (req, res, next) => {
+  const security = (req as OpenApiRequest).openapi?.schema?.security ?? [];
+  const required = security.find((s) => s.oauth2)?.oauth2?.[0] as Scope | undefined;
+  if (required && !satisfies(principalOf(res).scopes, required)) {
+    throw new ApiError(403, `403 Forbidden - insufficient_scope: this action needs the ${required} scope`, {
+      'WWW-Authenticate': `Bearer realm="tokenbell", error="insufficient_scope", scope="${required}"`,
+    });
+  }
+  next();
+};
+
+export function presentUser(user: UserRecord, baseUrl: string): Schemas['User'] {
+  return {
+    id: user.id,
+    username: user.username,
+    name: user.name,
+    email: user.email,
+    state: user.state,
+    avatar_url: null,
+    web_url: `${baseUrl}/${encodeURIComponent(user.username)}`,
+    created_at: user.created_at,
+    bio: user.bio,
+    two_factor_enabled: user.two_factor_enabled,
+    is_admin: user.is_admin,
+  };
+}
+
+/** Query and body parameters together; the body wins where both name one (spec 4.4: either may carry them). */
+function settingsParams<T>(req: Request): T {
+  const { access_token: _ignored, ...query } = req.query as Record<string, unknown>;
+  const body = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
+  return { ...query, ...body } as T;
+}
+
+/** The group or project, or 404 exactly as if it did not exist when the user may not see it. */
+function visibleSourceId(store: Store, user: UserRecord, type: SourceType, idOrPath: string): number {
+  if (type === 'group') {
+    const group = findGroup(store.data, idOrPath);
+    if (!group || !canSeeGroup(store.data, user, group)) throw new ApiError(404, '404 Group Not Found');
+    return group.id;
+  }
+  const project = findProject(store.data, idOrPath);
+  if (!project || !canSeeProject(store.data, user, project)) throw new ApiError(404, '404 Project Not Found');
+  return project.id;
+}
+
+export function apiRouter(store: Store, baseUrl: string): Router {
+  const router = Router();
+  router.use(requireDocumentedScope);
+
+  router.get('/user', (_req, res) => {
+    res.json(presentUser(principalOf(res).user, baseUrl));
+  });
+  router.get('/notification_settings', (_req, res) => {
+    res.json(presentGlobal(store, principalOf(res).user));
+  });
+  router.put('/notification_settings', async (req, res) => {
+    res.json(await updateGlobal(store, principalOf(res).user, settingsParams(req)));
+  });
+  for (const type of ['group', 'project'] as const) {
+    const path = `/${type}s/:id/notification_settings`;
+    router.get(path, (req, res) => {
+      const user = principalOf(res).user;
+      res.json(presentSource(store, user, type, visibleSourceId(store, user, type, String(req.params.id))));
+    });
+    router.put(path, async (req, res) => {
+      const user = principalOf(res).user;
+      const id = visibleSourceId(store, user, type, String(req.params.id));
+      res.json(await updateSource(store, user, type, id, settingsParams(req)));
+    });
+  }
+  return router;
+}

@@ -1,0 +1,72 @@
+// The reference server's Express application: parsing, validation against the document, routes, one error handler.
+import express, { type RequestHandler } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import type { Config } from '../config.js';
+import { authenticateApiRequest } from '../domain/api-authentication.js';
+import { documentPath } from '../openapi/document.js';
+import type { Store } from '../store/file-store.js';
+import { apiRouter } from './api-routes.js';
+import { ApiError, errorHandler } from './errors.js';
+import { oauthRouter } from './oauth-routes.js';
+
+export interface AppOptions {
+  store: Store;
+  config: Pick<Config, 'baseUrl' | 'tokenTtl' | 'codeTtl' | 'validateResponses' | 'bodyLimit' | 'secureCookies'>;
+  /** The clock, in seconds since the epoch; tests move it to expire codes and tokens. */
+  now?: () => number;
+  log?: (message: string) => void;
+}
+
+const wallClock = () => Math.floor(Date.now() / 1000);
+
+/** Clients written for the newer API path work unchanged: /api/v4/... is answered as /api/v3/... */
+const apiV4Alias: RequestHandler = (req, _res, next) => {
+  if (req.url.startsWith('/api/v4/') || req.url === '/api/v4') req.url = `/api/v3${req.url.slice('/api/v4'.length)}`;
+  next();
+};
+
+function apiAuthentication(store: Store, now: () => number): RequestHandler {
+  return (req, res, next) => {
+    const result = authenticateApiRequest(
+      store,
+      {
+        accessTokenQuery: req.query.access_token,
+        authorization: req.headers.authorization,
+        privateToken: req.get('private-token'),
+      },
+      now(),
+    );
+    if (!result.ok) {
+      const challenge = result.reason === 'invalid' ? 'Bearer realm="tokenbell", error="invalid_token"' : 'Bearer realm="tokenbell"';
+      throw new ApiError(401, '401 Unauthorized', { 'WWW-Authenticate': challenge });
+    }
+    res.locals.principal = result.principal;
+    next();
+  };
+}
+
+export function createApp({ store, config, now = wallClock, log }: AppOptions): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'extended');
+  app.use(apiV4Alias);
+  app.use(express.json({ limit: config.bodyLimit }));
+  app.use(express.urlencoded({ extended: true, limit: config.bodyLimit, parameterLimit: 200 }));
+  // Authentication comes before validation, so an anonymous caller learns nothing about parameters (401 first).
+  app.use('/api/v3', apiAuthentication(store, now));
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: documentPath,
+      validateApiSpec: false,
+      validateRequests: { allowUnknownQueryParameters: false },
+      validateResponses: config.validateResponses ? { removeAdditional: false } : false,
+      // The security schemes are enforced by apiAuthentication and the routes; the validator checks shapes only.
+      validateSecurity: false,
+      useRequestUrl: true,
+    }),
+  );
+  app.use(oauthRouter({ store, baseUrl: config.baseUrl, tokenTtl: config.tokenTtl, now }));
+  app.use('/api/v3', apiRouter(store, config.baseUrl));
+  app.use(errorHandler(log));
+  return app;
+}

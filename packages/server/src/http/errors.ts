@@ -1,0 +1,115 @@
+// One error handler turns every failure into the answer its caller expects: RFC 6749 JSON on the OAuth endpoints,
+// `{"message": ...}` on the API, an HTML page in the browser. Nothing from inside (stack, secret, cause) leaks out.
+import type { ErrorRequestHandler, Request } from 'express';
+import { OAuthError } from '../domain/oauth/errors.js';
+import { grantTypes } from '../openapi/document.js';
+import { errorPage } from '../pages/html.js';
+
+/** An API error whose message is shown as it is. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+interface ValidationItem {
+  path?: string;
+  message?: string;
+}
+interface HttpLikeError {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+  errors?: ValidationItem[];
+  message?: string;
+  headers?: Record<string, string>;
+  wwwAuthenticate?: string;
+}
+
+const reasons: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  413: 'Request Entity Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+};
+
+const oauthJsonPaths = new Set(['/oauth/token', '/oauth/revoke', '/oauth/introspect', '/oauth/token/info']);
+
+/** "level must be equal to one of the allowed values: ..." from the validator's `/query/level` item. */
+export function describeValidationProblem(err: HttpLikeError): string {
+  const first = err.errors?.[0];
+  if (!first?.path || !first.message) return err.message ?? 'the request is malformed';
+  const segments = first.path.split('/').filter(Boolean);
+  const where = segments.length > 1 ? segments.slice(1).join('.') : undefined;
+  return where && !first.message.includes(`'${where}'`) ? `${where} ${first.message}` : first.message;
+}
+
+function statusOf(err: HttpLikeError): number {
+  const status = err.status ?? err.statusCode;
+  return typeof status === 'number' && status >= 400 && status < 600 ? status : 500;
+}
+
+function oauthErrorFor(err: unknown, req: Request, status: number): OAuthError {
+  if (err instanceof OAuthError) return err;
+  const grantType = (req.body as Record<string, unknown> | undefined)?.grant_type;
+  if (req.path === '/oauth/token' && typeof grantType === 'string' && !grantTypes.includes(grantType)) {
+    return new OAuthError('unsupported_grant_type', `The grant type "${grantType}" is not supported; use one of ${grantTypes.join(', ')}.`);
+  }
+  if (req.path === '/oauth/token/info' && status === 401) return new OAuthError('invalid_token', 'The access token is invalid');
+  return new OAuthError('invalid_request', status === 500 ? 'The server could not handle the request.' : describeValidationProblem(err as HttpLikeError), {
+    status: status === 500 ? 500 : status === 401 ? 400 : status,
+  });
+}
+
+const wantsHtml = (req: Request) => !req.path.startsWith('/api/') && !oauthJsonPaths.has(req.path) && !req.path.startsWith('/.well-known/');
+
+export function errorHandler(log: (message: string) => void = (m) => console.error(m)): ErrorRequestHandler {
+  return (err: unknown, req, res, next) => {
+    if (res.headersSent) return next(err);
+    const e = (err ?? {}) as HttpLikeError;
+    const status = err instanceof OAuthError || err instanceof ApiError ? err.status : statusOf(e);
+    if (status >= 500) log(`${req.method} ${req.path} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+
+    if (oauthJsonPaths.has(req.path)) {
+      const oauth = oauthErrorFor(err, req, status);
+      res.status(oauth.status).set('Cache-Control', 'no-store').set('Pragma', 'no-cache');
+      const challenge = (err as HttpLikeError).wwwAuthenticate;
+      if (challenge) res.set('WWW-Authenticate', challenge);
+      else if (oauth.code === 'invalid_token') res.set('WWW-Authenticate', `Bearer realm="tokenbell", error="invalid_token"`);
+      res.json(oauth.toJSON());
+      return;
+    }
+    if (!wantsHtml(req)) {
+      if (err instanceof ApiError) {
+        res.status(err.status).set(err.headers).json({ message: err.message });
+        return;
+      }
+      const reason = reasons[status] ?? 'Internal Server Error';
+      const message = status === 400 ? `400 Bad request - ${describeValidationProblem(e)}` : `${status} ${reason}`;
+      if (status === 405 && e.headers?.Allow) res.set('Allow', e.headers.Allow);
+      res.status(status).json({ message });
+      return;
+    }
+    const title = status === 403 ? 'Forbidden' : status === 404 ? 'Not found' : status >= 500 ? 'Something went wrong' : 'An error has occurred';
+    const message =
+      err instanceof ApiError || (status < 500 && status !== 404 && status !== 403)
+        ? err instanceof ApiError
+          ? err.message
+          : describeValidationProblem(e)
+        : status === 403
+          ? 'The form has expired. Go back, reload the page and try again.'
+          : status === 404
+            ? 'The page could not be found.'
+            : 'The server could not handle the request. Try again later.';
+    res.status(status).type('html').send(errorPage(title, message));
+  };
+}

@@ -1,0 +1,107 @@
+// OAuth JSON endpoints: token, revocation, introspection, token info and server metadata.
+// The browser-facing authorization endpoint lives with the pages (pages-routes.ts).
+import { Router, type Request } from 'express';
+import type { components } from '../generated/openapi.js';
+import { authenticateClientRequest } from '../domain/oauth/client-authentication.js';
+import { OAuthError } from '../domain/oauth/errors.js';
+import { introspectToken, revokeToken } from '../domain/oauth/revocation.js';
+import { exchangeAuthorizationCode, passwordGrant, refreshGrant } from '../domain/oauth/token-endpoint.js';
+import { findActiveAccessToken } from '../domain/oauth/tokens.js';
+import { grantTypes, scopes } from '../openapi/document.js';
+import type { Store } from '../store/file-store.js';
+
+type Schemas = components['schemas'];
+
+export interface OAuthRouterOptions {
+  store: Store;
+  baseUrl: string;
+  tokenTtl: number;
+  now: () => number;
+}
+
+const presentedClient = (req: Request) => {
+  const body = req.body as Schemas['ClientCredentials'];
+  return { authorization: req.headers.authorization, client_id: body.client_id, client_secret: body.client_secret };
+};
+
+function bearerOrQueryToken(req: Request): string | undefined {
+  const header = /^Bearer +(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+  const query = req.query.access_token;
+  return header ?? (typeof query === 'string' ? query : undefined);
+}
+
+export function metadata(baseUrl: string): Schemas['AuthorizationServerMetadata'] {
+  const authMethods = ['client_secret_basic', 'client_secret_post'];
+  return {
+    issuer: baseUrl,
+    authorization_endpoint: `${baseUrl}/oauth/authorize`,
+    token_endpoint: `${baseUrl}/oauth/token`,
+    revocation_endpoint: `${baseUrl}/oauth/revoke`,
+    introspection_endpoint: `${baseUrl}/oauth/introspect`,
+    scopes_supported: [...scopes],
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: [...grantTypes],
+    token_endpoint_auth_methods_supported: authMethods,
+    revocation_endpoint_auth_methods_supported: authMethods,
+    introspection_endpoint_auth_methods_supported: authMethods,
+    code_challenge_methods_supported: ['S256'],
+    service_documentation: 'https://github.com/tokenbell/tokenbell#readme',
+  };
+}
+
+export function oauthRouter({ store, baseUrl, tokenTtl, now }: OAuthRouterOptions): Router {
+  const router = Router();
+  const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+
+  router.post('/oauth/token', async (req, res) => {
+    const body = req.body as Schemas['TokenRequest'];
+    const base = { store, now: now(), tokenTtl };
+    let answer;
+    if (body.grant_type === 'authorization_code') {
+      const client = authenticateClientRequest(store, presentedClient(req), { required: true })!;
+      answer = await exchangeAuthorizationCode({ ...base, client }, body);
+    } else if (body.grant_type === 'refresh_token') {
+      const client = authenticateClientRequest(store, presentedClient(req), { required: true })!;
+      answer = await refreshGrant({ ...base, client }, body);
+    } else {
+      // Spec 4.2 states no client credentials for the password grant; when sent they must be right.
+      const client = authenticateClientRequest(store, presentedClient(req), { required: false });
+      answer = await passwordGrant({ ...base, client }, body);
+    }
+    res.set(noStore).json(answer);
+  });
+
+  router.post('/oauth/revoke', async (req, res) => {
+    const body = req.body as Schemas['RevocationRequest'];
+    const client = authenticateClientRequest(store, presentedClient(req), { required: false });
+    await revokeToken(store, client, body, now());
+    res.json({});
+  });
+
+  router.post('/oauth/introspect', (req, res) => {
+    const body = req.body as Schemas['IntrospectionRequest'];
+    authenticateClientRequest(store, presentedClient(req), { required: true });
+    res.set(noStore).json(introspectToken(store, body, now()));
+  });
+
+  router.get('/oauth/token/info', (req, res) => {
+    const token = bearerOrQueryToken(req);
+    const record = token === undefined ? undefined : findActiveAccessToken(store, token, now());
+    if (!record) throw new OAuthError('invalid_token', 'The access token is invalid');
+    const application = record.application_id === null ? undefined : store.lookup('applications', 'id', record.application_id);
+    const info: Schemas['TokenInfo'] = {
+      resource_owner_id: record.user_id,
+      scope: [...record.scopes],
+      expires_in: Math.max(0, record.created_at + record.expires_in - now()),
+      application: application ? { uid: application.uid } : null,
+      created_at: record.created_at,
+    };
+    res.set(noStore).json(info);
+  });
+
+  router.get('/.well-known/oauth-authorization-server', (_req, res) => {
+    res.json(metadata(baseUrl));
+  });
+  return router;
+}

@@ -1,0 +1,5 @@
+export { configFrom, defaults, type Config } from './config.js';
+export { createApp, type AppOptions } from './http/app.js';
+export { openStore, Store, StoreCorruptError, StoreLockedError } from './store/file-store.js';
+export { ensureDemoData, loadSeed } from './store/seed.js';
+export { recipientsFor } from './domain/recipients.js';

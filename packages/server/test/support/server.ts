@@ -1,0 +1,78 @@
+// Starts the real application on 127.0.0.1 and a free port, on an in-memory store seeded from the example fixture.
+import { readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { createApp } from '../../src/http/app.js';
+import { openStore, type Store } from '../../src/store/file-store.js';
+import { loadSeed } from '../../src/store/seed.js';
+
+export const exampleSeedPath = fileURLToPath(new URL('../../fixtures/example-seed.json', import.meta.url));
+
+/** Credentials from fixtures/example-seed.json. */
+export const seed = {
+  client: { id: 'example-client-id-0000000000000000', secret: 'tbcs_example-client-secret-000000000000000000' },
+  redirectUri: 'http://127.0.0.1:8080/callback',
+  jsmith: { username: 'jsmith', password: 'correct-horse-battery', pat: 'tbpat-jsmith-example-token-000000000000000000' },
+  awong: { username: 'awong', password: 'two-factor-makes-passwords-useless', pat: 'tbpat-awong-example-token-0000000000000000000' },
+  mallory: { username: 'mallory', password: 'not-a-member-of-anything' },
+} as const;
+
+export interface TestServer {
+  baseUrl: string;
+  store: Store;
+  /** The server's clock in epoch seconds; move it with `advance`. */
+  now(): number;
+  advance(seconds: number): void;
+  close(): Promise<void>;
+  logs: string[];
+}
+
+export async function startTestServer(options: { tokenTtl?: number } = {}): Promise<TestServer> {
+  const store = await openStore({ file: null });
+  await loadSeed(store, JSON.parse(await readFile(exampleSeedPath, 'utf8')));
+  let offset = 0;
+  const now = () => Math.floor(Date.now() / 1000) + offset;
+  const logs: string[] = [];
+  const app = createApp({
+    store,
+    now,
+    log: (m) => logs.push(m),
+    config: {
+      baseUrl: 'http://127.0.0.1',
+      tokenTtl: options.tokenTtl ?? 7200,
+      codeTtl: 600,
+      validateResponses: true,
+      bodyLimit: '100kb',
+      secureCookies: false,
+    },
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    store,
+    now,
+    advance: (s) => {
+      offset += s;
+    },
+    logs,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await store.close();
+    },
+  };
+}
+
+export const form = (params: Record<string, string>) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams(params).toString(),
+});
+
+export const json = (method: string, body: unknown) => ({
+  method,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
