@@ -1,0 +1,372 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Memory } from 'lowdb';
+import { describe, expect, it, vi } from 'vitest';
+import { DurableJsonFile } from '../../src/store/durable-json-file.js';
+import {
+  notificationSettingKey,
+  pruneStore,
+  StoreClosedError,
+  StoreCorruptError,
+  StoreLockedError,
+  StoreVersionError,
+  type Store,
+} from '../../src/store/file-store.js';
+import { SCHEMA_VERSION, type AccessTokenRecord, type StoreData, type UserRecord } from '../../src/store/schema.js';
+import { useTempStores } from './temp-store.js';
+
+const t = useTempStores();
+
+function readJson(file: string): StoreData {
+  return JSON.parse(readFileSync(file, 'utf8')) as StoreData;
+}
+
+function user(id: number, username: string, email = `${username}@example.com`): UserRecord {
+  return {
+    id,
+    username,
+    email,
+    name: username,
+    passwordHash: 'scrypt$16384$8$1$AAAA$AAAA',
+    two_factor_enabled: false,
+    state: 'active',
+    is_admin: false,
+    bio: '',
+    created_at: '2026-01-01T00:00:00.000Z',
+  };
+}
+
+function accessToken(id: string, fields: Partial<AccessTokenRecord>): AccessTokenRecord {
+  return {
+    id,
+    tokenDigest: `t-${id}`,
+    refreshDigest: null,
+    application_id: null,
+    user_id: 1,
+    scopes: ['api'],
+    created_at: 0,
+    expires_in: 7200,
+    revoked_at: null,
+    code_id: null,
+    ...fields,
+  };
+}
+
+function writes(store: Store): number {
+  return (store.adapter as DurableJsonFile<StoreData>).writes;
+}
+
+describe('opening', () => {
+  it('creates a missing file (and its directory) with fresh data', async () => {
+    const file = join(t.dir(), 'nested', 'deeper', 'data.json');
+    const store = await t.open(file);
+    const onDisk = readJson(file);
+    expect(onDisk.version).toBe(SCHEMA_VERSION);
+    expect(Buffer.from(onDisk.secrets.sessionKey, 'base64url')).toHaveLength(32);
+    expect(onDisk.sequences).toEqual({ users: 0, groups: 0, projects: 0, applications: 0, personalAccessTokens: 0 });
+    expect(onDisk.users).toEqual([]);
+    expect(onDisk.sessions).toEqual([]);
+    expect(store.data).toEqual(onDisk);
+  });
+
+  it('gives every new store its own session key', async () => {
+    const a = await t.open(t.file('a.json'));
+    const b = await t.open(t.file('b.json'));
+    expect(a.data.secrets.sessionKey).not.toBe(b.data.secrets.sessionKey);
+  });
+
+  it('reads back what an earlier store committed, indexes included', async () => {
+    const file = t.file();
+    const first = await t.open(file);
+    await first.commit(() => first.insert('users', user(first.nextId('users'), 'Alice')));
+    await first.close();
+
+    const second = await t.open(file);
+    expect(second.data.sequences.users).toBe(1);
+    expect(second.lookup('users', 'username', 'alice')?.id).toBe(1);
+    expect(second.data.secrets.sessionKey).toBe(first.data.secrets.sessionKey);
+  });
+
+  it('refuses a file that does not parse, names it and leaves it byte for byte', async () => {
+    const file = t.file();
+    const bytes = Buffer.from('{"version":1,"users":[', 'utf8');
+    await writeFile(file, bytes);
+    const opening = t.open(file);
+    await expect(opening).rejects.toBeInstanceOf(StoreCorruptError);
+    await expect(opening).rejects.toThrow(file);
+    expect((await readFile(file)).equals(bytes)).toBe(true);
+    // The failed open released its lock, so nothing is left behind.
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it('refuses an empty file rather than starting afresh over it', async () => {
+    const file = t.file();
+    await writeFile(file, '');
+    await expect(t.open(file)).rejects.toBeInstanceOf(StoreCorruptError);
+    expect(await readFile(file, 'utf8')).toBe('');
+  });
+
+  it('refuses JSON that is not a store', async () => {
+    const file = t.file();
+    await writeFile(file, JSON.stringify({ version: SCHEMA_VERSION, secrets: { sessionKey: 'k' } }));
+    await expect(t.open(file)).rejects.toThrow(/sequences/);
+  });
+
+  it('refuses an unreadable path and names it', async () => {
+    // A directory where the file should be: reading fails with EISDIR.
+    const file = t.file('a-directory.json');
+    await mkdir(file);
+    const opening = t.open(file);
+    await expect(opening).rejects.toBeInstanceOf(StoreCorruptError);
+    await expect(opening).rejects.toThrow(file);
+  });
+
+  it('refuses another schema version and leaves the file alone', async () => {
+    const file = t.file();
+    const text = JSON.stringify({ version: SCHEMA_VERSION + 1, users: [] });
+    await writeFile(file, text);
+    const opening = t.open(file);
+    await expect(opening).rejects.toBeInstanceOf(StoreVersionError);
+    await expect(opening).rejects.toThrow(file);
+    expect(await readFile(file, 'utf8')).toBe(text);
+  });
+});
+
+describe('one writer per file', () => {
+  it('refuses a second store on a locked file, naming the file and the owner', async () => {
+    const file = t.file();
+    await t.open(file);
+    const second = t.open(file);
+    await expect(second).rejects.toBeInstanceOf(StoreLockedError);
+    await expect(second).rejects.toThrow(file);
+    await expect(second).rejects.toThrow(String(process.pid));
+  });
+
+  it('releases the lock on close', async () => {
+    const file = t.file();
+    const first = await t.open(file);
+    expect(readFileSync(`${file}.lock`, 'utf8').trim()).toBe(String(process.pid));
+    await first.close();
+    expect(existsSync(`${file}.lock`)).toBe(false);
+    await expect(t.open(file)).resolves.toBeDefined();
+  });
+
+  it('takes over a lock left by a process that is gone', async () => {
+    const file = t.file();
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    expect(gone).toBeGreaterThan(0);
+    await writeFile(`${file}.lock`, `${gone}\n`);
+    const store = await t.open(file);
+    expect(readFileSync(`${file}.lock`, 'utf8').trim()).toBe(String(process.pid));
+    await store.commit(() => store.nextId('users'));
+    expect(readJson(file).sequences.users).toBe(1);
+  });
+});
+
+describe('commit', () => {
+  it('resolves only once the change is in the file, and the file always parses', async () => {
+    const file = t.file();
+    const store = await t.open(file);
+    const seen: boolean[] = [];
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        store
+          .commit(() => store.insert('sessions', { sid: `s${i}`, session: {}, expires: 1 }))
+          .then(() => seen.push(readJson(file).sessions.some((s) => s.sid === `s${i}`))),
+      ),
+    );
+    expect(seen).toEqual(Array(20).fill(true));
+  });
+
+  it('lands 200 concurrent commits with far fewer file writes', async () => {
+    const file = t.file();
+    const store = await t.open(file);
+    const before = writes(store);
+    const commits: Promise<number>[] = [];
+    for (let i = 0; i < 200; i++) {
+      commits.push(store.commit(() => store.nextId('users')));
+      store.commit(() => store.insert('sessions', { sid: `sid-${i}`, session: { i }, expires: 1 }));
+      // Spread over many ticks, so commits also arrive while a write is in flight.
+      if (i % 10 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    const ids = await Promise.all(commits);
+    await store.flush();
+    expect(ids).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+    const onDisk = readJson(file);
+    expect(onDisk.sequences.users).toBe(200);
+    expect(new Set(onDisk.sessions.map((s) => s.sid)).size).toBe(200);
+    const written = writes(store) - before;
+    expect(written).toBeGreaterThan(0);
+    expect(written).toBeLessThan(400 / 4);
+  });
+
+  it('writes nothing when mutate throws, and passes the error on', async () => {
+    const file = t.file();
+    const store = await t.open(file);
+    await store.commit(() => store.nextId('groups'));
+    const bytes = await readFile(file);
+    const before = writes(store);
+    await expect(
+      store.commit(() => {
+        throw new Error('invalid input');
+      }),
+    ).rejects.toThrow('invalid input');
+    await store.flush();
+    expect(writes(store)).toBe(before);
+    expect((await readFile(file)).equals(bytes)).toBe(true);
+  });
+
+  it('leaves no temporary files behind', async () => {
+    const store = await t.open(t.file());
+    await Promise.all(Array.from({ length: 30 }, () => store.commit(() => store.nextId('projects'))));
+    expect((await readdir(t.dir())).sort()).toEqual(['data.json', 'data.json.lock']);
+  });
+
+  it('close waits for writes still pending', async () => {
+    const file = t.file();
+    const store = await t.open(file);
+    const committed = store.commit(() => store.insert('users', user(store.nextId('users'), 'late')));
+    await store.close();
+    await committed;
+    expect(readJson(file).users.map((u) => u.username)).toEqual(['late']);
+    await expect(store.commit(() => 1)).rejects.toBeInstanceOf(StoreClosedError);
+  });
+
+  it('in memory: no file at all', async () => {
+    const write = vi.spyOn(DurableJsonFile.prototype, 'write');
+    try {
+      const store = await t.open(null);
+      expect(store.file).toBeNull();
+      expect(store.adapter).toBeInstanceOf(Memory);
+      expect(await store.commit(() => store.nextId('users'))).toBe(1);
+      expect(store.data.sequences.users).toBe(1);
+      expect(write).not.toHaveBeenCalled();
+      expect(await readdir(t.dir())).toEqual([]);
+    } finally {
+      write.mockRestore();
+    }
+  });
+});
+
+describe('indexes', () => {
+  it('find inserted records by every indexed field, case-insensitively where names are', async () => {
+    const store = await t.open(null);
+    await store.commit(() => {
+      store.insert('users', user(7, 'JSmith', 'Jane.Smith@Example.com'));
+      store.insert('groups', { id: 3, path: 'Acme', name: 'Acme', visibility: 'private', members: [], created_at: '' });
+      store.insert('projects', {
+        id: 4,
+        namespace: 'Acme',
+        path: 'Widgets',
+        name: 'Widgets',
+        visibility: 'private',
+        group_id: 3,
+        members: [],
+        created_at: '',
+      });
+      store.insert('notificationSettings', {
+        user_id: 7,
+        source_type: 'group',
+        source_id: 3,
+        level: 'watch',
+        notification_email: null,
+        events: {} as never,
+      });
+      store.insert('accessTokens', accessToken('a1', { refreshDigest: 'r1' }));
+      store.insert('accessTokens', accessToken('a2', {}));
+    });
+    expect(store.lookup('users', 'id', 7)?.username).toBe('JSmith');
+    expect(store.lookup('users', 'id', '7')?.username).toBe('JSmith');
+    expect(store.lookup('users', 'username', 'jsmith')?.id).toBe(7);
+    expect(store.lookup('users', 'email', 'JANE.SMITH@example.COM')?.id).toBe(7);
+    expect(store.lookup('groups', 'path', 'ACME')?.id).toBe(3);
+    expect(store.lookup('projects', 'fullPath', 'acme/widgets')?.id).toBe(4);
+    expect(store.lookup('notificationSettings', 'key', notificationSettingKey(7, 'group', 3))?.level).toBe('watch');
+    expect(store.lookup('notificationSettings', 'key', notificationSettingKey(7, 'global', null))).toBeUndefined();
+    expect(store.lookup('accessTokens', 'refreshDigest', 'r1')?.id).toBe('a1');
+    expect(store.lookup('accessTokens', 'tokenDigest', 't-a2')?.id).toBe('a2');
+    expect(store.lookup('users', 'username', 'nobody')).toBeUndefined();
+  });
+
+  it('forget removed records', async () => {
+    const store = await t.open(null);
+    await store.commit(() => {
+      store.insert('users', user(1, 'keep'));
+      store.insert('users', user(2, 'drop'));
+    });
+    const removed = await store.commit(() => store.remove('users', (u) => u.username === 'drop'));
+    expect(removed.map((u) => u.id)).toEqual([2]);
+    expect(store.data.users.map((u) => u.id)).toEqual([1]);
+    expect(store.lookup('users', 'id', 2)).toBeUndefined();
+    expect(store.lookup('users', 'email', 'drop@example.com')).toBeUndefined();
+    expect(store.lookup('users', 'id', 1)?.username).toBe('keep');
+    // The name is free again.
+    await store.commit(() => store.insert('users', user(3, 'DROP')));
+    expect(store.lookup('users', 'username', 'drop')?.id).toBe(3);
+  });
+
+  it('refuse a duplicate key without changing anything', async () => {
+    const store = await t.open(null);
+    await store.commit(() => store.insert('users', user(1, 'alice')));
+    expect(() => store.insert('users', user(2, 'ALICE', 'other@example.com'))).toThrow(/username/);
+    expect(store.data.users).toHaveLength(1);
+    expect(store.lookup('users', 'id', 2)).toBeUndefined();
+    expect(store.lookup('users', 'email', 'other@example.com')).toBeUndefined();
+  });
+
+  it('refuse a data file whose records collide', async () => {
+    const file = t.file();
+    const store = await t.open(file);
+    await store.commit(() => store.insert('users', user(1, 'alice')));
+    await store.close();
+    const data = readJson(file);
+    data.users.push(user(1, 'bob'));
+    await writeFile(file, JSON.stringify(data));
+    await expect(t.open(file)).rejects.toBeInstanceOf(StoreCorruptError);
+  });
+});
+
+describe('prune', () => {
+  it('drops only what can never be used again', async () => {
+    const now = 1_000_000;
+    const day = 86_400;
+    const store = await t.open(null);
+    const code = (id: string, expires_at: number) => ({
+      id,
+      codeDigest: id,
+      application_id: 1,
+      user_id: 1,
+      redirect_uri: 'http://127.0.0.1/cb',
+      scopes: ['api' as const],
+      code_challenge: null,
+      code_challenge_method: null,
+      created_at: expires_at - 600,
+      expires_at,
+      used_at: null,
+    });
+    await store.commit(() => {
+      store.insert('authorizationCodes', code('old-code', now - day - 1));
+      store.insert('authorizationCodes', code('recent-code', now - day + 1));
+      // Revoked long ago: the refresh token died with it.
+      store.insert('accessTokens', accessToken('revoked-old', { refreshDigest: 'r1', revoked_at: now - day - 1 }));
+      store.insert('accessTokens', accessToken('revoked-recent', { revoked_at: now - 10 }));
+      // Expired long ago, no refresh token.
+      store.insert('accessTokens', accessToken('expired-old', { created_at: now - 2 * day, expires_in: 60 }));
+      // Expired long ago, but its refresh token still works.
+      store.insert('accessTokens', accessToken('refreshable', { refreshDigest: 'r2', created_at: now - 30 * day, expires_in: 60 }));
+      store.insert('accessTokens', accessToken('live', { created_at: now, expires_in: 7200 }));
+      store.insert('sessions', { sid: 'expired', session: {}, expires: now * 1000 - 1 });
+      store.insert('sessions', { sid: 'live', session: {}, expires: now * 1000 + 60_000 });
+    });
+    const result = await pruneStore(store, now);
+    expect(result).toEqual({ authorizationCodes: 1, accessTokens: 2, sessions: 1 });
+    expect(store.data.authorizationCodes.map((c) => c.id)).toEqual(['recent-code']);
+    expect(store.data.accessTokens.map((a) => a.id)).toEqual(['revoked-recent', 'refreshable', 'live']);
+    expect(store.data.sessions.map((s) => s.sid)).toEqual(['live']);
+    expect(store.lookup('accessTokens', 'refreshDigest', 'r1')).toBeUndefined();
+    expect(store.lookup('authorizationCodes', 'codeDigest', 'old-code')).toBeUndefined();
+    expect(store.lookup('sessions', 'sid', 'expired')).toBeUndefined();
+  });
+});
