@@ -1,0 +1,487 @@
+// Seed fixtures: a whole set of users, groups, projects and applications, checked completely before anything is
+// written, then applied in one commit so a bad fixture never leaves a half-seeded store.
+import { readFile } from 'node:fs/promises';
+import { customAlphabet } from 'nanoid';
+import {
+  AccountError,
+  checkNewUserFields,
+  checkPersonalAccessTokenFields,
+  insertPersonalAccessToken,
+  insertUser,
+  usernamePattern,
+  type CheckedPersonalAccessToken,
+} from '../domain/accounts.js';
+import { ApplicationError, checkApplicationFields, insertApplication, type CheckedApplication } from '../domain/applications.js';
+import { checkPasswordPolicy, hashPassword, PasswordPolicyError } from '../domain/passwords.js';
+import { digest, newClientId, newSecret } from '../domain/secrets.js';
+import type { Store } from './file-store.js';
+import type { Membership, Scope, Visibility } from './schema.js';
+
+/**
+ * A seed fixture (JSON). Every list is optional; names are matched case-insensitively, as at sign-in.
+ *
+ * ```json
+ * {
+ *   "users": [{
+ *     "username": "jsmith", "email": "jsmith@example.com", "name": "Jane Smith", "password": "at least 8 chars",
+ *     "two_factor_enabled": false, "is_admin": false, "bio": "optional",
+ *     "personal_access_tokens": [{ "name": "laptop", "token": "tbpat-...", "scopes": ["api"], "expires_at": "2030-12-31" }]
+ *   }],
+ *   "groups": [{
+ *     "path": "acme", "name": "Acme", "visibility": "private",
+ *     "members": [{ "username": "jsmith", "access_level": 50 }]
+ *   }],
+ *   "projects": [{
+ *     "namespace": "acme", "path": "widgets", "name": "Widgets", "visibility": "private",
+ *     "members": [{ "username": "awong", "access_level": 30 }]
+ *   }],
+ *   "applications": [{
+ *     "name": "Example App", "owner": "jsmith", "client_id": "...", "client_secret": "...",
+ *     "redirect_uris": ["http://127.0.0.1:8080/callback"], "scopes": ["api", "read_user"]
+ *   }]
+ * }
+ * ```
+ *
+ * - Usernames and e-mail addresses are unique; a group's path must not be a username (a project's namespace is
+ *   one or the other).
+ * - `access_level`: 10 guest, 20 reporter, 30 developer, 40 maintainer, 50 owner. Members name users of the
+ *   fixture or already in the store.
+ * - A project whose `namespace` is a group's path belongs to that group; otherwise `namespace` must be a username
+ *   (the project lives in that user's namespace). `members` is optional.
+ * - Plain secrets (passwords, tokens, client secrets) are only in the fixture: the store keeps scrypt hashes and
+ *   SHA-256 digests. `expires_at` is the token's last valid day (UTC); `scopes` default to `["api"]`.
+ */
+export interface SeedFixture {
+  users?: SeedUser[];
+  groups?: SeedGroup[];
+  projects?: SeedProject[];
+  applications?: SeedApplication[];
+}
+
+export interface SeedUser {
+  username: string;
+  email: string;
+  name: string;
+  password: string;
+  two_factor_enabled?: boolean;
+  is_admin?: boolean;
+  bio?: string;
+  personal_access_tokens?: SeedPersonalAccessToken[];
+}
+
+export interface SeedPersonalAccessToken {
+  name: string;
+  token: string;
+  scopes?: Scope[];
+  expires_at?: string | null;
+}
+
+export interface SeedMember {
+  username: string;
+  access_level: number;
+}
+
+export interface SeedGroup {
+  path: string;
+  name: string;
+  visibility: Visibility;
+  members?: SeedMember[];
+}
+
+export interface SeedProject {
+  namespace: string;
+  path: string;
+  name: string;
+  visibility: Visibility;
+  members?: SeedMember[];
+}
+
+export interface SeedApplication {
+  name: string;
+  owner: string;
+  client_id: string;
+  client_secret: string;
+  redirect_uris: string[];
+  scopes?: Scope[];
+}
+
+/** A fixture that cannot be loaded; `problems` lists every bad entry, e.g. `users[2].email: ...`. */
+export class SeedError extends Error {
+  override name = 'SeedError';
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`the seed fixture was not loaded:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    this.problems = problems;
+  }
+}
+
+export interface SeedSummary {
+  users: number;
+  personalAccessTokens: number;
+  groups: number;
+  projects: number;
+  applications: number;
+}
+
+const accessLevels = new Set([10, 20, 30, 40, 50]);
+const visibilities = new Set<string>(['private', 'internal', 'public']);
+const entryKeys = {
+  top: ['users', 'groups', 'projects', 'applications'],
+  user: ['username', 'email', 'name', 'password', 'two_factor_enabled', 'is_admin', 'bio', 'personal_access_tokens'],
+  token: ['name', 'token', 'scopes', 'expires_at'],
+  group: ['path', 'name', 'visibility', 'members'],
+  project: ['namespace', 'path', 'name', 'visibility', 'members'],
+  member: ['username', 'access_level'],
+  application: ['name', 'owner', 'client_id', 'client_secret', 'redirect_uris', 'scopes'],
+};
+
+/** What a checked fixture will insert, in order. */
+interface Plan {
+  users: Array<{ user: SeedUser; tokens: CheckedPersonalAccessToken[] }>;
+  groups: SeedGroup[];
+  projects: Array<{ project: SeedProject; namespace: string; groupPath: string | null }>;
+  applications: Array<{ owner: string; application: CheckedApplication }>;
+}
+
+class FieldError extends Error {
+  readonly field: string;
+  constructor(field: string, message: string) {
+    super(message);
+    this.field = field;
+  }
+}
+
+/** Checks the whole fixture against itself and the store; answers the plan and every problem found. */
+function plan(store: Store, fixture: unknown): { plan: Plan; problems: string[] } {
+  const problems: string[] = [];
+  const result: Plan = { users: [], groups: [], projects: [], applications: [] };
+  const at = (path: string, check: () => void): boolean => {
+    try {
+      check();
+      return true;
+    } catch (error) {
+      const where = (field: string) => [path, field].filter(Boolean).join('.');
+      if (error instanceof AccountError || error instanceof ApplicationError || error instanceof FieldError) {
+        problems.push(`${where(error.field)}: ${error.message}`);
+      } else if (error instanceof PasswordPolicyError) {
+        problems.push(`${where('password')}: ${error.message}`);
+      } else {
+        throw error;
+      }
+      return false;
+    }
+  };
+
+  if (!isObject(fixture)) return { plan: result, problems: ['the fixture must be a JSON object'] };
+  at('', () => unknownKeys(fixture, entryKeys.top));
+  const list = (name: keyof SeedFixture): Record<string, unknown>[] => {
+    const value = fixture[name];
+    if (value === undefined) return [];
+    if (!Array.isArray(value)) {
+      problems.push(`${name}: must be an array`);
+      return [];
+    }
+    return value.map((entry, i) => {
+      if (isObject(entry)) return entry;
+      problems.push(`${name}[${i}]: must be an object`);
+      return null;
+    }).filter((e): e is Record<string, unknown> => e !== null);
+  };
+
+  // Case-folded names the fixture adds, to catch duplicates within it as well as against the store.
+  const usernames = new Map<string, string>();
+  const emails = new Set<string>();
+  const tokenDigests = new Set<string>();
+  const groupPaths = new Map<string, string>();
+  const fullPaths = new Set<string>();
+  const clientIds = new Set<string>();
+
+  const userExists = (name: string) => usernames.has(fold(name)) || store.lookup('users', 'username', name) !== undefined;
+  const checkMembers = (value: unknown) => {
+    if (value === undefined) return;
+    if (!Array.isArray(value)) throw new FieldError('members', 'must be an array');
+    const seen = new Set<string>();
+    value.forEach((member: unknown, j) => {
+      if (!isObject(member)) throw new FieldError(`members[${j}]`, 'must be an object');
+      unknownKeys(member, entryKeys.member, `members[${j}].`);
+      const username = member.username;
+      if (typeof username !== 'string' || !userExists(username)) {
+        throw new FieldError(`members[${j}].username`, `${JSON.stringify(username)} is not a user of the fixture or the store`);
+      }
+      if (seen.has(fold(username))) throw new FieldError(`members[${j}].username`, `${username} is listed twice`);
+      seen.add(fold(username));
+      if (!accessLevels.has(member.access_level as number)) {
+        throw new FieldError(`members[${j}].access_level`, 'must be 10, 20, 30, 40 or 50');
+      }
+    });
+  };
+
+  list('users').forEach((user, i) => {
+    const path = `users[${i}]`;
+    const tokens: CheckedPersonalAccessToken[] = [];
+    const known = at(path, () => unknownKeys(user, entryKeys.user));
+    const fields = at(path, () => checkNewUserFields(user as unknown as SeedUser));
+    const password = at(path, () => {
+      if (typeof user.password !== 'string') throw new FieldError('password', 'must be a string');
+      checkPasswordPolicy(user.password);
+    });
+    // Uniqueness only means something once the names are well-formed strings.
+    const unique =
+      fields &&
+      at(path, () => {
+        const { username, email } = user as unknown as SeedUser;
+        if (usernames.has(fold(username)) || store.lookup('users', 'username', username)) {
+          throw new FieldError('username', `the username ${JSON.stringify(username)} is already taken`);
+        }
+        if (store.lookup('groups', 'path', username)) {
+          throw new FieldError('username', `the username ${JSON.stringify(username)} is already a group's path`);
+        }
+        if (emails.has(fold(email)) || store.lookup('users', 'email', email)) {
+          throw new FieldError('email', `the e-mail address ${JSON.stringify(email)} is already in use`);
+        }
+      });
+    const ok = known && fields && password && unique;
+    const pats = user.personal_access_tokens;
+    if (pats !== undefined && !Array.isArray(pats)) problems.push(`${path}.personal_access_tokens: must be an array`);
+    (Array.isArray(pats) ? pats : []).forEach((pat: unknown, j) => {
+      const tokenPath = `${path}.personal_access_tokens[${j}]`;
+      at(tokenPath, () => {
+        if (!isObject(pat)) throw new FieldError('', 'must be an object');
+        unknownKeys(pat, entryKeys.token);
+        if (typeof pat.token !== 'string') throw new FieldError('token', 'must be a string');
+        const checked = checkPersonalAccessTokenFields(pat as unknown as SeedPersonalAccessToken);
+        const d = digest(pat.token);
+        if (tokenDigests.has(d) || store.lookup('personalAccessTokens', 'tokenDigest', d)) {
+          throw new FieldError('token', 'this token is already in use');
+        }
+        tokenDigests.add(d);
+        tokens.push(checked);
+      });
+    });
+    if (ok) {
+      const seedUser = user as unknown as SeedUser;
+      usernames.set(fold(seedUser.username), seedUser.username);
+      emails.add(fold(seedUser.email));
+      result.users.push({ user: seedUser, tokens });
+    }
+  });
+
+  list('groups').forEach((group, i) => {
+    const ok = at(`groups[${i}]`, () => {
+      unknownKeys(group, entryKeys.group);
+      const { path, name, visibility } = group;
+      if (typeof path !== 'string' || !usernamePattern.test(path)) {
+        throw new FieldError('path', 'must be 1 to 255 letters, digits, "_", "." or "-", and must not start with "." or "-"');
+      }
+      if (groupPaths.has(fold(path)) || store.lookup('groups', 'path', path)) {
+        throw new FieldError('path', `the group ${JSON.stringify(path)} already exists`);
+      }
+      if (userExists(path)) throw new FieldError('path', `${JSON.stringify(path)} is already a username`);
+      checkName(name);
+      if (!visibilities.has(visibility as string)) throw new FieldError('visibility', 'must be private, internal or public');
+      checkMembers(group.members);
+    });
+    if (ok) {
+      groupPaths.set(fold(group.path as string), group.path as string);
+      result.groups.push(group as unknown as SeedGroup);
+    }
+  });
+
+  list('projects').forEach((project, i) => {
+    at(`projects[${i}]`, () => {
+      unknownKeys(project, entryKeys.project);
+      const { namespace, path, name, visibility } = project;
+      if (typeof namespace !== 'string') throw new FieldError('namespace', 'must be a group path or a username');
+      const groupPath = groupPaths.get(fold(namespace)) ?? store.lookup('groups', 'path', namespace)?.path ?? null;
+      const owner = groupPath ?? usernames.get(fold(namespace)) ?? store.lookup('users', 'username', namespace)?.username;
+      if (owner === undefined) {
+        throw new FieldError('namespace', `${JSON.stringify(namespace)} is neither a group's path nor a username`);
+      }
+      if (typeof path !== 'string' || !usernamePattern.test(path)) {
+        throw new FieldError('path', 'must be 1 to 255 letters, digits, "_", "." or "-", and must not start with "." or "-"');
+      }
+      const fullPath = `${owner}/${path}`;
+      if (fullPaths.has(fold(fullPath)) || store.lookup('projects', 'fullPath', fullPath)) {
+        throw new FieldError('path', `the project ${JSON.stringify(fullPath)} already exists`);
+      }
+      checkName(name);
+      if (!visibilities.has(visibility as string)) throw new FieldError('visibility', 'must be private, internal or public');
+      checkMembers(project.members);
+      fullPaths.add(fold(fullPath));
+      result.projects.push({ project: project as unknown as SeedProject, namespace: owner, groupPath });
+    });
+  });
+
+  list('applications').forEach((application, i) => {
+    const path = `applications[${i}]`;
+    at(path, () => {
+      unknownKeys(application, entryKeys.application);
+      const { owner, client_id, client_secret } = application;
+      if (typeof owner !== 'string' || !userExists(owner)) {
+        throw new FieldError('owner', `${JSON.stringify(owner)} is not a user of the fixture or the store`);
+      }
+      if (typeof client_id !== 'string') throw new FieldError('client_id', 'must be a string');
+      if (typeof client_secret !== 'string') throw new FieldError('client_secret', 'must be a string');
+      let checked: CheckedApplication;
+      try {
+        checked = checkApplicationFields({
+          name: application.name as string,
+          redirect_uris: application.redirect_uris as string[],
+          scopes: application.scopes as Scope[] | undefined,
+          uid: client_id,
+          secret: client_secret,
+        });
+      } catch (error) {
+        // The fixture names these as the token endpoint does.
+        if (error instanceof ApplicationError && (error.field === 'uid' || error.field === 'secret')) {
+          throw new FieldError(error.field === 'uid' ? 'client_id' : 'client_secret', error.message);
+        }
+        throw error;
+      }
+      if (clientIds.has(client_id) || store.lookup('applications', 'uid', client_id)) {
+        throw new FieldError('client_id', `the App ID ${JSON.stringify(client_id)} is already taken`);
+      }
+      clientIds.add(client_id);
+      result.applications.push({ owner, application: checked });
+    });
+  });
+
+  return { plan: result, problems };
+}
+
+/**
+ * Loads a fixture (see SeedFixture): checks all of it first and throws SeedError listing every problem without
+ * writing anything, then hashes the passwords and applies everything in one commit.
+ */
+export async function loadSeed(store: Store, fixture: unknown): Promise<SeedSummary> {
+  const first = plan(store, fixture);
+  if (first.problems.length > 0) throw new SeedError(first.problems);
+  const hashes = await Promise.all(first.plan.users.map(({ user }) => hashPassword(user.password)));
+  return store.commit(() => {
+    // Hashing awaited, so another request may have taken a name meanwhile; checked again before any change.
+    const { plan: steps, problems } = plan(store, fixture);
+    if (problems.length > 0) throw new SeedError(problems);
+    const userId = (username: string) => store.lookup('users', 'username', username)!.id;
+    const members = (list: SeedMember[] | undefined): Membership[] =>
+      (list ?? []).map((m) => ({ user_id: userId(m.username), access_level: m.access_level }));
+    const now = new Date().toISOString();
+    let personalAccessTokens = 0;
+
+    steps.users.forEach(({ user, tokens }, i) => {
+      const record = insertUser(store, user, hashes[i]!);
+      for (const token of tokens) {
+        insertPersonalAccessToken(store, record.id, token, token.token!);
+        personalAccessTokens += 1;
+      }
+    });
+    for (const group of steps.groups) {
+      store.insert('groups', {
+        id: store.nextId('groups'),
+        path: group.path,
+        name: group.name.trim(),
+        visibility: group.visibility,
+        members: members(group.members),
+        created_at: now,
+      });
+    }
+    for (const { project, namespace, groupPath } of steps.projects) {
+      store.insert('projects', {
+        id: store.nextId('projects'),
+        namespace,
+        path: project.path,
+        name: project.name.trim(),
+        visibility: project.visibility,
+        group_id: groupPath === null ? null : store.lookup('groups', 'path', groupPath)!.id,
+        members: members(project.members),
+        created_at: now,
+      });
+    }
+    for (const { owner, application } of steps.applications) {
+      insertApplication(store, userId(owner), application, application.uid!, application.secret!);
+    }
+    return {
+      users: steps.users.length,
+      personalAccessTokens,
+      groups: steps.groups.length,
+      projects: steps.projects.length,
+      applications: steps.applications.length,
+    };
+  });
+}
+
+/** Reads a JSON fixture file and loads it; errors name the file. */
+export async function loadSeedFile(store: Store, file: string): Promise<SeedSummary> {
+  let fixture: unknown;
+  try {
+    fixture = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    throw new SeedError([`${file}: ${(error as Error).message}`]);
+  }
+  try {
+    return await loadSeed(store, fixture);
+  } catch (error) {
+    if (error instanceof SeedError) throw new SeedError(error.problems.map((p) => `${file}: ${p}`));
+    throw error;
+  }
+}
+
+export interface DemoCredentials {
+  username: string;
+  password: string;
+  client_id: string;
+  client_secret: string;
+}
+
+const demoPassword = customAlphabet('23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz', 16);
+
+/**
+ * Gives an empty store something to sign in with: user `demo`, group `demo-group`, project
+ * `demo-group/demo-project` and the application "Demo App". Answers the plain credentials (printed once by the
+ * CLI; the store keeps only hashes), or null when the store already has users.
+ */
+export async function ensureDemoData(store: Store): Promise<DemoCredentials | null> {
+  if (store.data.users.length > 0) return null;
+  const credentials: DemoCredentials = {
+    username: 'demo',
+    password: demoPassword(),
+    client_id: newClientId(),
+    client_secret: newSecret('clientSecret'),
+  };
+  const fixture: SeedFixture = {
+    users: [{ username: 'demo', email: 'demo@example.com', name: 'Demo User', password: credentials.password }],
+    groups: [{ path: 'demo-group', name: 'Demo Group', visibility: 'private', members: [{ username: 'demo', access_level: 50 }] }],
+    projects: [{ namespace: 'demo-group', path: 'demo-project', name: 'Demo Project', visibility: 'private' }],
+    applications: [
+      {
+        name: 'Demo App',
+        owner: 'demo',
+        client_id: credentials.client_id,
+        client_secret: credentials.client_secret,
+        redirect_uris: ['http://127.0.0.1:8080/callback'],
+        scopes: ['api', 'read_api', 'read_user'],
+      },
+    ],
+  };
+  await loadSeed(store, fixture);
+  return credentials;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function unknownKeys(entry: Record<string, unknown>, known: string[], prefix = ''): void {
+  const extra = Object.keys(entry).filter((k) => !known.includes(k));
+  if (extra.length > 0) {
+    throw new FieldError(`${prefix}${extra[0]}`, `unknown field; expected one of ${known.join(', ')}`);
+  }
+}
+
+function checkName(name: unknown): void {
+  if (typeof name !== 'string' || name.trim() === '') throw new FieldError('name', 'must not be blank');
+  if (name.length > 255) throw new FieldError('name', 'must be at most 255 characters long');
+}
+
+function fold(name: string): string {
+  return name.toLowerCase();
+}
