@@ -1,0 +1,141 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { insertUser } from '../../src/domain/accounts.js';
+import {
+  ApplicationError,
+  authenticateClient,
+  deleteApplication,
+  findApplicationByUid,
+  listApplications,
+  registerApplication,
+  type NewApplication,
+} from '../../src/domain/applications.js';
+import { openStore, type Store } from '../../src/store/file-store.js';
+
+let store: Store;
+let ownerId: number;
+let otherId: number;
+beforeEach(async () => {
+  store = await openStore({ file: null });
+  [ownerId, otherId] = await store.commit(() =>
+    ['jsmith', 'mallory'].map(
+      (username) => insertUser(store, { username, email: `${username}@example.com`, name: username }, 'scrypt$x').id,
+    ),
+  ) as [number, number];
+});
+afterEach(() => store.close());
+
+const app: NewApplication = { name: 'Example App', redirect_uris: ['https://app.example.com/callback'], scopes: ['api', 'read_user'] };
+
+describe('registerApplication', () => {
+  it('answers the secret once and stores its digest', async () => {
+    const { record, secret } = await registerApplication(store, ownerId, app);
+    expect(secret.startsWith('tbcs_')).toBe(true);
+    expect(record.uid).toMatch(/^[0-9A-Za-z]{32}$/);
+    expect(record).toMatchObject({ id: 1, name: 'Example App', owner_id: ownerId, scopes: ['api', 'read_user'] });
+    expect(JSON.stringify(store.data)).not.toContain(secret);
+    expect(findApplicationByUid(store, record.uid)).toBe(record);
+    expect(findApplicationByUid(store, 'unknown')).toBeNull();
+  });
+
+  it('defaults scopes to api and accepts a native app scheme and a fixed App ID and secret', async () => {
+    const { record, secret } = await registerApplication(store, ownerId, {
+      name: 'Phone',
+      redirect_uris: ['com.example.app:/oauth2redirect', 'http://127.0.0.1:8080/callback'],
+      uid: 'fixed-client-id',
+      secret: 'tbcs_fixed-secret-0000',
+    });
+    expect(record.scopes).toEqual(['api']);
+    expect(record.uid).toBe('fixed-client-id');
+    expect(secret).toBe('tbcs_fixed-secret-0000');
+    await expect(registerApplication(store, ownerId, { ...app, uid: 'fixed-client-id' })).rejects.toThrow(/already taken/);
+  });
+
+  it('rejects bad fields with a clear message naming the field', async () => {
+    const cases: Array<[Partial<NewApplication>, string, RegExp]> = [
+      [{ name: '  ' }, 'name', /blank/],
+      [{ name: 'x'.repeat(256) }, 'name', /255/],
+      [{ redirect_uris: [] }, 'redirect_uris', /at least one/],
+      [{ redirect_uris: ['/relative/callback'] }, 'redirect_uris', /absolute/],
+      [{ redirect_uris: ['https://app.example.com/cb#frag'] }, 'redirect_uris', /fragment/],
+      [{ redirect_uris: ['https://app.example.com/cb#'] }, 'redirect_uris', /fragment/],
+      [{ redirect_uris: ['javascript:alert(1)'] }, 'redirect_uris', /forbidden scheme/],
+      [{ redirect_uris: ['https://app.example.com/a b'] }, 'redirect_uris', /white space/],
+      [{ redirect_uris: Array.from({ length: 11 }, (_, i) => `https://app.example.com/${i}`) }, 'redirect_uris', /at most 10/],
+      [{ scopes: [] }, 'scopes', /at least one/],
+      [{ scopes: ['write_repository' as never] }, 'scopes', /unknown scope "write_repository"/],
+    ];
+    for (const [change, field, message] of cases) {
+      const error = await registerApplication(store, ownerId, { ...app, ...change }).catch((e: unknown) => e);
+      expect(error, JSON.stringify(change)).toBeInstanceOf(ApplicationError);
+      expect(error).toMatchObject({ field });
+      expect((error as Error).message).toMatch(message);
+    }
+    expect(store.data.applications).toEqual([]);
+  });
+});
+
+describe('authenticateClient', () => {
+  it('accepts the right secret only', async () => {
+    const { record, secret } = await registerApplication(store, ownerId, app);
+    expect(authenticateClient(store, record.uid, secret)).toBe(record);
+    expect(authenticateClient(store, record.uid, `${secret}x`)).toBeNull();
+    expect(authenticateClient(store, record.uid, '')).toBeNull();
+    expect(authenticateClient(store, 'unknown', secret)).toBeNull();
+  });
+});
+
+describe('listing and deleting', () => {
+  it('lists the owner’s applications only', async () => {
+    const mine = (await registerApplication(store, ownerId, app)).record;
+    await registerApplication(store, otherId, app);
+    expect(listApplications(store, ownerId)).toEqual([mine]);
+  });
+
+  it('deletes the application and its codes, and revokes its tokens; only for its owner', async () => {
+    const { record, secret } = await registerApplication(store, ownerId, app);
+    const other = (await registerApplication(store, ownerId, { ...app, name: 'Other' })).record;
+    const code = (id: string, application_id: number) => ({
+      id,
+      codeDigest: id,
+      application_id,
+      user_id: ownerId,
+      redirect_uri: app.redirect_uris[0]!,
+      scopes: ['api' as const],
+      code_challenge: null,
+      code_challenge_method: null,
+      created_at: 0,
+      expires_at: 9e9,
+      used_at: null,
+    });
+    const token = (id: string, application_id: number) => ({
+      id,
+      tokenDigest: id,
+      refreshDigest: `r-${id}`,
+      application_id,
+      user_id: ownerId,
+      scopes: ['api' as const],
+      created_at: 0,
+      expires_in: 7200,
+      revoked_at: null,
+      code_id: null,
+    });
+    await store.commit(() => {
+      store.insert('authorizationCodes', code('c1', record.id));
+      store.insert('authorizationCodes', code('c2', other.id));
+      store.insert('accessTokens', token('t1', record.id));
+      store.insert('accessTokens', token('t2', other.id));
+    });
+
+    expect(await deleteApplication(store, otherId, record.id)).toBe(false);
+    expect(findApplicationByUid(store, record.uid)).toBe(record);
+
+    expect(await deleteApplication(store, ownerId, record.id)).toBe(true);
+    expect(findApplicationByUid(store, record.uid)).toBeNull();
+    expect(authenticateClient(store, record.uid, secret)).toBeNull();
+    expect(store.data.authorizationCodes.map((c) => c.id)).toEqual(['c2']);
+    expect(store.lookup('authorizationCodes', 'codeDigest', 'c1')).toBeUndefined();
+    expect(store.lookup('accessTokens', 'id', 't1')?.revoked_at).toEqual(expect.any(Number));
+    expect(store.lookup('accessTokens', 'id', 't2')?.revoked_at).toBeNull();
+    expect(await deleteApplication(store, ownerId, record.id)).toBe(false);
+  });
+});

@@ -1,0 +1,165 @@
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { authenticate, findActivePersonalAccessToken } from '../../src/domain/accounts.js';
+import { authenticateClient } from '../../src/domain/applications.js';
+import type { DurableJsonFile } from '../../src/store/durable-json-file.js';
+import { ensureDemoData, loadSeed, loadSeedFile, SeedError, type SeedFixture } from '../../src/store/seed.js';
+import type { StoreData } from '../../src/store/schema.js';
+import { useTempStores } from './temp-store.js';
+
+const t = useTempStores();
+const exampleFile = fileURLToPath(new URL('../../fixtures/example-seed.json', import.meta.url));
+const example = JSON.parse(readFileSync(exampleFile, 'utf8')) as Required<SeedFixture>;
+
+describe('loadSeed with the example fixture', () => {
+  it('loads everything, wiring namespaces and members, with no plain secret in the file', async () => {
+    const file = t.file();
+    const store = await t.open(file);
+    const summary = await loadSeedFile(store, exampleFile);
+    expect(summary).toEqual({ users: 3, personalAccessTokens: 2, groups: 2, projects: 4, applications: 1 });
+
+    const id = (username: string) => store.lookup('users', 'username', username)!.id;
+    expect(store.lookup('users', 'username', 'awong')?.two_factor_enabled).toBe(true);
+    const acme = store.lookup('groups', 'path', 'acme')!;
+    expect(acme).toMatchObject({ visibility: 'private' });
+    expect(acme.members).toEqual([
+      { user_id: id('jsmith'), access_level: 50 },
+      { user_id: id('awong'), access_level: 30 },
+    ]);
+    expect(store.lookup('groups', 'path', 'opensource')?.visibility).toBe('public');
+    expect(store.lookup('projects', 'fullPath', 'acme/widgets')).toMatchObject({ group_id: acme.id, visibility: 'private' });
+    expect(store.lookup('projects', 'fullPath', 'acme/website')?.visibility).toBe('internal');
+    expect(store.lookup('projects', 'fullPath', 'opensource/bell')?.visibility).toBe('public');
+    expect(store.lookup('projects', 'fullPath', 'jsmith/dotfiles')).toMatchObject({ group_id: null, namespace: 'jsmith' });
+    const mallory = id('mallory');
+    const memberships = [...store.data.groups, ...store.data.projects].flatMap((s) => s.members);
+    expect(memberships.some((m) => m.user_id === mallory)).toBe(false);
+
+    // The credentials work...
+    expect((await authenticate(store, 'jsmith', 'correct-horse-battery'))?.id).toBe(id('jsmith'));
+    const pat = findActivePersonalAccessToken(store, 'tbpat-jsmith-example-token-000000000000000000');
+    expect(pat).toMatchObject({ user_id: id('jsmith'), scopes: ['api'] });
+    const appEntry = example.applications[0]!;
+    expect(authenticateClient(store, appEntry.client_id, appEntry.client_secret)).toMatchObject({
+      name: 'Example App',
+      owner_id: id('jsmith'),
+      redirect_uris: ['http://127.0.0.1:8080/callback'],
+      scopes: ['api', 'read_api', 'read_user'],
+    });
+
+    // ...but none of them is in the data file.
+    const text = await readFile(file, 'utf8');
+    const secrets = [
+      ...example.users.map((u) => u.password),
+      ...example.users.flatMap((u) => (u.personal_access_tokens ?? []).map((p) => p.token)),
+      appEntry.client_secret,
+    ];
+    expect(secrets).toHaveLength(6);
+    for (const secret of secrets) expect(text).not.toContain(secret);
+    expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(store.data)));
+  });
+
+  it('refuses to load it twice, changing nothing', async () => {
+    const store = await t.open(null);
+    await loadSeed(store, example);
+    const before = JSON.stringify(store.data);
+    const error = (await loadSeed(store, example).catch((e: unknown) => e)) as SeedError;
+    expect(error).toBeInstanceOf(SeedError);
+    expect(error.problems).toContain('users[0].username: the username "jsmith" is already taken');
+    expect(error.problems.some((p) => p.startsWith('applications[0].client_id:'))).toBe(true);
+    expect(JSON.stringify(store.data)).toBe(before);
+  });
+});
+
+describe('loadSeed with a bad fixture', () => {
+  it('lists every bad entry by its path and writes nothing', async () => {
+    const file = t.file();
+    const store = await t.open(file);
+    const bytes = await readFile(file);
+    const writes = (store.adapter as DurableJsonFile<StoreData>).writes;
+    const bad = {
+      users: [
+        { username: 'ok', email: 'ok@example.com', name: 'OK', password: 'long-enough-password' },
+        { username: 'dup', email: 'OK@example.com', name: 'Dup', password: 'long-enough-password' },
+        { username: 'bad', email: 'not-an-email', name: 'Bad', password: 'long-enough-password' },
+        { username: 'weak', email: 'weak@example.com', name: 'Weak', password: 'short' },
+        { username: 'typo', emial: 'typo@example.com', email: 't@example.com', name: 'T', password: 'long-enough-password' },
+      ],
+      groups: [{ path: 'acme', name: 'Acme', visibility: 'secret', members: [{ username: 'ghost', access_level: 50 }] }],
+      projects: [
+        { namespace: 'nowhere', path: 'p', name: 'P', visibility: 'private' },
+        { namespace: 'ok', path: 'p', name: 'P', visibility: 'private', members: [{ username: 'ok', access_level: 60 }] },
+      ],
+      applications: [
+        { name: 'A', owner: 'ok', client_id: 'id-1', client_secret: 's', redirect_uris: ['https://a.example/cb#x'], scopes: ['api'] },
+      ],
+    };
+    const error = (await loadSeed(store, bad).catch((e: unknown) => e)) as SeedError;
+    expect(error).toBeInstanceOf(SeedError);
+    expect(error.problems).toEqual([
+      'users[1].email: the e-mail address "OK@example.com" is already in use',
+      'users[2].email: "not-an-email" is not an e-mail address',
+      'users[3].password: the password must be at least 8 characters long',
+      'users[4].emial: unknown field; expected one of username, email, name, password, two_factor_enabled, is_admin, bio, personal_access_tokens',
+      'groups[0].visibility: must be private, internal or public',
+      'projects[0].namespace: "nowhere" is neither a group\'s path nor a username',
+      'projects[1].members[0].access_level: must be 10, 20, 30, 40 or 50',
+      'applications[0].redirect_uris: "https://a.example/cb#x" must not contain a fragment (#)',
+    ]);
+    expect(error.message).toContain('users[2].email');
+    expect(store.data.users).toEqual([]);
+    expect(store.data.sequences.users).toBe(0);
+    expect((store.adapter as DurableJsonFile<StoreData>).writes).toBe(writes);
+    expect((await readFile(file)).equals(bytes)).toBe(true);
+  });
+
+  it('names unknown members, owners and non-object fixtures', async () => {
+    const store = await t.open(null);
+    await expect(loadSeed(store, [])).rejects.toThrow('the fixture must be a JSON object');
+    const error = (await loadSeed(store, {
+      groups: [{ path: 'g', name: 'G', visibility: 'public', members: [{ username: 'ghost', access_level: 50 }] }],
+      applications: [{ name: 'A', owner: 'ghost', client_id: 'c', client_secret: 'tbcs_long-enough-secret', redirect_uris: ['https://a.example/cb'] }],
+      extra: true,
+    }).catch((e: unknown) => e)) as SeedError;
+    expect(error.problems).toEqual([
+      'extra: unknown field; expected one of users, groups, projects, applications',
+      'groups[0].members[0].username: "ghost" is not a user of the fixture or the store',
+      'applications[0].owner: "ghost" is not a user of the fixture or the store',
+    ]);
+  });
+});
+
+describe('ensureDemoData', () => {
+  it('seeds an empty store once and answers the credentials', async () => {
+    const file = t.file();
+    const store = await t.open(file);
+    const demo = await ensureDemoData(store);
+    expect(demo).not.toBeNull();
+    expect(demo!.username).toBe('demo');
+    expect(demo!.password).toHaveLength(16);
+    expect(demo!.client_secret.startsWith('tbcs_')).toBe(true);
+
+    expect(store.lookup('users', 'username', 'demo')?.email).toBe('demo@example.com');
+    const group = store.lookup('groups', 'path', 'demo-group')!;
+    expect(group.visibility).toBe('private');
+    expect(group.members).toEqual([{ user_id: store.lookup('users', 'username', 'demo')!.id, access_level: 50 }]);
+    expect(store.lookup('projects', 'fullPath', 'demo-group/demo-project')).toMatchObject({
+      group_id: group.id,
+      visibility: 'private',
+    });
+    expect(authenticateClient(store, demo!.client_id, demo!.client_secret)).toMatchObject({
+      name: 'Demo App',
+      redirect_uris: ['http://127.0.0.1:8080/callback'],
+      scopes: ['api', 'read_api', 'read_user'],
+    });
+    expect(await authenticate(store, 'demo', demo!.password)).not.toBeNull();
+    const text = await readFile(file, 'utf8');
+    expect(text).not.toContain(demo!.password);
+    expect(text).not.toContain(demo!.client_secret);
+
+    expect(await ensureDemoData(store)).toBeNull();
+    expect(store.data.users).toHaveLength(1);
+  });
+});
