@@ -68,6 +68,8 @@ export class TokenbellApiError extends TokenbellError {
 
   /** Builds the error matching the response's status, taking the message from a `{message}` body. */
   static from(response: Response, body: unknown): TokenbellApiError {
+    // openapi-fetch reports an empty error body as "" or undefined depending on Content-Length.
+    if (body === '') body = undefined;
     const init: TokenbellApiErrorInit = { status: response.status, message: apiMessage(response, body), body, response };
     switch (response.status) {
       case 400:

@@ -1,6 +1,12 @@
-import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import openapiFetch, { type Client, type Middleware } from 'openapi-fetch';
 import { TokenbellError, TokenbellNetworkError } from './errors.js';
 import type { paths } from './generated/openapi.js';
+
+// Our CJS build is emitted by esbuild in Node mode (the package is "type": "module"), where a default
+// import of a CommonJS module is its whole module.exports, and openapi-fetch's CJS file keeps the
+// function under `.default`. The ESM build gets the function directly.
+const createClient: typeof openapiFetch =
+  typeof openapiFetch === 'function' ? openapiFetch : (openapiFetch as unknown as { default: typeof openapiFetch }).default;
 
 /** The `fetch` this package calls: anything that takes a `Request` and answers a `Response`. */
 export type FetchLike = (input: Request) => Promise<Response>;

@@ -158,6 +158,7 @@ function errorFrom(response: Response, body: unknown): OAuthError {
       body,
     });
   }
+  if (body === '') body = undefined;
   // openapi-fetch leaves a body it could not parse as text; parse again only to keep the reason.
   const parsed = typeof body === 'string' ? parseJson(body) : undefined;
   return new OAuthError({
