@@ -1,0 +1,47 @@
+// What a browser app pays for the SDK: the packed tarball, and the minified + gzipped bundle of
+// the three functions a typical sign-in page imports. Run after `npm run build`.
+// Usage: node scripts/size.mjs [--json]
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+
+const pkgDir = fileURLToPath(new URL('..', import.meta.url));
+if (!existsSync(new URL('../dist/index.js', import.meta.url))) {
+  console.error('dist/ is missing: run `npm run build -w @tokenbell/sdk` first');
+  process.exit(1);
+}
+
+const entry = "export { createTokenbellClient, authorizationUrl, exchangeCode } from '@tokenbell/sdk';";
+const { outputFiles } = await build({
+  stdin: { contents: entry, resolveDir: pkgDir, loader: 'js', sourcefile: 'browser-app.js' },
+  bundle: true,
+  minify: true,
+  platform: 'browser',
+  format: 'esm',
+  target: 'es2022',
+  write: false,
+  logLevel: 'error',
+});
+const bundle = outputFiles[0].contents;
+
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const [pack] = JSON.parse(execFileSync(npm, ['pack', '--dry-run', '--json'], { cwd: pkgDir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+
+const figures = {
+  packedBytes: pack.size,
+  unpackedBytes: pack.unpackedSize,
+  files: pack.entryCount,
+  minBytes: bundle.byteLength,
+  minGzipBytes: gzipSync(bundle, { level: 9 }).byteLength,
+};
+
+if (process.argv.includes('--json')) {
+  console.log(JSON.stringify(figures));
+} else {
+  const kB = (n) => `${(n / 1000).toFixed(2)} kB`;
+  console.log(`packed tarball:   ${kB(figures.packedBytes)} (${figures.files} files, ${kB(figures.unpackedBytes)} unpacked)`);
+  console.log(`browser bundle:   ${kB(figures.minBytes)} min, ${kB(figures.minGzipBytes)} min+gzip`);
+  console.log('                  (createTokenbellClient, authorizationUrl, exchangeCode; esbuild, platform browser)');
+}

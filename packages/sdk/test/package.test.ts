@@ -1,0 +1,99 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// Checks the package as a consumer gets it: the tarball's contents, installing it, importing it from
+// ESM and CommonJS, and the exports map as publint and arethetypeswrong see it.
+const run = promisify(execFile);
+const pkgDir = fileURLToPath(new URL('..', import.meta.url));
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const bin = (name: string) => join(pkgDir, '..', '..', 'node_modules', '.bin', name);
+const scratch = mkdtempSync(join(tmpdir(), 'tokenbell-sdk-pack-'));
+let tarball = '';
+
+interface PackResult {
+  filename: string;
+  size: number;
+  files: { path: string }[];
+}
+
+beforeAll(async () => {
+  await run(npm, ['run', 'build'], { cwd: pkgDir });
+  const { stdout } = await run(npm, ['pack', '--json', '--pack-destination', scratch], { cwd: pkgDir });
+  const [pack] = JSON.parse(stdout) as PackResult[];
+  tarball = join(scratch, pack!.filename);
+}, 120_000);
+
+afterAll(() => {
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+describe('@tokenbell/sdk package', { timeout: 120_000 }, () => {
+  it('packs dist, README and package.json only', async () => {
+    const { stdout } = await run(npm, ['pack', '--dry-run', '--json'], { cwd: pkgDir });
+    const [pack] = JSON.parse(stdout) as PackResult[];
+    const paths = pack!.files.map((f) => f.path).sort();
+    expect(paths).toEqual(
+      expect.arrayContaining(['README.md', 'package.json', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts']),
+    );
+    expect(paths.filter((p) => !/^dist\/[^/]+$/.test(p) && p !== 'README.md' && p !== 'package.json')).toEqual([]);
+  });
+
+  it('installs from the tarball and works from ESM and CommonJS', async () => {
+    writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'scratch', private: true }));
+    await run(npm, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts', tarball], { cwd: scratch });
+
+    const body = (format: 'esm' | 'cjs') => `
+      const fetch = async (request) => new Response(JSON.stringify({ url: request.url, auth: request.headers.get('authorization') }));
+      const main = async () => {
+        const { url, state, codeVerifier } = await sdk.authorizationUrl({ baseUrl: 'http://127.0.0.1:4010', clientId: 'app', redirectUri: 'http://localhost/cb' });
+        const client = sdk.createTokenbellClient({ baseUrl: 'http://127.0.0.1:4010', auth: { accessToken: 't' }, fetch });
+        const answer = await client.notificationSettings.project('acme/widgets').get();
+        console.log(JSON.stringify({ format: '${format}', url, state, codeVerifier, answer, networkError: typeof sdk.TokenbellNetworkError }));
+      };
+      main().catch((error) => { console.error(error); process.exit(1); });`;
+    writeFileSync(join(scratch, 'check.mjs'), `import * as sdk from '@tokenbell/sdk';\n${body('esm')}`);
+    writeFileSync(join(scratch, 'check.cjs'), `const sdk = require('@tokenbell/sdk');\n${body('cjs')}`);
+
+    for (const [file, format] of [
+      ['check.mjs', 'esm'],
+      ['check.cjs', 'cjs'],
+    ] as const) {
+      const { stdout } = await run(process.execPath, [file], { cwd: scratch });
+      const out = JSON.parse(stdout) as Record<string, unknown> & { url: string; state: string; codeVerifier: string };
+      expect(out).toMatchObject({
+        format,
+        answer: { url: 'http://127.0.0.1:4010/api/v3/projects/acme%2Fwidgets/notification_settings', auth: 'Bearer t' },
+        networkError: 'function',
+      });
+      expect(out.url).toMatch(/^http:\/\/127\.0\.0\.1:4010\/oauth\/authorize\?client_id=app&.*code_challenge_method=S256$/);
+      expect(out.state).toHaveLength(43);
+      expect(out.codeVerifier).toHaveLength(43);
+    }
+  });
+
+  it('passes publint', async () => {
+    const { publint } = await import('publint');
+    const { messages } = await publint({ pkgDir, level: 'suggestion' });
+    expect(messages).toEqual([]);
+  });
+
+  it('passes arethetypeswrong for every resolution mode', async () => {
+    // The default (strict) profile covers node10, node16 from CJS and from ESM, and bundler.
+    const result = await run(bin('attw'), [tarball, '--format', 'json'], { cwd: pkgDir }).catch((error: { stdout: string }) => error);
+    const report = JSON.parse(result.stdout) as { analysis: { problems: unknown[] } };
+    expect(report.analysis.problems).toEqual([]);
+  });
+
+  it('reports its size for a browser bundle', async () => {
+    const { stdout } = await run(process.execPath, [join(pkgDir, 'scripts', 'size.mjs'), '--json'], { cwd: pkgDir });
+    const figures = JSON.parse(stdout) as { packedBytes: number; minGzipBytes: number };
+    console.info(`@tokenbell/sdk: packed ${figures.packedBytes} B, browser min+gzip ${figures.minGzipBytes} B`);
+    // A budget, so that growth is a decision rather than an accident.
+    expect(figures.minGzipBytes).toBeLessThan(8_000);
+  });
+});
