@@ -138,7 +138,8 @@ export class Store {
    * If `mutate` throws, this commit writes nothing and the error propagates. Changes it made before throwing stay
    * in memory (and reach the file with the next commit), so callers validate everything first and only then
    * mutate: a throw must never leave a half-change. `mutate` must not be async: the event loop is what serialises
-   * commits.
+   * commits. If the write itself fails, every commit sharing it rejects; the changes stay in memory and the next
+   * successful write carries them.
    */
   async commit<T>(mutate: (data: StoreData) => T): Promise<T> {
     if (this.#closed) throw new StoreClosedError(`the store${this.file ? ` for ${this.file}` : ''} is closed`);
