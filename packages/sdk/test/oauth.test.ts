@@ -284,6 +284,12 @@ describe('token endpoint errors', () => {
     expect(error.cause).toBeInstanceOf(SyntaxError);
   });
 
+  it('an empty error body becomes invalid_response without a body', async () => {
+    const error = (await exchange(fakeFetch(new Response(null, { status: 500 })).fetch)) as OAuthError;
+    expect(error).toMatchObject({ error: 'invalid_response', status: 500, body: undefined });
+    expect(error.cause).toBeUndefined();
+  });
+
   it('a JSON error body without `error` becomes invalid_response', async () => {
     const error = (await exchange(fakeFetch(jsonResponse({ message: 'nope' }, 400)).fetch)) as OAuthError;
     expect(error).toMatchObject({ error: 'invalid_response', status: 400, body: { message: 'nope' } });
