@@ -8,6 +8,7 @@ import type { Store } from '../store/file-store.js';
 import { apiRouter } from './api-routes.js';
 import { ApiError, errorHandler } from './errors.js';
 import { oauthRouter } from './oauth-routes.js';
+import { pageAssets, pageHeaders, pagePaths, pageSessions, pagesRouter } from './pages-routes.js';
 
 export interface AppOptions {
   store: Store;
@@ -50,10 +51,15 @@ export function createApp({ store, config, now = wallClock, log }: AppOptions): 
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
   app.use(apiV4Alias);
+  app.use(pagePaths, pageHeaders(config.secureCookies));
+  app.use(pageAssets());
   app.use(express.json({ limit: config.bodyLimit }));
   app.use(express.urlencoded({ extended: true, limit: config.bodyLimit, parameterLimit: 200 }));
   // Authentication comes before validation, so an anonymous caller learns nothing about parameters (401 first).
   app.use('/api/v3', apiAuthentication(store, now));
+  const pages = { store, now, codeTtl: config.codeTtl, secureCookies: config.secureCookies };
+  // Sessions and CSRF only on the pages, and before validation: a forged form gets 403 whatever its fields.
+  app.use(pageSessions(pages));
   app.use(
     OpenApiValidator.middleware({
       apiSpec: documentPath,
@@ -66,6 +72,7 @@ export function createApp({ store, config, now = wallClock, log }: AppOptions): 
     }),
   );
   app.use(oauthRouter({ store, baseUrl: config.baseUrl, tokenTtl: config.tokenTtl, now }));
+  app.use(pagesRouter(pages));
   app.use('/api/v3', apiRouter(store, config.baseUrl));
   app.use(errorHandler(log));
   return app;

@@ -30,7 +30,8 @@ export function html(strings: TemplateStringsArray, ...values: Part[]): SafeHtml
   return new SafeHtml(out);
 }
 
-export function layout(title: string, body: SafeHtml): string {
+/** A complete page; `header` (navigation) goes before the main landmark. */
+export function layout(title: string, body: SafeHtml, header?: SafeHtml): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -40,6 +41,7 @@ export function layout(title: string, body: SafeHtml): string {
 <link rel="stylesheet" href="/assets/tokenbell.css">
 </head>
 <body>
+${header}
 <main>
 ${body}
 </main>

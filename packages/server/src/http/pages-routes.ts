@@ -1,0 +1,352 @@
+// The browser-facing routes: sign-in and sign-out, the authorization endpoint's consent page, applications and
+// personal access tokens. Handlers are thin: the rules live in the domain, the markup in src/pages.
+import helmet from 'helmet';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { components } from '../generated/openapi.js';
+import { AccountError, authenticate, createPersonalAccessToken, listPersonalAccessTokens, revokePersonalAccessToken } from '../domain/accounts.js';
+import { ApplicationError, deleteApplication, listApplications, registerApplication } from '../domain/applications.js';
+import { authorizedApplications, revokeApplicationAuthorization } from '../domain/authorized-applications.js';
+import {
+  approveAuthorization,
+  checkAuthorizationRequest,
+  denyAuthorization,
+  type AuthorizationRequest,
+} from '../domain/oauth/authorization.js';
+import { applicationCreatedPage, applicationsPage, type ApplicationFormState } from '../pages/applications.js';
+import { serveStylesheet, stylesheetPath } from '../pages/assets.js';
+import { consentPage } from '../pages/consent.js';
+import { personalAccessTokensPage, tokenCreatedPage, type TokenFormState } from '../pages/personal-access-tokens.js';
+import { signInPage } from '../pages/sign-in.js';
+import type { Store } from '../store/file-store.js';
+import type { Scope, UserRecord } from '../store/schema.js';
+import { ApiError } from './errors.js';
+import { csrfProtection, csrfToken, endSession, sessionCookieName, sessionMiddleware, sessionUserId, startSignedInSession } from './session.js';
+
+type Schemas = components['schemas'];
+
+export interface PagesOptions {
+  store: Store;
+  now: () => number;
+  codeTtl: number;
+  secureCookies: boolean;
+}
+
+/** The paths that belong to a browser session; the API and the JSON OAuth endpoints never see a cookie. */
+export const sessionPaths = ['/users/sign_in', '/users/sign_out', '/oauth/authorize', '/profile'];
+/** Every path that answers HTML pages (or their stylesheet). */
+export const pagePaths = [...sessionPaths, '/assets'];
+
+const signInPath = '/users/sign_in';
+const home = '/profile/applications';
+
+const baseDirectives = {
+  defaultSrc: ["'self'"],
+  baseUri: ["'none'"],
+  // No page needs JavaScript, so none may run, inline or not.
+  scriptSrc: ["'none'"],
+  styleSrc: ["'self'"],
+  imgSrc: ["'self'"],
+  objectSrc: ["'none'"],
+  formAction: ["'self'"],
+  // Nobody may frame a page: a framed consent page could be clickjacked into "Authorize".
+  frameAncestors: ["'none'"],
+};
+
+/**
+ * Security headers and no caching for every page, errors included (mounted before the body parsers so even a
+ * 413 page carries them). Referrer-Policy no-referrer: the consent page's URL holds state and PKCE challenge, and
+ * nothing a page links to should learn it.
+ */
+export function pageHeaders(secureCookies: boolean): RequestHandler[] {
+  return [
+    helmet({
+      contentSecurityPolicy: { useDefaults: false, directives: baseDirectives },
+      frameguard: { action: 'deny' },
+      referrerPolicy: { policy: 'no-referrer' },
+      // HSTS means something only over https; over plain http it would just be noise.
+      strictTransportSecurity: secureCookies,
+    }),
+    (req, res, next) => {
+      if (!req.path.startsWith('/assets/')) res.set('Cache-Control', 'no-store');
+      next();
+    },
+  ];
+}
+
+/**
+ * The consent page's policy. CSP `form-action` governs not only where a form posts but, in Chromium, every
+ * redirect that follows the submission: the consent form posts to 'self', which answers 302 to the client's
+ * redirect URI, and with `form-action 'self'` alone Chromium blocks that navigation. So this one page also allows
+ * the origin of the (already verified, exactly registered) redirect URI of the request it shows, and nothing else.
+ */
+const consentPolicy = helmet.contentSecurityPolicy({
+  useDefaults: false,
+  directives: { ...baseDirectives, formAction: ["'self'", (_req, res) => (res as Response).locals.redirectSource as string] },
+});
+
+/** The CSP source for a redirect URI: its origin, or for private-use schemes (RFC 8252) the scheme. */
+export function formActionSource(redirectUri: string): string {
+  const url = new URL(redirectUri);
+  // Hosts may contain characters (";", ",") that would end a CSP directive; such an origin falls back to its scheme.
+  if ((url.protocol === 'http:' || url.protocol === 'https:') && /^https?:\/\/[A-Za-z0-9.\-[\]:]+$/.test(url.origin)) return url.origin;
+  return url.protocol;
+}
+
+/**
+ * A `return_to` worth following: a path on this instance. `//host` and `/\host` are read by browsers as another
+ * host, control characters are dropped by browsers before parsing (so `/\t/host` becomes `//host`), and anything
+ * with a scheme is elsewhere; all of those are ignored.
+ */
+export function localPath(value: unknown): string | undefined {
+  if (typeof value !== 'string' || !value.startsWith('/') || value.length > 4096) return undefined;
+  if (/^\/[/\\]/.test(value) || /[\u0000-\u001f\u007f\\]/.test(value)) return undefined;
+  const base = 'http://tokenbell.invalid';
+  try {
+    const url = new URL(value, base);
+    return url.origin === base ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A query string the validator accepts: it refuses query values holding RFC 3986 reserved characters, "+" and
+ * "(" included, so every one is percent-encoded (URLSearchParams would write "+" for a space).
+ */
+const queryString = (params: Record<string, string>) =>
+  Object.entries(params)
+    .map(([k, v]) => `${k}=${encodeURIComponent(v).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`)
+    .join('&');
+
+const signInLocation = (returnTo: string | undefined) => (returnTo ? `${signInPath}?${queryString({ return_to: returnTo })}` : signInPath);
+
+function currentUser(store: Store, req: Request): UserRecord | undefined {
+  const id = sessionUserId(req);
+  const user = id === undefined ? undefined : store.lookup('users', 'id', id);
+  return user && user.state === 'active' ? user : undefined;
+}
+
+const authorizationParamNames = ['client_id', 'redirect_uri', 'response_type', 'state', 'scope', 'code_challenge', 'code_challenge_method'] as const;
+
+/** The authorization request's parameters from the query or the consent form (strings only; the validator ran). */
+function authorizationParams(source: Record<string, unknown>): AuthorizationRequest {
+  const params: Record<string, string> = {};
+  for (const name of authorizationParamNames) {
+    const value = source[name];
+    if (typeof value === 'string') params[name] = value;
+  }
+  return { client_id: '', redirect_uri: '', response_type: '', ...params };
+}
+
+/** Where to resume after signing in when a form was posted without a session: the page the form came from. */
+function resumePathForPost(req: Request): string {
+  if (req.path === '/oauth/authorize') {
+    const params = authorizationParams((req.body ?? {}) as Record<string, unknown>);
+    const sent = Object.entries(params).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== '');
+    return `/oauth/authorize?${queryString(Object.fromEntries(sent))}`;
+  }
+  return req.path.startsWith('/profile/personal_access_tokens') ? '/profile/personal_access_tokens' : home;
+}
+
+/**
+ * Runs before the validator: the session, then (for forms that act for a user) a redirect to sign in when there
+ * is no user, then the CSRF check. A forged or stale form is refused with 403 before anything else reads it.
+ */
+export function pageSessions({ store, secureCookies }: PagesOptions): Router {
+  const router = Router();
+  router.use(sessionPaths, sessionMiddleware(store, secureCookies));
+  router.post(['/oauth/authorize', '/profile/*rest'], (req, res, next) => {
+    if (currentUser(store, req)) return next();
+    res.redirect(302, signInLocation(resumePathForPost(req)));
+  });
+  router.use(sessionPaths, csrfProtection);
+  return router;
+}
+
+/** The stylesheet, outside the document's operations, so mounted before the validator. */
+export function pageAssets(): Router {
+  const router = Router();
+  router.get(stylesheetPath, serveStylesheet);
+  return router;
+}
+
+const html = (res: Response, status: number, page: string) => res.status(status).type('html').send(page);
+const asList = (value: unknown): string[] | undefined =>
+  value === undefined ? undefined : (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string');
+
+const fieldLabels: Record<string, string> = {
+  name: 'Name',
+  redirect_uris: 'Redirect URIs',
+  scopes: 'Scopes',
+  expires_at: 'Expires at',
+};
+const describeFieldError = (error: ApplicationError | AccountError) => `${fieldLabels[error.field] ?? error.field} ${error.message}.`;
+
+export function pagesRouter({ store, now, codeTtl }: PagesOptions): Router {
+  const router = Router();
+
+  /** The signed-in user, or a redirect to sign in and back here (GET pages). */
+  const signedIn = (req: Request, res: Response): UserRecord | undefined => {
+    const user = currentUser(store, req);
+    if (!user) res.redirect(302, signInLocation(localPath(req.originalUrl)));
+    return user;
+  };
+  /** For the form routes, which pageSessions has already sent to sign-in without a user. */
+  const userOf = (req: Request): UserRecord => {
+    const user = currentUser(store, req);
+    if (!user) throw new ApiError(403, 'Your session has ended. Sign in again.');
+    return user;
+  };
+
+  router.get(signInPath, (req, res) => {
+    html(res, 200, signInPage({ csrf: csrfToken(req), returnTo: localPath(req.query.return_to) }));
+  });
+
+  router.post(signInPath, async (req, res) => {
+    const body = req.body as Schemas['SignInForm'];
+    const returnTo = localPath(body.return_to);
+    const user = await authenticate(store, body.login, body.password);
+    if (!user) {
+      // One message whatever was wrong, so the page does not tell which logins exist.
+      html(res, 401, signInPage({ csrf: csrfToken(req), returnTo, login: body.login, error: 'Invalid login or password.' }));
+      return;
+    }
+    await startSignedInSession(req, user.id);
+    res.redirect(302, returnTo ?? home);
+  });
+
+  router.post('/users/sign_out', async (req, res) => {
+    await endSession(req);
+    res.clearCookie(sessionCookieName, { path: '/', httpOnly: true, sameSite: 'lax' });
+    res.redirect(302, signInPath);
+  });
+
+  router.get('/oauth/authorize', (req, res) => {
+    const checked = checkAuthorizationRequest(store, authorizationParams(req.query));
+    if (checked.outcome === 'show-error') throw new ApiError(400, checked.message);
+    if (checked.outcome === 'redirect-error') return res.redirect(302, checked.location);
+    const user = signedIn(req, res);
+    if (!user) return;
+    res.locals.redirectSource = formActionSource(checked.request.redirect_uri);
+    consentPolicy(req, res, (err?: unknown) => {
+      if (err) throw err;
+    });
+    html(res, 200, consentPage(user, csrfToken(req), checked.request));
+  });
+
+  router.post('/oauth/authorize', async (req, res) => {
+    const user = userOf(req);
+    const body = req.body as Schemas['ConsentDecision'];
+    // The hidden fields are checked exactly as the query was: they are only as trustworthy as any other input.
+    const checked = checkAuthorizationRequest(store, authorizationParams(body));
+    if (checked.outcome === 'show-error') throw new ApiError(400, checked.message);
+    if (checked.outcome === 'redirect-error') return res.redirect(302, checked.location);
+    const location =
+      body.decision === 'approve'
+        ? await approveAuthorization(store, user.id, checked.request, { now: now(), codeTtl })
+        : denyAuthorization(checked.request);
+    res.redirect(302, location);
+  });
+
+  const applicationsView = (req: Request, user: UserRecord, status: number, res: Response, form?: ApplicationFormState) =>
+    html(
+      res,
+      status,
+      applicationsPage({
+        user,
+        csrf: csrfToken(req),
+        applications: listApplications(store, user.id),
+        authorized: authorizedApplications(store, user.id, now()),
+        ...(form ? { form } : {}),
+      }),
+    );
+
+  router.get('/profile/applications', (req, res) => {
+    const user = signedIn(req, res);
+    if (user) applicationsView(req, user, 200, res);
+  });
+
+  router.post('/profile/applications', async (req, res) => {
+    const user = userOf(req);
+    const body = req.body as Schemas['ApplicationForm'];
+    const scopes = asList(body.scopes);
+    const redirectUris = body.redirect_uri
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter((line) => line !== '');
+    try {
+      const { record, secret } = await registerApplication(store, user.id, {
+        name: body.name,
+        redirect_uris: redirectUris,
+        ...(scopes ? { scopes: scopes as Scope[] } : {}),
+      });
+      html(res, 201, applicationCreatedPage(user, csrfToken(req), record, secret));
+    } catch (error) {
+      if (!(error instanceof ApplicationError)) throw error;
+      applicationsView(req, user, 400, res, { name: body.name, redirect_uri: body.redirect_uri, scopes, error: describeFieldError(error) });
+    }
+  });
+
+  router.post('/profile/applications/:application_id/delete', async (req, res) => {
+    const user = userOf(req);
+    if (!(await deleteApplication(store, user.id, Number(req.params.application_id)))) {
+      throw new ApiError(404, 'You have no such application.');
+    }
+    res.redirect(302, home);
+  });
+
+  router.post('/profile/authorized_applications/:application_id/revoke', async (req, res) => {
+    const user = userOf(req);
+    if (!(await revokeApplicationAuthorization(store, user.id, Number(req.params.application_id), now()))) {
+      throw new ApiError(404, 'No such application has access to your account.');
+    }
+    res.redirect(302, home);
+  });
+
+  const tokensPath = '/profile/personal_access_tokens';
+  const today = () => new Date(now() * 1000).toISOString().slice(0, 10);
+  const tokensView = (req: Request, user: UserRecord, status: number, res: Response, form?: TokenFormState) =>
+    html(
+      res,
+      status,
+      personalAccessTokensPage({
+        user,
+        csrf: csrfToken(req),
+        tokens: listPersonalAccessTokens(store, user.id),
+        today: today(),
+        ...(form ? { form } : {}),
+      }),
+    );
+
+  router.get(tokensPath, (req, res) => {
+    const user = signedIn(req, res);
+    if (user) tokensView(req, user, 200, res);
+  });
+
+  router.post(tokensPath, async (req, res) => {
+    const user = userOf(req);
+    const body = req.body as Schemas['PersonalAccessTokenForm'];
+    const scopes = asList(body.scopes);
+    try {
+      const { record, token } = await createPersonalAccessToken(store, user.id, {
+        name: body.name,
+        expires_at: body.expires_at ? body.expires_at : null,
+        ...(scopes ? { scopes: scopes as Scope[] } : {}),
+      });
+      html(res, 201, tokenCreatedPage(user, csrfToken(req), record, token));
+    } catch (error) {
+      if (!(error instanceof AccountError)) throw error;
+      tokensView(req, user, 400, res, { name: body.name, expires_at: body.expires_at, scopes, error: describeFieldError(error) });
+    }
+  });
+
+  router.post(`${tokensPath}/:token_id/revoke`, async (req, res) => {
+    const user = userOf(req);
+    if (!(await revokePersonalAccessToken(store, user.id, Number(req.params.token_id)))) {
+      throw new ApiError(404, 'You have no such personal access token.');
+    }
+    res.redirect(302, tokensPath);
+  });
+
+  return router;
+}

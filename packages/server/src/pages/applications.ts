@@ -1,0 +1,112 @@
+// The applications page: the user's registered OAuth applications, the registration form, and the applications
+// the user has authorized.
+import type { AuthorizedApplication } from '../domain/authorized-applications.js';
+import type { ApplicationRecord, UserRecord } from '../store/schema.js';
+import { html } from './html.js';
+import { csrfField, formError, isoDate, scopeCheckboxes, signedInPage } from './frame.js';
+
+export interface ApplicationFormState {
+  name?: string | undefined;
+  redirect_uri?: string | undefined;
+  scopes?: readonly string[] | undefined;
+  error?: string | undefined;
+}
+
+export interface ApplicationsView {
+  user: UserRecord;
+  csrf: string;
+  applications: readonly ApplicationRecord[];
+  authorized: readonly AuthorizedApplication[];
+  form?: ApplicationFormState;
+}
+
+export function applicationsPage(view: ApplicationsView): string {
+  const { user, csrf, applications, authorized, form = {} } = view;
+  return signedInPage(
+    'Applications',
+    user,
+    csrf,
+    html`<h1>Applications</h1>
+<section aria-labelledby="new-application">
+<h2 id="new-application">Add new application</h2>
+${registrationForm(csrf, form)}
+</section>
+<section aria-labelledby="your-applications">
+<h2 id="your-applications">Your applications</h2>
+${
+  applications.length === 0
+    ? html`<p>You have not registered any applications.</p>`
+    : html`<table>
+<thead><tr><th scope="col">Name</th><th scope="col">App ID</th><th scope="col">Redirect URIs</th><th scope="col">Scopes</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<tbody>
+${applications.map(
+  (a) => html`<tr>
+<th scope="row">${a.name}</th>
+<td><code>${a.uid}</code></td>
+<td><ul class="plain">${a.redirect_uris.map((u) => html`<li><code>${u}</code></li>`)}</ul></td>
+<td>${a.scopes.join(', ')}</td>
+<td><form method="post" action="/profile/applications/${a.id}/delete">${csrfField(csrf)}<button type="submit" class="danger">Delete<span class="visually-hidden"> ${a.name}</span></button></form></td>
+</tr>
+`,
+)}</tbody>
+</table>`
+}
+</section>
+<section aria-labelledby="authorized-applications">
+<h2 id="authorized-applications">Authorized applications</h2>
+${
+  authorized.length === 0
+    ? html`<p>You have not authorized any applications to use your account.</p>`
+    : html`<table>
+<thead><tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Authorized since</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<tbody>
+${authorized.map(
+  (a) => html`<tr>
+<th scope="row">${a.application.name}</th>
+<td>${a.scopes.join(', ')}</td>
+<td><time datetime="${new Date(a.since * 1000).toISOString()}">${isoDate(a.since)}</time></td>
+<td><form method="post" action="/profile/authorized_applications/${a.application.id}/revoke">${csrfField(csrf)}<button type="submit" class="danger">Revoke<span class="visually-hidden"> ${a.application.name}</span></button></form></td>
+</tr>
+`,
+)}</tbody>
+</table>`
+}
+</section>`,
+  );
+}
+
+function registrationForm(csrf: string, form: ApplicationFormState) {
+  const described = form.error ? html` aria-describedby="form-error"` : '';
+  return html`${formError(form.error)}
+<form method="post" action="/profile/applications"${described}>
+${csrfField(csrf)}
+<div class="field"><label for="application-name">Name</label>
+<input id="application-name" name="name" type="text" required maxlength="255" value="${form.name ?? ''}"></div>
+<div class="field"><label for="application-redirect-uri">Redirect URIs</label>
+<textarea id="application-redirect-uri" name="redirect_uri" required rows="3" maxlength="8192" aria-describedby="redirect-uri-hint">${form.redirect_uri ?? ''}</textarea>
+<p class="hint" id="redirect-uri-hint">One absolute URI per line, without a fragment.</p></div>
+${scopeCheckboxes('application-scope', form.scopes ?? ['api'])}
+<button type="submit">Save application</button>
+</form>`;
+}
+
+/** Shown once, right after registration: the only time the App Secret is ever visible. */
+export function applicationCreatedPage(user: UserRecord, csrf: string, application: ApplicationRecord, secret: string): string {
+  return signedInPage(
+    `Application: ${application.name}`,
+    user,
+    csrf,
+    html`<h1>Application: ${application.name}</h1>
+<p role="status">The application was registered.</p>
+<div class="field"><label for="app-id">App ID</label>
+<input id="app-id" type="text" readonly value="${application.uid}"></div>
+<div class="field"><label for="app-secret">App Secret</label>
+<input id="app-secret" type="text" readonly value="${secret}" aria-describedby="app-secret-hint"></div>
+<p class="hint" id="app-secret-hint">Copy the App Secret now. It is not stored and will not be shown again.</p>
+<h2>Redirect URIs</h2>
+<ul>${application.redirect_uris.map((u) => html`<li><code>${u}</code></li>`)}</ul>
+<h2>Scopes</h2>
+<p>${application.scopes.join(', ')}</p>
+<p><a href="/profile/applications">Back to applications</a></p>`,
+  );
+}

@@ -1,0 +1,37 @@
+// The one stylesheet the pages link. Served from this origin so the CSP can stay at style-src 'self'.
+import type { RequestHandler } from 'express';
+
+export const stylesheetPath = '/assets/tokenbell.css';
+
+export const stylesheet = `:root { color-scheme: light dark; --accent: #1f75cb; --danger: #c91c00; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; }
+header { border-bottom: 1px solid #8884; padding: 0.5rem 1rem; }
+header nav { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 1rem; }
+header ul { display: flex; gap: 1rem; list-style: none; margin: 0; padding: 0; }
+header form p { margin: 0; }
+main { max-width: 60rem; margin: 0 auto; padding: 1rem; }
+a { color: var(--accent); }
+a:focus-visible, button:focus-visible, input:focus-visible, textarea:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+.field { margin: 0 0 1rem; }
+label { display: block; font-weight: 600; }
+.choice label { display: inline; font-weight: normal; }
+input[type="text"], input[type="password"], input[type="date"], textarea { width: 100%; max-width: 36rem; padding: 0.4rem; font: inherit; }
+fieldset { margin: 0 0 1rem; border: 1px solid #8886; }
+button { font: inherit; padding: 0.4rem 1rem; border: 1px solid var(--accent); border-radius: 4px; background: var(--accent); color: #fff; cursor: pointer; }
+button.secondary { background: transparent; color: inherit; }
+button.danger { background: var(--danger); border-color: var(--danger); }
+.actions { display: flex; gap: 1rem; }
+.error { color: var(--danger); font-weight: 600; }
+.hint { margin: 0.25rem 0 0; font-size: 0.9em; opacity: 0.8; }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; vertical-align: top; padding: 0.4rem; border-bottom: 1px solid #8884; }
+td form { margin: 0; }
+ul.plain { list-style: none; margin: 0; padding: 0; }
+code { overflow-wrap: anywhere; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+`;
+
+export const serveStylesheet: RequestHandler = (_req, res) => {
+  res.set('Cache-Control', 'public, max-age=3600').type('text/css').send(stylesheet);
+};

@@ -1,0 +1,42 @@
+// The consent page of the authorization endpoint: who asks, for what, and the two answers.
+import type { AuthorizationRequest, ValidAuthorizationRequest } from '../domain/oauth/authorization.js';
+import type { UserRecord } from '../store/schema.js';
+import { html } from './html.js';
+import { csrfField, describeScope, signedInPage } from './frame.js';
+
+// The request's parameters in the order the document lists them; only those the client sent are repeated.
+const carried = ['client_id', 'redirect_uri', 'response_type', 'state', 'scope', 'code_challenge', 'code_challenge_method'] as const;
+
+export function consentPage(user: UserRecord, csrf: string, request: ValidAuthorizationRequest): string {
+  const { application } = request;
+  const params: AuthorizationRequest = request.params;
+  const redirectHost = safeHost(request.redirect_uri);
+  return signedInPage(
+    `Authorize ${application.name}`,
+    user,
+    csrf,
+    html`<h1>Authorize ${application.name} to use your account?</h1>
+<p>An application called <strong>${application.name}</strong> is requesting access to your tokenbell account
+<strong>${user.username}</strong>${redirectHost ? html`; you will be sent back to <strong>${redirectHost}</strong>` : ''}.</p>
+<h2 id="scopes-heading">This application will be able to:</h2>
+<ul aria-labelledby="scopes-heading">
+${request.scopes.map((s) => html`<li><code>${s}</code>: ${describeScope(s)}</li>\n`)}</ul>
+<form method="post" action="/oauth/authorize">
+${csrfField(csrf)}
+${carried.map((name) => (params[name] === undefined ? '' : html`<input type="hidden" name="${name}" value="${params[name]}">\n`))}
+<div class="actions">
+<button type="submit" name="decision" value="approve">Authorize</button>
+<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+</div>
+</form>`,
+  );
+}
+
+function safeHost(uri: string): string | undefined {
+  try {
+    const url = new URL(uri);
+    return url.host || url.protocol;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,45 @@
+// What the signed-in pages share: the navigation with the sign-out form, the CSRF field and the scope list.
+import { document, scopes } from '../openapi/document.js';
+import type { Scope, UserRecord } from '../store/schema.js';
+import { html, layout, type SafeHtml } from './html.js';
+
+/** The scopes' descriptions as the document's oauth2 scheme states them. */
+const scopeDescriptions: Record<string, string> = document.components.securitySchemes.oauth2.flows.authorizationCode.scopes;
+
+export const describeScope = (scope: Scope): string => scopeDescriptions[scope] ?? scope;
+
+export const csrfField = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`;
+
+/** Scope checkboxes named `scopes`: the browser repeats the name once per checked box, as the document's field. */
+export function scopeCheckboxes(idPrefix: string, checked: readonly string[]): SafeHtml {
+  return html`<fieldset>
+<legend>Scopes</legend>
+${scopes.map(
+  (scope) => html`<div class="choice"><input type="checkbox" id="${idPrefix}-${scope}" name="scopes" value="${scope}"${checked.includes(scope) ? html` checked` : ''}>
+<label for="${idPrefix}-${scope}"><code>${scope}</code> ${describeScope(scope)}</label></div>
+`,
+)}</fieldset>`;
+}
+
+/** A page for a signed-in user: a header naming them, the navigation, a sign-out button, then `body`. */
+export function signedInPage(title: string, user: UserRecord, csrf: string, body: SafeHtml): string {
+  return layout(
+    title,
+    body,
+    html`<header>
+<nav aria-label="Account">
+<ul>
+<li><a href="/profile/applications">Applications</a></li>
+<li><a href="/profile/personal_access_tokens">Personal access tokens</a></li>
+</ul>
+<form method="post" action="/users/sign_out">${csrfField(csrf)}<p>Signed in as <strong>${user.username}</strong> <button type="submit">Sign out</button></p></form>
+</nav>
+</header>`,
+  );
+}
+
+/** A short error message tied to the form by `aria-describedby="form-error"`. */
+export const formError = (message: string | undefined) =>
+  message ? html`<p class="error" id="form-error" role="alert">${message}</p>` : '';
+
+export const isoDate = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString().slice(0, 10);
