@@ -1,0 +1,158 @@
+// The pages in a real browser (Debian's Chromium driven by playwright-core): sign in, register an application, run
+// the authorization code flow against a small local client app, exchange the code. Also proves the consent page's
+// CSP lets the browser follow the redirect back to the client (Chromium applies form-action to it).
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seed, startTestServer, type TestServer } from '../support/server.js';
+
+const chromiumPath = '/usr/bin/chromium';
+
+let server: TestServer;
+let client: Server;
+let callbackUrl: string;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+/** What the browser showed that the CSP refused; must stay empty. */
+const cspViolations: string[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(chromiumPath)) {
+    throw new Error(`Chromium is required for the browser tests but ${chromiumPath} does not exist; install it (apt-get install chromium), as .ci/run does.`);
+  }
+  server = await startTestServer();
+  // The "client app": its callback page echoes what it received, as a real client's would before exchanging the code.
+  client = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    res.writeHead(url.pathname === '/callback' ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(
+      `<!doctype html><html lang="en"><head><title>Client</title></head><body><h1>Callback received</h1>` +
+        `<p>${url.searchParams.has('code') ? 'Got a code' : `Error: ${url.searchParams.get('error') ?? 'none'}`}</p></body></html>`,
+    );
+  });
+  client.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => client.once('listening', resolve));
+  callbackUrl = `http://127.0.0.1:${(client.address() as AddressInfo).port}/callback`;
+
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  context = await browser.newContext();
+  // Well inside the test timeout, so a blocked navigation fails with playwright's message rather than a bare timeout.
+  context.setDefaultTimeout(10_000);
+  page = await context.newPage();
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+  });
+});
+
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  if (client?.listening) {
+    client.closeAllConnections();
+    await new Promise<void>((resolve) => client.close(() => resolve()));
+  }
+  await server?.close();
+});
+
+const authorizeUrl = (clientId: string, state: string) =>
+  `${server.baseUrl}/oauth/authorize?client_id=${encodeURIComponent(clientId)}&redirect_uri=${encodeURIComponent(callbackUrl)}` +
+  `&response_type=code&state=${encodeURIComponent(state)}&scope=read_user`;
+
+describe('the pages in Chromium', () => {
+  let appId: string;
+  let appSecret: string;
+
+  it('signs in through the form and lands back on the applications page', async () => {
+    await page.goto(`${server.baseUrl}/profile/applications`);
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/users/sign_in');
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Sign in');
+    await page.getByLabel('Username or e-mail').fill(seed.jsmith.username);
+    await page.getByLabel('Password').fill('wrong password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Invalid login or password.');
+
+    await page.getByLabel('Password').fill(seed.jsmith.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${server.baseUrl}/profile/applications`);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Applications');
+    expect(await page.getByRole('row', { name: /Example App/ }).count()).toBe(1);
+    // The stylesheet loaded under style-src 'self'.
+    expect(await page.evaluate(() => getComputedStyle(document.body).margin)).toBe('0px');
+  });
+
+  it('registers an application and shows its App ID and App Secret once', async () => {
+    await page.getByLabel('Name', { exact: true }).fill('Browser Client');
+    await page.getByLabel('Redirect URIs').fill(callbackUrl);
+    await page.getByRole('checkbox', { name: /^api\b/ }).uncheck();
+    await page.getByRole('checkbox', { name: /^read_user\b/ }).check();
+    await page.getByRole('button', { name: 'Save application' }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Application: Browser Client');
+    appId = await page.getByLabel('App ID').inputValue();
+    appSecret = await page.getByLabel('App Secret').inputValue();
+    expect(appId).not.toBe('');
+    expect(appSecret).toMatch(/^tbcs_/);
+    expect(await page.getByText('will not be shown again').count()).toBe(1);
+
+    await page.getByRole('link', { name: 'Back to applications' }).click();
+    const row = page.getByRole('row', { name: /Browser Client/ });
+    expect(await row.textContent()).toContain(appId);
+    expect(await page.content()).not.toContain(appSecret);
+    expect(await row.getByRole('button', { name: 'Delete Browser Client' }).count()).toBe(1);
+  });
+
+  it('authorizes the application and returns to the client with a code and the state', async () => {
+    await page.goto(authorizeUrl(appId, 'browser-state'));
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Authorize Browser Client to use your account?');
+    expect(await page.getByRole('list', { name: 'This application will be able to:' }).textContent()).toContain('read_user');
+    expect(await page.getByRole('button', { name: 'Deny' }).isVisible()).toBe(true);
+
+    await page.getByRole('button', { name: 'Authorize' }).click();
+    await page.waitForURL((url) => url.href.startsWith(callbackUrl));
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Callback received');
+    const callback = new URL(page.url());
+    expect(callback.searchParams.get('state')).toBe('browser-state');
+    const code = callback.searchParams.get('code')!;
+
+    const response = await fetch(`${server.baseUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: callbackUrl, client_id: appId, client_secret: appSecret }),
+    });
+    expect(response.status).toBe(200);
+    const token = (await response.json()) as { access_token: string; scope: string };
+    expect(token.scope).toBe('read_user');
+    const me = await fetch(`${server.baseUrl}/api/v3/user`, { headers: { authorization: `Bearer ${token.access_token}` } });
+    expect((await me.json()).username).toBe('jsmith');
+  });
+
+  it('lists the application as authorized, and a denial reaches the client as access_denied', async () => {
+    await page.goto(`${server.baseUrl}/profile/applications`);
+    const authorized = page.getByRole('region', { name: 'Authorized applications' });
+    expect(await authorized.getByRole('button', { name: 'Revoke Browser Client' }).count()).toBe(1);
+
+    await page.goto(authorizeUrl(appId, 'deny-state'));
+    await page.getByRole('button', { name: 'Deny' }).click();
+    await page.waitForURL((url) => url.href.startsWith(callbackUrl));
+    const callback = new URL(page.url());
+    expect(callback.searchParams.get('error')).toBe('access_denied');
+    expect(callback.searchParams.get('state')).toBe('deny-state');
+  });
+
+  it('signs out with the navigation button', async () => {
+    await page.goto(`${server.baseUrl}/profile/personal_access_tokens`);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${server.baseUrl}/users/sign_in`);
+    await page.goto(`${server.baseUrl}/profile/personal_access_tokens`);
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/users/sign_in');
+  });
+
+  it('met no Content Security Policy violation on the way', () => {
+    expect(cspViolations).toEqual([]);
+  });
+});
