@@ -67,7 +67,8 @@ export function pageHeaders(secureCookies: boolean): RequestHandler[] {
       strictTransportSecurity: secureCookies,
     }),
     (req, res, next) => {
-      if (!req.path.startsWith('/assets/')) res.set('Cache-Control', 'no-store');
+      // Mounted on several paths, so req.path is relative to the mount point; baseUrl names it.
+      if (req.baseUrl !== '/assets') res.set('Cache-Control', 'no-store');
       next();
     },
   ];
