@@ -55,8 +55,18 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
+function explain(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') return `${error.message.replace(/^listen /, '')}: another process is listening there; choose another --port`;
+  if (code?.startsWith('ERR_PARSE_ARGS')) return `${error.message}\n\n${usage}`;
+  if (code === 'EACCES') return `${error.message}: not allowed to listen there`;
+  // Our own errors say what is wrong in their message; anything else is a bug worth its stack.
+  const known = error instanceof ConfigError || /^(Store\w*|Seed|Account|Application|PasswordPolicy)Error$/.test(error.constructor.name);
+  return known ? error.message : (error.stack ?? error.message);
+}
+
 main().catch((error: unknown) => {
-  const known = error instanceof ConfigError || (error instanceof Error && /Store\w*Error|SeedError/.test(error.constructor.name));
-  console.error(`tokenbell: ${error instanceof Error && known ? error.message : String(error instanceof Error ? (error.stack ?? error) : error)}`);
+  console.error(`tokenbell: ${explain(error)}`);
   process.exit(1);
 });
