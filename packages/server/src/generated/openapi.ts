@@ -394,7 +394,7 @@ export interface paths {
             path: {
                 /**
                  * @description The project's id, or its full path URL-encoded (`acme%2Fwidgets`).
-                 * @example acme%2Fwidgets
+                 * @example acme/widgets
                  */
                 id: components["schemas"]["GroupOrProjectId"];
             };
@@ -505,14 +505,16 @@ export interface components {
             success_pipeline: boolean;
         };
         /**
-         * NotificationEventsUpdate
-         * @description Any of the twelve events to switch on or off; the others keep their value.
+         * NotificationSettingsUpdate
+         * @description Parameters of a group or project PUT; all optional.
          * @example {
+         *       "level": "custom",
          *       "new_merge_request": true,
-         *       "failed_pipeline": "true"
+         *       "failed_pipeline": true
          *     }
          */
-        NotificationEventsUpdate: {
+        NotificationSettingsUpdate: {
+            level?: components["schemas"]["NotificationLevel"];
             new_note?: components["schemas"]["EventFlag"];
             new_issue?: components["schemas"]["EventFlag"];
             reopen_issue?: components["schemas"]["EventFlag"];
@@ -526,30 +528,6 @@ export interface components {
             failed_pipeline?: components["schemas"]["EventFlag"];
             success_pipeline?: components["schemas"]["EventFlag"];
         };
-        /**
-         * NotificationSettingsUpdate
-         * @description Parameters of a group or project PUT; all optional.
-         * @example {
-         *       "level": "custom",
-         *       "new_merge_request": true,
-         *       "failed_pipeline": true
-         *     }
-         */
-        NotificationSettingsUpdate: {
-            level?: components["schemas"]["NotificationLevel"];
-            new_note?: unknown;
-            new_issue?: unknown;
-            reopen_issue?: unknown;
-            close_issue?: unknown;
-            reassign_issue?: unknown;
-            new_merge_request?: unknown;
-            reopen_merge_request?: unknown;
-            close_merge_request?: unknown;
-            reassign_merge_request?: unknown;
-            merge_merge_request?: unknown;
-            failed_pipeline?: unknown;
-            success_pipeline?: unknown;
-        } & components["schemas"]["NotificationEventsUpdate"];
         /**
          * GlobalNotificationSettingsUpdate
          * @description Parameters of the global PUT; all optional.
@@ -565,19 +543,19 @@ export interface components {
              * @description E-mail address for notifications.
              */
             notification_email?: string;
-            new_note?: unknown;
-            new_issue?: unknown;
-            reopen_issue?: unknown;
-            close_issue?: unknown;
-            reassign_issue?: unknown;
-            new_merge_request?: unknown;
-            reopen_merge_request?: unknown;
-            close_merge_request?: unknown;
-            reassign_merge_request?: unknown;
-            merge_merge_request?: unknown;
-            failed_pipeline?: unknown;
-            success_pipeline?: unknown;
-        } & components["schemas"]["NotificationEventsUpdate"];
+            new_note?: components["schemas"]["EventFlag"];
+            new_issue?: components["schemas"]["EventFlag"];
+            reopen_issue?: components["schemas"]["EventFlag"];
+            close_issue?: components["schemas"]["EventFlag"];
+            reassign_issue?: components["schemas"]["EventFlag"];
+            new_merge_request?: components["schemas"]["EventFlag"];
+            reopen_merge_request?: components["schemas"]["EventFlag"];
+            close_merge_request?: components["schemas"]["EventFlag"];
+            reassign_merge_request?: components["schemas"]["EventFlag"];
+            merge_merge_request?: components["schemas"]["EventFlag"];
+            failed_pipeline?: components["schemas"]["EventFlag"];
+            success_pipeline?: components["schemas"]["EventFlag"];
+        };
         /**
          * NotificationSettings
          * @description A user's settings for one group or project (spec 2.4); `events` appears exactly when the level is `custom`.
@@ -1989,7 +1967,7 @@ export interface operations {
             path: {
                 /**
                  * @description The project's id, or its full path URL-encoded (`acme%2Fwidgets`).
-                 * @example acme%2Fwidgets
+                 * @example acme/widgets
                  */
                 id: components["schemas"]["GroupOrProjectId"];
             };
@@ -2077,7 +2055,7 @@ export interface operations {
             path: {
                 /**
                  * @description The project's id, or its full path URL-encoded (`acme%2Fwidgets`).
-                 * @example acme%2Fwidgets
+                 * @example acme/widgets
                  */
                 id: components["schemas"]["GroupOrProjectId"];
             };

@@ -429,11 +429,10 @@ describe('the applications page', () => {
     const csrf = csrfOf(await (await agent.get('/profile/applications')).text());
     const base = { _csrf: csrf, name: 'X', redirect_uri: 'https://x.example/cb' };
     expect((await agent.post('/profile/applications', { ...base, scopes: 'admin' })).status).toBe(400);
-    // The document does not close the form schemas (no additionalProperties: false), so an extra field passes the
-    // validator; it must still change nothing: the App Secret is never the caller's choice.
+    // The document closes the form schemas: the App ID and Secret are never the caller's choice.
     const chosen = 'chosen-by-the-attacker-0000';
     const extra = await agent.post('/profile/applications', { ...base, secret: chosen, uid: 'chosen-uid' });
-    expect(extra.status).toBe(201);
+    expect(extra.status).toBe(400);
     expect(await extra.text()).not.toContain(chosen);
     expect(server.store.lookup('applications', 'uid', 'chosen-uid')).toBeUndefined();
     expect((await agent.post('/profile/applications', { ...base, _csrf: 'nope' })).status).toBe(403);
@@ -572,5 +571,14 @@ describe('the rendered forms', () => {
       '/users/sign_in',
       '/users/sign_out',
     ]);
+  });
+});
+
+describe('authorization requests as ordinary clients encode them', () => {
+  it('accepts unencoded reserved characters and + for spaces (allowReserved in the document)', async () => {
+    const url = `${server.baseUrl}/oauth/authorize?client_id=${seed.client.id}&redirect_uri=${seed.redirectUri}&response_type=code&scope=api+read_user&state=a/b?c`;
+    const response = await fetch(url, { redirect: 'manual' });
+    expect(response.status).toBe(302);
+    expect(location(response)).toMatch(/^\/users\/sign_in\?return_to=/);
   });
 });
