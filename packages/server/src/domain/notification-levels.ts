@@ -68,6 +68,10 @@ export function effectiveGroupSetting(data: StoreData, userId: number, groupId: 
 }
 
 /** Where mail for the user goes: the global setting's address when one is set, else the account's. */
+export function notificationEmailOf(globalSetting: NotificationSettingRecord | undefined, user: UserRecord): string {
+  return globalSetting?.notification_email || user.email;
+}
+
 export function notificationEmail(data: StoreData, user: UserRecord): string {
-  return findSetting(data, user.id, 'global', null)?.notification_email || user.email;
+  return notificationEmailOf(findSetting(data, user.id, 'global', null), user);
 }

@@ -2,6 +2,7 @@
 // validated against the document; this module applies them and shapes the answers.
 import type { components } from '../generated/openapi.js';
 import { notificationEvents } from '../openapi/document.js';
+import { DEFAULT_GLOBAL_LEVEL, noEvents, notificationEmailOf } from './notification-levels.js';
 import { type Store, notificationSettingKey } from '../store/file-store.js';
 import type { NotificationEvents, NotificationSettingRecord, UserRecord } from '../store/schema.js';
 
@@ -9,9 +10,6 @@ type Schemas = components['schemas'];
 export type SourceType = 'group' | 'project';
 export type GlobalSettingsParams = Schemas['GlobalNotificationSettingsUpdate'];
 export type SourceSettingsParams = Schemas['NotificationSettingsUpdate'];
-
-export const noEvents = (): NotificationEvents =>
-  Object.fromEntries(notificationEvents.map((e) => [e, false])) as NotificationEvents;
 
 function findSetting(store: Store, userId: number, type: NotificationSettingRecord['source_type'], sourceId: number | null) {
   return store.lookup('notificationSettings', 'key', notificationSettingKey(userId, type, sourceId));
@@ -36,8 +34,8 @@ function upsert(store: Store, existing: NotificationSettingRecord | undefined, f
 
 export function presentGlobal(store: Store, user: UserRecord): Schemas['GlobalNotificationSettings'] {
   const record = findSetting(store, user.id, 'global', null);
-  const notification_email = record?.notification_email ?? user.email;
-  const level = record?.level ?? 'participating';
+  const notification_email = notificationEmailOf(record, user);
+  const level = record?.level ?? DEFAULT_GLOBAL_LEVEL;
   if (level === 'custom') return { level, notification_email, events: { ...record!.events } };
   // A global setting is never `global`; the document refuses it on the way in.
   return { level: level as Exclude<typeof level, 'custom' | 'global'>, notification_email };
@@ -46,7 +44,7 @@ export function presentGlobal(store: Store, user: UserRecord): Schemas['GlobalNo
 export async function updateGlobal(store: Store, user: UserRecord, params: GlobalSettingsParams): Promise<Schemas['GlobalNotificationSettings']> {
   await store.commit(() => {
     const existing = findSetting(store, user.id, 'global', null);
-    const current = existing ?? { user_id: user.id, source_type: 'global' as const, source_id: null, level: 'participating' as const, notification_email: null, events: noEvents() };
+    const current = existing ?? { user_id: user.id, source_type: 'global' as const, source_id: null, level: DEFAULT_GLOBAL_LEVEL, notification_email: null, events: noEvents() };
     upsert(store, existing, current, {
       ...(params.level !== undefined ? { level: params.level } : {}),
       ...(params.notification_email !== undefined ? { notification_email: params.notification_email } : {}),
