@@ -1,0 +1,155 @@
+// Helpers for the hardening tests: raw HTTP on loopback (bytes exactly as given, no client-side fixing), a cookie
+// agent, and the real CLI as a child process on a temporary data file.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
+export const cliPath = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
+export const exampleSeed = fileURLToPath(new URL('../../fixtures/example-seed.json', import.meta.url));
+
+export interface RawResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+/**
+ * One request with the path, headers and body sent as they are: fetch would re-encode a malformed query or refuse a
+ * header, and the point here is to send what a hostile client would.
+ */
+export function rawRequest(
+  baseUrl: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string | Buffer,
+): Promise<RawResponse> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const request = http.request({ host: hostname, port, method, path, headers, agent: keepAlive }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (c: Buffer) => chunks.push(c));
+      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+/** A cookie-keeping client that never follows redirects, as the pages' tests drive a browser. */
+export class Agent {
+  readonly cookies = new Map<string, string>();
+
+  constructor(readonly baseUrl: string) {}
+
+  async request(path: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.cookies.size > 0) headers.set('cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
+    const response = await fetch(this.baseUrl + path, { ...init, headers, redirect: 'manual' });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const eq = pair!.indexOf('=');
+      const name = pair!.slice(0, eq).trim();
+      const value = pair!.slice(eq + 1).trim();
+      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return response;
+  }
+
+  get(path: string, headers: Record<string, string> = {}) {
+    return this.request(path, { headers });
+  }
+
+  post(path: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
+    return this.request(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams(fields).toString(),
+    });
+  }
+
+  get sid(): string | undefined {
+    return this.cookies.get('tokenbell.sid');
+  }
+}
+
+export const csrfOf = (page: string): string => {
+  const match = /name="_csrf" value="([^"]+)"/.exec(page);
+  if (!match) throw new Error(`no CSRF token in the page:\n${page.slice(0, 2000)}`);
+  return match[1]!;
+};
+
+/** Signs in through the form; answers the sign-in response (302 on success). */
+export async function signIn(agent: Agent, login: string, password: string, headers: Record<string, string> = {}): Promise<Response> {
+  const page = await (await agent.get('/users/sign_in', headers)).text();
+  return agent.post('/users/sign_in', { _csrf: csrfOf(page), login, password }, headers);
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export async function tempDir(): Promise<{ path: string; remove: () => Promise<void> }> {
+  const path = await mkdtemp(join(tmpdir(), 'tokenbell-hardening-'));
+  return { path, remove: () => rm(path, { recursive: true, force: true }) };
+}
+
+export interface CliProcess {
+  child: ChildProcess;
+  port: number;
+  baseUrl: string;
+  output: () => string;
+  /** Resolves with the exit code (or signal) once the process has ended. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** The real CLI, as `npm start` would run it but from source; loopback and a free port only. */
+export function runCli(args: string[], port: number): CliProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', cliPath, '--host', '127.0.0.1', '--port', String(port), ...args], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
+  let output = '';
+  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, port, baseUrl: `http://127.0.0.1:${port}`, output: () => output, exited };
+}
+
+/** Starts the CLI on a free port and waits for "listening"; rejects with its output if it exits first. */
+export async function startCli(args: string[], timeoutMs = 15_000): Promise<CliProcess> {
+  const port = await freePort();
+  const cli = runCli(args, port);
+  const deadline = Date.now() + timeoutMs;
+  while (!cli.output().includes('tokenbell listening on')) {
+    const ended = await Promise.race([cli.exited, new Promise<null>((r) => setTimeout(() => r(null), 20))]);
+    if (ended) throw new Error(`tokenbell exited (${ended.code ?? ended.signal}) before listening:\n${cli.output()}`);
+    if (Date.now() > deadline) {
+      cli.child.kill('SIGKILL');
+      throw new Error(`tokenbell did not start within ${timeoutMs} ms:\n${cli.output()}`);
+    }
+  }
+  return cli;
+}
+
+/** Ends a child this test started (by its own handle), whatever state it is in. */
+export async function stopCli(cli: CliProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill(signal);
+  await cli.exited;
+}
