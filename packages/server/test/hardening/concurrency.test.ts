@@ -1,0 +1,106 @@
+// 1,000 PUTs from 100 users at once over real HTTP, on a real data file: every user ends with exactly their last
+// acknowledged write, and the file on disk equals the state in memory.
+import { readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/http/app.js';
+import { notificationEvents } from '../../src/openapi/document.js';
+import { DurableJsonFile } from '../../src/store/durable-json-file.js';
+import { openStore, type Store } from '../../src/store/file-store.js';
+import { loadSeed } from '../../src/store/seed.js';
+import { tempDir } from './support.js';
+
+const users = 100;
+const writesPerUser = 10;
+const tokenOf = (i: number) => `tbpat-load-user-${String(i).padStart(3, '0')}-000000000000000000`;
+
+let dir: Awaited<ReturnType<typeof tempDir>>;
+let store: Store;
+let baseUrl: string;
+let close: () => Promise<void>;
+
+beforeAll(async () => {
+  dir = await tempDir();
+  store = await openStore({ file: join(dir.path, 'data.json') });
+  // One seed load for all users: their passwords are hashed once, concurrently, and never used again.
+  await loadSeed(store, {
+    users: Array.from({ length: users }, (_, i) => ({
+      username: `load${i}`,
+      email: `load${i}@example.com`,
+      name: `Load ${i}`,
+      password: `password-of-load-${i}`,
+      personal_access_tokens: [{ name: 'load', token: tokenOf(i), scopes: ['api'] }],
+    })),
+  });
+  const app = createApp({
+    store,
+    config: { baseUrl: 'http://127.0.0.1', tokenTtl: 7200, codeTtl: 600, validateResponses: false, bodyLimit: '100kb', secureCookies: false },
+    log: () => undefined,
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  close = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await store.close();
+  };
+});
+afterAll(async () => {
+  await close();
+  await dir.remove();
+});
+
+/** The j-th write of user i: every field differs from the user's other writes and from other users' writes. */
+function update(i: number, j: number) {
+  const levels = ['watch', 'participating', 'mention', 'disabled', 'custom'] as const;
+  const events = Object.fromEntries(notificationEvents.map((event, bit) => [event, (((i * writesPerUser + j) >> bit) & 1) === 1]));
+  return { level: levels[(i + j) % levels.length]!, notification_email: `load${i}.write${j}@example.com`, ...events };
+}
+
+describe('1,000 concurrent PUTs from 100 users', () => {
+  it("leaves each user's last acknowledged write, and the same state on disk as in memory", async () => {
+    const writesBefore = (store.adapter as DurableJsonFile<unknown>).writes;
+    const started = Date.now();
+    // "Last" is well defined: each user sends its writes one after another (the next only once the previous is
+    // acknowledged), while all users run at the same time, so the requests of different users interleave freely.
+    const last = await Promise.all(
+      Array.from({ length: users }, async (_, i) => {
+        let answer: unknown;
+        for (let j = 0; j < writesPerUser; j++) {
+          const body = update(i, j);
+          // Alternate JSON and form bodies: both parsers share the same commits.
+          const response = await fetch(`${baseUrl}/api/v3/notification_settings`, {
+            method: 'PUT',
+            headers: j % 2 === 0 ? { 'private-token': tokenOf(i), 'content-type': 'application/json' } : { 'private-token': tokenOf(i), 'content-type': 'application/x-www-form-urlencoded' },
+            body: j % 2 === 0 ? JSON.stringify(body) : new URLSearchParams(Object.entries(body).map(([k, v]) => [k, String(v)])).toString(),
+          });
+          expect(response.status).toBe(200);
+          answer = await response.json();
+        }
+        return answer;
+      }),
+    );
+    const elapsed = Date.now() - started;
+    // Read at once: every commit was acknowledged only after a write containing it, so the file is already current.
+    const onDisk: unknown = JSON.parse(await readFile(store.file!, 'utf8'));
+    expect(onDisk).toEqual(JSON.parse(JSON.stringify(store.data)));
+
+    for (let i = 0; i < users; i++) {
+      const { level, notification_email, ...events } = update(i, writesPerUser - 1);
+      const expected = level === 'custom' ? { level, notification_email, events } : { level, notification_email };
+      expect(last[i]).toEqual(expected);
+      const user = store.lookup('users', 'username', `load${i}`)!;
+      const record = store.data.notificationSettings.find((s) => s.user_id === user.id && s.source_type === 'global');
+      expect(record).toMatchObject({ level, notification_email, events });
+      const read = await fetch(`${baseUrl}/api/v3/notification_settings`, { headers: { 'private-token': tokenOf(i) } });
+      expect(await read.json()).toEqual(expected);
+    }
+    expect(store.data.notificationSettings.filter((s) => s.source_type === 'global')).toHaveLength(users);
+
+    const fileWrites = (store.adapter as DurableJsonFile<unknown>).writes - writesBefore;
+    console.log(`concurrency: ${users * writesPerUser} PUTs from ${users} users in ${elapsed} ms, ${fileWrites} file writes`);
+    expect(fileWrites).toBeLessThan(users * writesPerUser);
+  });
+});
