@@ -32,8 +32,10 @@ export function rawRequest(
   body?: string | Buffer,
 ): Promise<RawResponse> {
   const { hostname, port } = new URL(baseUrl);
+  // A length rather than chunks: Node's own HTTP parser refuses a chunked GET before the application sees it.
+  const sized = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
   return new Promise((resolve, reject) => {
-    const request = http.request({ host: hostname, port, method, path, headers, agent: keepAlive }, (response) => {
+    const request = http.request({ host: hostname, port, method, path, headers: sized, agent: keepAlive }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (c: Buffer) => chunks.push(c));
       response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));

@@ -1,0 +1,277 @@
+// Property-based hostile input on every operation of the document, over real HTTP: arbitrary query strings,
+// headers, form and JSON bodies. Whatever arrives, the answer is never a 5xx, never a stack trace or an internal
+// path, always in the format of its area, and a rejected request changes nothing in the store.
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { document } from '../../src/openapi/document.js';
+import { seed, startTestServer, type TestServer } from '../support/server.js';
+import { Agent, csrfOf, rawRequest, signIn, type RawResponse } from './support.js';
+
+const fcSeed = Number(process.env.TOKENBELL_FUZZ_SEED ?? 4_2026);
+const numRuns = Number(process.env.TOKENBELL_FUZZ_RUNS ?? 1500);
+const bodyLimit = 100 * 1024;
+
+interface Operation {
+  method: string;
+  template: string;
+  /** Names the document gives the operation's query parameters and body fields. */
+  names: string[];
+  hasBody: boolean;
+}
+
+/** Every operation, read from the document rather than listed here, so a new route is fuzzed as soon as it exists. */
+function operations(): Operation[] {
+  const schemas = document.components.schemas as Record<string, { properties?: Record<string, unknown>; oneOf?: Array<{ $ref: string }> }>;
+  const fieldsOf = (schema: unknown): string[] => {
+    const s = schema as { $ref?: string; properties?: Record<string, unknown>; oneOf?: unknown[] } | undefined;
+    if (!s) return [];
+    if (s.$ref) return fieldsOf(schemas[s.$ref.split('/').pop()!]);
+    return [...Object.keys(s.properties ?? {}), ...(s.oneOf ?? []).flatMap(fieldsOf)];
+  };
+  const ops: Operation[] = [];
+  for (const [template, item] of Object.entries(document.paths as Record<string, Record<string, unknown>>)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch']) {
+      const op = item[method] as { parameters?: Array<{ name?: string; $ref?: string }>; requestBody?: { content: Record<string, { schema: unknown }> } } | undefined;
+      if (!op) continue;
+      const params = (op.parameters ?? []).map((p) => p.name ?? p.$ref!.split('/').pop()!);
+      const bodyFields = Object.values(op.requestBody?.content ?? {}).flatMap((c) => fieldsOf(c.schema));
+      ops.push({ method: method.toUpperCase(), template, names: [...new Set([...params, ...bodyFields, 'access_token', '_csrf'])], hasBody: !!op.requestBody });
+    }
+  }
+  return ops;
+}
+
+type Area = 'api' | 'oauth' | 'pages';
+/** Which error format a path answers: RFC 6749 JSON, the API's `{"message"}` (metadata too), or an HTML page. */
+const areaOf = (path: string): Area =>
+  /^\/oauth\/(token|revoke|introspect)(\/info)?(\?|$)/.test(path) ? 'oauth' : /^\/(api|\.well-known)\//.test(path) ? 'api' : 'pages';
+
+// ---- generators -------------------------------------------------------------------------------------------
+
+const pollutingKeys = ['__proto__', 'constructor', 'prototype', '__proto__[polluted]', 'constructor[prototype][polluted]', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'];
+const badPercent = ['%', '%2', '%zz', '%E0%A4%A', '%C0%AF', '%FF%FE', '%00', '%ED%A0%80', '%F4%90%80%80'];
+const text = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.constantFrom('', ' ', 'true', 'false', '1', '-1', '0', '1e999', 'NaN', 'null', 'undefined', '[]', '{}', 'watch', 'custom', 'global', 'api', 'password', 'code', '../../etc/passwd', '<script>alert(1)</script>', "' OR 1=1 --", 'a'.repeat(5000)),
+  fc.constantFrom(...badPercent),
+);
+
+/** One query or form pair, encoded as a hostile client might: brackets, deep nesting, raw bytes, bad escapes. */
+const pair = (names: string[]) =>
+  fc
+    .tuple(
+      fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...names) }, { weight: 2, arbitrary: fc.constantFrom(...pollutingKeys) }, { weight: 1, arbitrary: fc.string({ maxLength: 12 }) }),
+      text,
+      fc.constantFrom('plain', 'plain', 'array', 'index', 'object', 'deep', 'raw', 'bare', 'badKey'),
+      fc.integer({ min: 2, max: 40 }),
+    )
+    .map(([key, value, shape, depth]) => {
+      const k = encodeURIComponent(key);
+      const v = encodeURIComponent(value);
+      switch (shape) {
+        case 'array':
+          return `${k}[]=${v}`;
+        case 'index':
+          return `${k}[${depth * 1000}]=${v}`;
+        case 'object':
+          return `${k}[${encodeURIComponent(pollutingKeys[depth % pollutingKeys.length]!)}]=${v}`;
+        case 'deep':
+          return `${k}${'[a]'.repeat(depth)}=${v}`;
+        case 'raw':
+          // Unescaped printable characters a browser would have escaped, then escapes of invalid UTF-8. (Raw bytes
+          // above 0x7f never reach the application: Node's HTTP parser answers them with a bare 400 itself.)
+          return `${k}=${value.replace(/[^\x21-\x7e]|[#&]/g, '')}${badPercent[depth % badPercent.length]}%FF%FE`;
+        case 'bare':
+          return k;
+        case 'badKey':
+          return `${badPercent[depth % badPercent.length]}${k}=${v}`;
+        default:
+          return `${k}=${v}`;
+      }
+    });
+
+const pairs = (names: string[]) => fc.array(pair(names), { maxLength: 8 }).map((list) => list.join('&'));
+
+const jsonValue = fc.jsonValue({ maxDepth: 4 });
+const jsonBody = (names: string[]) =>
+  fc.oneof(
+    fc.dictionary(fc.oneof(fc.constantFrom(...names), fc.constantFrom('__proto__', 'constructor', 'prototype')), jsonValue, { maxKeys: 8 }).map((o) => JSON.stringify(o)),
+    jsonValue.map((v) => JSON.stringify(v)),
+    fc.constantFrom(
+      '{"__proto__":{"polluted":1,"level":"watch"}}',
+      '{"constructor":{"prototype":{"polluted":1}}}',
+      '{"level":"watch","level":"custom"}',
+      '{"a":1,}',
+      '{',
+      'null',
+      'true',
+      '"string"',
+      '[{"__proto__":{"polluted":1}}]',
+    ),
+    fc.integer({ min: 10, max: 20_000 }).map((n) => '['.repeat(n) + ']'.repeat(n)),
+    fc.integer({ min: 10, max: 5_000 }).map((n) => '{"a":'.repeat(n) + '1' + '}'.repeat(n)),
+  );
+
+const contentTypes = [
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/json; charset=latin1',
+  'application/json; charset=nope',
+  'application/x-www-form-urlencoded',
+  'application/x-www-form-urlencoded; charset=iso-8859-1',
+  'text/plain',
+  'multipart/form-data; boundary=x',
+  'application/xml',
+  '*/*',
+  'application/',
+  ';;;',
+];
+
+type Body = { contentType?: string; encoding?: string; bytes: Buffer } | null;
+/** Counterexamples print a body's first bytes only: a 300 kB body in a report helps nobody. */
+const printable = (b: NonNullable<Body>): NonNullable<Body> =>
+  Object.assign(b, {
+    [fc.toStringMethod]: () =>
+      `{contentType: ${JSON.stringify(b.contentType)}, encoding: ${JSON.stringify(b.encoding)}, ${b.bytes.length} bytes: ${JSON.stringify(b.bytes.subarray(0, 120).toString('latin1'))}}`,
+  });
+const body = (names: string[]): fc.Arbitrary<Body> =>
+  fc.oneof(
+    { weight: 3, arbitrary: fc.constant(null) },
+    { weight: 4, arbitrary: fc.tuple(jsonBody(names), fc.constantFrom(...contentTypes.slice(0, 4), undefined)).map(([b, ct]) => printable({ contentType: ct, bytes: Buffer.from(b) })) },
+    { weight: 4, arbitrary: fc.tuple(pairs(names), fc.constantFrom(...contentTypes.slice(4, 6), 'application/json')).map(([b, ct]) => printable({ contentType: ct, bytes: Buffer.from(b, 'latin1') })) },
+    { weight: 1, arbitrary: fc.tuple(fc.uint8Array({ maxLength: 200 }), fc.constantFrom(...contentTypes)).map(([b, ct]) => printable({ contentType: ct, bytes: Buffer.from(b) })) },
+    { weight: 1, arbitrary: fc.tuple(fc.uint8Array({ maxLength: 50 }), fc.constantFrom('gzip', 'deflate', 'br', 'identity', 'x-unknown')).map(([b, enc]) => printable({ contentType: 'application/json', encoding: enc, bytes: Buffer.from(b) })) },
+    { weight: 1, arbitrary: fc.tuple(fc.constantFrom('application/json', 'application/x-www-form-urlencoded'), fc.integer({ min: bodyLimit + 1, max: bodyLimit * 3 })).map(([ct, size]) =>
+      printable({ contentType: ct, bytes: Buffer.from(ct === 'application/json' ? `{"name":"${'x'.repeat(size)}"}` : `name=${'x'.repeat(size)}`) }),
+    ) },
+  );
+
+const headerValue = fc.string({ maxLength: 60 }).map((s) => s.replace(/[^\x20-\x7e]/g, ''));
+
+// ---- the server ---------------------------------------------------------------------------------------------
+
+let server: TestServer;
+let agent: Agent;
+let csrf = '';
+let bearer = '';
+
+/** A signed-in session with a CSRF token, so forms get past the CSRF check and reach validation and handlers. */
+async function ensureSession(): Promise<void> {
+  const sid = agent.sid && decodeURIComponent(agent.sid).replace(/^s:/, '').split('.')[0]!;
+  if (sid && server.store.lookup('sessions', 'sid', sid)?.session.userId) return;
+  agent.cookies.clear();
+  expect((await signIn(agent, seed.jsmith.username, seed.jsmith.password)).status).toBe(302);
+  csrf = csrfOf(await (await agent.get('/profile/applications')).text());
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  agent = new Agent(server.baseUrl);
+  await ensureSession();
+  const token = await fetch(`${server.baseUrl}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'password', username: seed.jsmith.username, password: seed.jsmith.password }),
+  });
+  bearer = ((await token.json()) as { access_token: string }).access_token;
+});
+afterAll(() => server.close());
+
+/** The store as it would be written, without what merely reading a page may touch (a session's expiry). */
+function snapshot(): string {
+  return JSON.stringify(server.store.data, (key, value: unknown) => (key === 'expires' || key === 'cookie' ? undefined : value));
+}
+
+const leaks = [/\n\s+at /, /node_modules/, /\/work\//, /file:\/\//, /\.[cm]?[jt]s:\d+/, /\b(TypeError|ReferenceError|RangeError|SyntaxError)\b/, /\bERR_[A-Z_]+\b/];
+
+function checkAnswer(area: Area, sentBytes: number, response: RawResponse): void {
+  expect(response.status, response.body.slice(0, 500)).toBeLessThan(500);
+  for (const leak of leaks) expect(response.body, `${leak} in ${response.body.slice(0, 500)}`).not.toMatch(leak);
+  if (sentBytes > bodyLimit) expect(response.status).toBe(413);
+  if (response.status < 400) return;
+  const type = response.headers['content-type'] ?? '';
+  const what = `${response.status} ${type} ${response.body.slice(0, 300)}`;
+  if (area === 'pages') {
+    expect(type, what).toMatch(/^text\/html/);
+    expect(response.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    return;
+  }
+  expect(type, what).toMatch(/^application\/json/);
+  const parsed = JSON.parse(response.body) as Record<string, unknown>;
+  if (area === 'api') expect(Object.keys(parsed)).toEqual(['message']);
+  else expect(typeof parsed.error).toBe('string');
+  if (response.status === 413) {
+    if (area === 'api') expect(parsed).toEqual({ message: '413 Request Entity Too Large' });
+    else expect(parsed.error).toBe('invalid_request');
+  }
+}
+
+describe('hostile input on every operation of the document', () => {
+  const ops = operations();
+
+  it('reads every operation from the document', () => {
+    expect(ops.length).toBeGreaterThanOrEqual(20);
+    expect(ops.map((o) => `${o.method} ${o.template}`)).toContain('PUT /api/v3/projects/{id}/notification_settings');
+  });
+
+  it('never answers 5xx, never leaks internals, and a rejected request changes nothing', async () => {
+    let cases = 0;
+    const statuses = new Map<number, number>();
+    // The query and body generators use the operation's own parameter names, so many cases get past the parsers
+    // into validation and the handlers rather than failing at the first unknown name.
+    const request = fc.constantFrom(...ops).chain((op) =>
+      fc.record({
+        op: fc.constant(op),
+        pathValue: fc.oneof(
+          fc.constantFrom('1', '3', 'opensource%2Fbell', '0', '-1', '999999999999999999999', '%', '%E0%A4%A', '..', '%2e%2e', '%00', '__proto__', 'constructor'),
+          text.map(encodeURIComponent),
+        ),
+        query: fc.oneof({ weight: 3, arbitrary: fc.constant('') }, { weight: 6, arbitrary: pairs(op.names) }, { weight: 1, arbitrary: fc.constant('__proto__[polluted]=1&constructor[prototype][polluted]=1') }),
+        auth: fc.constantFrom('none', 'pat', 'bearer', 'session', 'garbage', 'basic'),
+        csrfInBody: fc.boolean(),
+        extraHeaders: fc.dictionary(
+          fc.constantFrom('authorization', 'private-token', 'accept', 'accept-charset', 'origin', 'x-http-method-override', 'cookie', 'content-language'),
+          headerValue,
+          { maxKeys: 3 },
+        ),
+        body: body(op.names),
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(request, fc.context(), async (r, ctx) => {
+        const { op, query } = r;
+        let sentBody = r.body;
+        if (sentBody && r.csrfInBody && sentBody.contentType?.startsWith('application/x-www-form-urlencoded')) {
+          sentBody = { ...sentBody, bytes: Buffer.concat([Buffer.from(`_csrf=${encodeURIComponent(csrf)}&`), sentBody.bytes]) };
+        }
+        const path = op.template.replace(/\{[^}]+\}/g, r.pathValue) + (query ? `?${query}` : '');
+        const headers: Record<string, string> = {};
+        if (r.auth === 'pat') headers['private-token'] = seed.jsmith.pat;
+        if (r.auth === 'bearer') headers.authorization = `Bearer ${bearer}`;
+        if (r.auth === 'session') headers.cookie = `tokenbell.sid=${agent.sid}`;
+        if (r.auth === 'garbage') headers.authorization = 'Bearer \xff\xfe';
+        if (r.auth === 'basic') headers.authorization = `Basic ${Buffer.from(`${seed.client.id}:%E0%A4%A:${'x'.repeat(300)}`).toString('base64')}`;
+        Object.assign(headers, r.extraHeaders);
+        if (sentBody?.contentType) headers['content-type'] = sentBody.contentType;
+        if (sentBody?.encoding) headers['content-encoding'] = sentBody.encoding;
+        ctx.log(`${op.method} ${path.slice(0, 200)} ${JSON.stringify(headers).slice(0, 300)} ${sentBody?.bytes.subarray(0, 200).toString('latin1') ?? ''}`);
+
+        const before = snapshot();
+        const response = await rawRequest(server.baseUrl, op.method, path, headers, sentBody?.bytes);
+        cases++;
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        checkAnswer(areaOf(path), sentBody?.bytes.length ?? 0, response);
+        if (response.status >= 400) expect(snapshot()).toBe(before);
+        // A case that signed out or otherwise ended the session must not blunt the cases after it.
+        await ensureSession();
+      }),
+      { seed: fcSeed, numRuns },
+    );
+    console.log(`hostile input: ${cases} generated requests over ${ops.length} operations (seed ${fcSeed}); statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`);
+    expect(server.logs).toEqual([]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.getOwnPropertyNames(Object.prototype)).not.toContain('polluted');
+    expect((await fetch(`${server.baseUrl}/api/v3/user`, { headers: { 'private-token': seed.jsmith.pat } })).status).toBe(200);
+  }, 60_000);
+});
