@@ -3,7 +3,7 @@
 // requests without locks) and resolves once a durable write containing the change is on disk.
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
-import { unlinkSync } from 'node:fs';
+import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Low, Memory, type Adapter } from 'lowdb';
 import { DurableJsonFile } from './durable-json-file.js';
@@ -115,6 +115,8 @@ export class Store {
   #pending: Deferred | null = null;
   #writing: Promise<void> | null = null;
   #closed = false;
+  #acknowledged = 0;
+  #fileWrites = 0;
 
   /** @internal use openStore */
   constructor(db: Low<StoreData>, file: string | null, lock: FileLock | null) {
@@ -223,6 +225,14 @@ export class Store {
     };
   }
 
+  /**
+   * Commits acknowledged (their write is on disk) and file writes made for them. Their ratio is how many commits
+   * one write carries, which is what keeps durable writes cheap under load.
+   */
+  get stats(): { acknowledged: number; fileWrites: number } {
+    return { acknowledged: this.#acknowledged, fileWrites: this.#fileWrites };
+  }
+
   /** Resolves once every commit made so far is on disk. */
   async flush(): Promise<void> {
     while (this.#pending || this.#writing) {
@@ -247,6 +257,7 @@ export class Store {
       // A microtask rather than now, so every commit of the current tick joins the first write too.
       if (!this.#writing) queueMicrotask(() => this.#startWrite());
     }
+    this.#pending.commits += 1;
     return this.#pending.promise;
   }
 
@@ -256,7 +267,11 @@ export class Store {
     this.#pending = null;
     this.#writing = this.#db
       .write()
-      .then(batch.resolve, batch.reject)
+      .then(() => {
+        this.#fileWrites += 1;
+        this.#acknowledged += batch.commits;
+        batch.resolve();
+      }, batch.reject)
       .finally(() => {
         this.#writing = null;
         if (this.#pending) this.#startWrite();
@@ -335,11 +350,28 @@ export async function openStore({ file }: OpenStoreOptions): Promise<Store> {
     } else {
       data = checkShape(read, path);
     }
-    return new Store(new Low<StoreData>(adapter, data), path, lock);
+    const store = new Store(new Low<StoreData>(adapter, data), path, lock);
+    reportStatsOnSignal(store);
+    return store;
   } catch (error) {
     await lock.release();
     throw error;
   }
+}
+
+/**
+ * With TOKENBELL_STORE_STATS=FILE, SIGUSR2 writes the store's commit and file-write counts to FILE as JSON, so a
+ * benchmark can see how commits coalesce in a server it runs as a separate process. Off unless asked for.
+ */
+function reportStatsOnSignal(store: Store): void {
+  const target = process.env.TOKENBELL_STORE_STATS;
+  if (!target) return;
+  process.on('SIGUSR2', () => {
+    const temp = `${target}.${process.pid}.tmp`;
+    // Written whole and renamed, so the reader never sees half a file.
+    writeFileSync(temp, JSON.stringify(store.stats));
+    renameSync(temp, target);
+  });
 }
 
 function checkShape(value: unknown, path: string): StoreData {
@@ -369,6 +401,8 @@ function checkShape(value: unknown, path: string): StoreData {
 
 interface Deferred {
   promise: Promise<void>;
+  /** How many commits wait on this write. */
+  commits: number;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -380,7 +414,7 @@ function deferred(): Deferred {
     resolve = res;
     reject = rej;
   });
-  return { promise, resolve, reject };
+  return { promise, resolve, reject, commits: 0 };
 }
 
 /**
