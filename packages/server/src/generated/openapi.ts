@@ -1201,6 +1201,78 @@ export interface components {
                 "text/html": components["schemas"]["HtmlPage"];
             };
         };
+        /** @description The request body is larger than the server's limit (100 kB in the reference server). Nothing was changed. */
+        ApiPayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "413 Request Entity Too Large"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description The request body is larger than the server's limit (100 kB in the reference server); an RFC 6749 `invalid_request`. */
+        OAuthPayloadTooLarge: {
+            headers: {
+                "Cache-Control": components["headers"]["NoStore"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "invalid_request",
+                 *       "error_description": "request entity too large"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OAuthError"];
+            };
+        };
+        /** @description An HTML page saying the form was larger than the server's limit (100 kB in the reference server). Nothing was changed. */
+        HtmlPayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /** @example <!doctype html><html lang="en"><head><title>An error has occurred - tokenbell</title></head><body><h1>An error has occurred</h1><p>request entity too large</p></body></html> */
+                "text/html": components["schemas"]["HtmlPage"];
+            };
+        };
+        /**
+         * @description Too many failed password checks from this client address, or for this account, in a short window; the password
+         *     was not checked. RFC 6749 has no error code for this, so it is an `invalid_request` with status 429;
+         *     `Retry-After` says when to try again. (`slow_down` belongs to the device flow's polling and is not used here.)
+         */
+        OAuthTooManyAttempts: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                "Cache-Control": components["headers"]["NoStore"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "invalid_request",
+                 *       "error_description": "Too many failed sign-in attempts. Try again in 9 minutes."
+                 *     }
+                 */
+                "application/json": components["schemas"]["OAuthError"];
+            };
+        };
+        /** @description An HTML page saying there were too many failed sign-in attempts from this address or for this account; the password was not checked. `Retry-After` says when to try again. */
+        HtmlTooManyAttempts: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /** @example <!doctype html><html lang="en"><head><title>Too many attempts - tokenbell</title></head><body><h1>Too many attempts</h1><p>Too many failed sign-in attempts. Try again in 9 minutes.</p></body></html> */
+                "text/html": components["schemas"]["HtmlPage"];
+            };
+        };
     };
     parameters: {
         /**
@@ -1289,6 +1361,11 @@ export interface components {
         };
     };
     headers: {
+        /**
+         * @description Seconds until the client address or the account may try again (RFC 9110 section 10.2.3).
+         * @example 540
+         */
+        RetryAfter: number;
         /**
          * @description Token responses must not be cached (RFC 6749 section 5.1).
          * @example no-store
@@ -1389,6 +1466,7 @@ export interface operations {
             302: components["responses"]["Redirect"];
             400: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlForbidden"];
+            413: components["responses"]["HtmlPayloadTooLarge"];
         };
     };
     createToken: {
@@ -1418,6 +1496,8 @@ export interface operations {
             };
             400: components["responses"]["OAuthBadRequest"];
             401: components["responses"]["OAuthInvalidClient"];
+            413: components["responses"]["OAuthPayloadTooLarge"];
+            429: components["responses"]["OAuthTooManyAttempts"];
         };
     };
     revokeToken: {
@@ -1446,6 +1526,7 @@ export interface operations {
             };
             400: components["responses"]["OAuthBadRequest"];
             401: components["responses"]["OAuthInvalidClient"];
+            413: components["responses"]["OAuthPayloadTooLarge"];
         };
     };
     introspectToken: {
@@ -1474,6 +1555,7 @@ export interface operations {
             };
             400: components["responses"]["OAuthBadRequest"];
             401: components["responses"]["OAuthInvalidClient"];
+            413: components["responses"]["OAuthPayloadTooLarge"];
         };
     };
     getTokenInfo: {
@@ -1552,6 +1634,8 @@ export interface operations {
             302: components["responses"]["Redirect"];
             401: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlForbidden"];
+            413: components["responses"]["HtmlPayloadTooLarge"];
+            429: components["responses"]["HtmlTooManyAttempts"];
         };
     };
     signOut: {
@@ -1569,6 +1653,7 @@ export interface operations {
         responses: {
             302: components["responses"]["Redirect"];
             403: components["responses"]["HtmlForbidden"];
+            413: components["responses"]["HtmlPayloadTooLarge"];
         };
     };
     listApplications: {
@@ -1601,6 +1686,7 @@ export interface operations {
             302: components["responses"]["Redirect"];
             400: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlForbidden"];
+            413: components["responses"]["HtmlPayloadTooLarge"];
         };
     };
     deleteApplication: {
@@ -1625,6 +1711,7 @@ export interface operations {
             302: components["responses"]["Redirect"];
             403: components["responses"]["HtmlForbidden"];
             404: components["responses"]["HtmlNotFound"];
+            413: components["responses"]["HtmlPayloadTooLarge"];
         };
     };
     revokeAuthorizedApplication: {
@@ -1649,6 +1736,7 @@ export interface operations {
             302: components["responses"]["Redirect"];
             403: components["responses"]["HtmlForbidden"];
             404: components["responses"]["HtmlNotFound"];
+            413: components["responses"]["HtmlPayloadTooLarge"];
         };
     };
     listPersonalAccessTokens: {
@@ -1681,6 +1769,7 @@ export interface operations {
             302: components["responses"]["Redirect"];
             400: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlForbidden"];
+            413: components["responses"]["HtmlPayloadTooLarge"];
         };
     };
     revokePersonalAccessToken: {
@@ -1705,6 +1794,7 @@ export interface operations {
             302: components["responses"]["Redirect"];
             403: components["responses"]["HtmlForbidden"];
             404: components["responses"]["HtmlNotFound"];
+            413: components["responses"]["HtmlPayloadTooLarge"];
         };
     };
     getCurrentUser: {
@@ -1848,6 +1938,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["ApiPayloadTooLarge"];
         };
     };
     getGroupNotificationSettings: {
@@ -1958,6 +2049,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["GroupNotFound"];
+            413: components["responses"]["ApiPayloadTooLarge"];
         };
     };
     getProjectNotificationSettings: {
@@ -2068,6 +2160,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["ProjectNotFound"];
+            413: components["responses"]["ApiPayloadTooLarge"];
         };
     };
 }
