@@ -3,6 +3,7 @@ import express, { type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Config } from '../config.js';
 import { authenticateApiRequest } from '../domain/api-authentication.js';
+import { LoginThrottle } from '../domain/login-throttle.js';
 import { documentPath } from '../openapi/document.js';
 import type { Store } from '../store/file-store.js';
 import { apiRouter } from './api-routes.js';
@@ -16,6 +17,8 @@ export interface AppOptions {
   /** The clock, in seconds since the epoch; tests move it to expire codes and tokens. */
   now?: () => number;
   log?: (message: string) => void;
+  /** Password-check throttling shared by sign-in and the password grant; tests pass one with their own policy. */
+  throttle?: LoginThrottle;
 }
 
 const wallClock = () => Math.floor(Date.now() / 1000);
@@ -46,7 +49,7 @@ function apiAuthentication(store: Store, now: () => number): RequestHandler {
   };
 }
 
-export function createApp({ store, config, now = wallClock, log }: AppOptions): express.Express {
+export function createApp({ store, config, now = wallClock, log, throttle = new LoginThrottle() }: AppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
@@ -57,7 +60,7 @@ export function createApp({ store, config, now = wallClock, log }: AppOptions): 
   app.use(express.urlencoded({ extended: true, limit: config.bodyLimit, parameterLimit: 200 }));
   // Authentication comes before validation, so an anonymous caller learns nothing about parameters (401 first).
   app.use('/api/v3', apiAuthentication(store, now));
-  const pages = { store, now, codeTtl: config.codeTtl, secureCookies: config.secureCookies };
+  const pages = { store, now, codeTtl: config.codeTtl, secureCookies: config.secureCookies, throttle };
   // Sessions and CSRF only on the pages, and before validation: a forged form gets 403 whatever its fields.
   app.use(pageSessions(pages));
   app.use(
@@ -71,7 +74,7 @@ export function createApp({ store, config, now = wallClock, log }: AppOptions): 
       useRequestUrl: true,
     }),
   );
-  app.use(oauthRouter({ store, baseUrl: config.baseUrl, tokenTtl: config.tokenTtl, now }));
+  app.use(oauthRouter({ store, baseUrl: config.baseUrl, tokenTtl: config.tokenTtl, now, throttle }));
   app.use(pagesRouter(pages));
   app.use('/api/v3', apiRouter(store, config.baseUrl));
   app.use(errorHandler(log));

@@ -1,6 +1,7 @@
 // One error handler turns every failure into the answer its caller expects: RFC 6749 JSON on the OAuth endpoints,
 // `{"message": ...}` on the API, an HTML page in the browser. Nothing from inside (stack, secret, cause) leaks out.
 import type { ErrorRequestHandler, Request } from 'express';
+import { LoginThrottledError } from '../domain/login-throttle.js';
 import { OAuthError } from '../domain/oauth/errors.js';
 import { grantTypes } from '../openapi/document.js';
 import { errorPage } from '../pages/html.js';
@@ -60,6 +61,7 @@ function statusOf(err: HttpLikeError): number {
 
 function oauthErrorFor(err: unknown, req: Request, status: number): OAuthError {
   if (err instanceof OAuthError) return err;
+  if (err instanceof LoginThrottledError) return new OAuthError('invalid_request', err.message, { status: 429 });
   const grantType = (req.body as Record<string, unknown> | undefined)?.grant_type;
   if (req.path === '/oauth/token' && typeof grantType === 'string' && !grantTypes.includes(grantType)) {
     return new OAuthError('unsupported_grant_type', `The grant type "${grantType}" is not supported; use one of ${grantTypes.join(', ')}.`);
@@ -76,9 +78,12 @@ export function errorHandler(log: (message: string) => void = (m) => console.err
   return (err: unknown, req, res, next) => {
     if (res.headersSent) return next(err);
     const e = (err ?? {}) as HttpLikeError;
-    const status = err instanceof OAuthError || err instanceof ApiError ? err.status : statusOf(e);
+    const status = err instanceof OAuthError || err instanceof ApiError ? err.status : err instanceof LoginThrottledError ? 429 : statusOf(e);
     if (status >= 500) log(`${req.method} ${req.path} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
 
+    // RFC 6749 has no error code for "too many attempts", and slow_down belongs to the device flow's polling
+    // (RFC 8628); invalid_request ("otherwise malformed") with 429 and Retry-After tells a client not to retry as is.
+    if (err instanceof LoginThrottledError) res.set('Retry-After', String(err.retryAfterSeconds));
     if (oauthJsonPaths.has(req.path)) {
       const oauth = oauthErrorFor(err, req, status);
       res.status(oauth.status).set('Cache-Control', 'no-store').set('Pragma', 'no-cache');
@@ -99,7 +104,8 @@ export function errorHandler(log: (message: string) => void = (m) => console.err
       res.status(status).json({ message });
       return;
     }
-    const title = status === 403 ? 'Forbidden' : status === 404 ? 'Not found' : status >= 500 ? 'Something went wrong' : 'An error has occurred';
+    const title =
+      status === 403 ? 'Forbidden' : status === 404 ? 'Not found' : status === 429 ? 'Too many attempts' : status >= 500 ? 'Something went wrong' : 'An error has occurred';
     const message =
       err instanceof ApiError || (status < 500 && status !== 404 && status !== 403)
         ? err instanceof ApiError

@@ -7,6 +7,7 @@ import { OAuthError } from '../domain/oauth/errors.js';
 import { introspectToken, revokeToken } from '../domain/oauth/revocation.js';
 import { exchangeAuthorizationCode, passwordGrant, refreshGrant } from '../domain/oauth/token-endpoint.js';
 import { findActiveAccessToken } from '../domain/oauth/tokens.js';
+import type { LoginThrottle } from '../domain/login-throttle.js';
 import { grantTypes, scopes } from '../openapi/document.js';
 import type { Store } from '../store/file-store.js';
 
@@ -17,6 +18,7 @@ export interface OAuthRouterOptions {
   baseUrl: string;
   tokenTtl: number;
   now: () => number;
+  throttle: LoginThrottle;
 }
 
 const presentedClient = (req: Request) => {
@@ -50,7 +52,7 @@ export function metadata(baseUrl: string): Schemas['AuthorizationServerMetadata'
   };
 }
 
-export function oauthRouter({ store, baseUrl, tokenTtl, now }: OAuthRouterOptions): Router {
+export function oauthRouter({ store, baseUrl, tokenTtl, now, throttle }: OAuthRouterOptions): Router {
   const router = Router();
   const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
@@ -67,7 +69,8 @@ export function oauthRouter({ store, baseUrl, tokenTtl, now }: OAuthRouterOption
     } else {
       // Spec 4.2 states no client credentials for the password grant; when sent they must be right.
       const client = authenticateClientRequest(store, presentedClient(req), { required: false });
-      answer = await passwordGrant({ ...base, client }, body);
+      const checkPassword = (login: string, password: string) => throttle.authenticate(store, login, password, req.ip ?? '');
+      answer = await passwordGrant({ ...base, client, checkPassword }, body);
     }
     res.set(noStore).json(answer);
   });

@@ -3,7 +3,8 @@
 import helmet from 'helmet';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { components } from '../generated/openapi.js';
-import { AccountError, authenticate, createPersonalAccessToken, listPersonalAccessTokens, revokePersonalAccessToken } from '../domain/accounts.js';
+import { AccountError, createPersonalAccessToken, listPersonalAccessTokens, revokePersonalAccessToken } from '../domain/accounts.js';
+import type { LoginThrottle } from '../domain/login-throttle.js';
 import { ApplicationError, deleteApplication, listApplications, registerApplication } from '../domain/applications.js';
 import { authorizedApplications, revokeApplicationAuthorization } from '../domain/authorized-applications.js';
 import {
@@ -29,6 +30,7 @@ export interface PagesOptions {
   now: () => number;
   codeTtl: number;
   secureCookies: boolean;
+  throttle: LoginThrottle;
 }
 
 /** The paths that belong to a browser session; the API and the JSON OAuth endpoints never see a cookie. */
@@ -183,7 +185,7 @@ const fieldLabels: Record<string, string> = {
 };
 const describeFieldError = (error: ApplicationError | AccountError) => `${fieldLabels[error.field] ?? error.field} ${error.message}.`;
 
-export function pagesRouter({ store, now, codeTtl }: PagesOptions): Router {
+export function pagesRouter({ store, now, codeTtl, throttle }: PagesOptions): Router {
   const router = Router();
 
   /** The signed-in user, or a redirect to sign in and back here (GET pages). */
@@ -206,7 +208,7 @@ export function pagesRouter({ store, now, codeTtl }: PagesOptions): Router {
   router.post(signInPath, async (req, res) => {
     const body = req.body as Schemas['SignInForm'];
     const returnTo = localPath(body.return_to);
-    const user = await authenticate(store, body.login, body.password);
+    const user = await throttle.authenticate(store, body.login, body.password, req.ip ?? '');
     if (!user) {
       // One message whatever was wrong, so the page does not tell which logins exist.
       html(res, 401, signInPage({ csrf: csrfToken(req), returnTo, login: body.login, error: 'Invalid login or password.' }));

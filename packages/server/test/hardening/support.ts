@@ -30,12 +30,14 @@ export function rawRequest(
   path: string,
   headers: Record<string, string> = {},
   body?: string | Buffer,
+  /** Another loopback source address (127.0.0.2 and up), to act as a different client. */
+  localAddress?: string,
 ): Promise<RawResponse> {
   const { hostname, port } = new URL(baseUrl);
   // A length rather than chunks: Node's own HTTP parser refuses a chunked GET before the application sees it.
   const sized = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
   return new Promise((resolve, reject) => {
-    const request = http.request({ host: hostname, port, method, path, headers: sized, agent: keepAlive }, (response) => {
+    const request = http.request({ host: hostname, port, method, path, headers: sized, agent: keepAlive, ...(localAddress ? { localAddress } : {}) }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (c: Buffer) => chunks.push(c));
       response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));

@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import type { LoginThrottle } from '../../src/domain/login-throttle.js';
 import { createApp } from '../../src/http/app.js';
 import { openStore, type Store } from '../../src/store/file-store.js';
 import { loadSeed } from '../../src/store/seed.js';
@@ -27,7 +28,7 @@ export interface TestServer {
   logs: string[];
 }
 
-export async function startTestServer(options: { tokenTtl?: number } = {}): Promise<TestServer> {
+export async function startTestServer(options: { tokenTtl?: number; throttle?: LoginThrottle } = {}): Promise<TestServer> {
   const store = await openStore({ file: null });
   await loadSeed(store, JSON.parse(await readFile(exampleSeedPath, 'utf8')));
   let offset = 0;
@@ -37,6 +38,7 @@ export async function startTestServer(options: { tokenTtl?: number } = {}): Prom
     store,
     now,
     log: (m) => logs.push(m),
+    ...(options.throttle ? { throttle: options.throttle } : {}),
     config: {
       baseUrl: 'http://127.0.0.1',
       tokenTtl: options.tokenTtl ?? 7200,

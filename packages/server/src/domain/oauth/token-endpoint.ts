@@ -1,7 +1,7 @@
 // The token endpoint's grants (RFC 6749 sections 4.1.3, 4.3.2 and 6; RFC 7636 section 4.6).
 import type { components } from '../../generated/openapi.js';
 import type { Store } from '../../store/file-store.js';
-import type { ApplicationRecord, Scope } from '../../store/schema.js';
+import type { ApplicationRecord, Scope, UserRecord } from '../../store/schema.js';
 import { authenticate } from '../accounts.js';
 import { digest } from '../secrets.js';
 import { OAuthError, invalidGrant } from './errors.js';
@@ -17,6 +17,8 @@ export interface GrantContext {
   client: ApplicationRecord | null;
   now: number;
   tokenTtl: number;
+  /** How the password grant checks credentials: the HTTP layer passes the throttled check (login-throttle.ts). */
+  checkPassword?: (login: string, password: string) => Promise<UserRecord | null>;
 }
 
 /** Narrows the requested scope to a subset of what is allowed; no scope parameter means the default (all of it). */
@@ -78,7 +80,7 @@ export async function passwordGrant(ctx: GrantContext, params: Schemas['Password
   const { store, client, now } = ctx;
   // Without a client the user may ask for any scope; `api` is what the password grant has always given.
   const scopes = client ? grantedScopes(params.scope, client.scopes) : grantedScopes(params.scope, allScopes, ['api']);
-  const user = await authenticate(store, params.username, params.password);
+  const user = await (ctx.checkPassword ?? ((login, password) => authenticate(store, login, password)))(params.username, params.password);
   // One description for an unknown user and a wrong password, so the answer never says which.
   if (!user) throw new OAuthError('invalid_grant', wrongCredentialsDescription);
   // Spec 5.4 (release 8.11): said only after the password was right, so it reveals nothing to a guesser.

@@ -1,0 +1,127 @@
+// Password guessing, over real HTTP from several loopback addresses (127.0.0.x): the sign-in form and the password
+// grant share per-address and per-account limits, answer 429 with Retry-After, and never lock the real user out.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LoginThrottle } from '../../src/domain/login-throttle.js';
+import { seed, startTestServer, type TestServer } from '../support/server.js';
+import { csrfOf, rawRequest, type RawResponse } from './support.js';
+
+const windowSeconds = 2;
+const policy = {
+  perAddress: { failures: 6, windowSeconds },
+  perAccount: { failures: 3, windowSeconds },
+  knownAddressSeconds: 3600,
+};
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ throttle: new LoginThrottle(policy) });
+});
+afterAll(() => server.close());
+
+let nextAddress = 2;
+/** A loopback address no earlier test used, so every test starts with fresh per-address counters. */
+const freshAddress = () => `127.0.0.${nextAddress++}`;
+
+const passwordGrant = (from: string, username: string, password: string) =>
+  rawRequest(server.baseUrl, 'POST', '/oauth/token', { 'content-type': 'application/x-www-form-urlencoded' }, new URLSearchParams({ grant_type: 'password', username, password }).toString(), from);
+
+/** The sign-in form as a browser at `from` would post it: page, cookie and CSRF token first. */
+async function signInForm(from: string, login: string, password: string): Promise<RawResponse> {
+  const page = await rawRequest(server.baseUrl, 'GET', '/users/sign_in', {}, undefined, from);
+  const cookie = page.headers['set-cookie']![0]!.split(';')[0]!;
+  const body = new URLSearchParams({ _csrf: csrfOf(page.body), login, password }).toString();
+  return rawRequest(server.baseUrl, 'POST', '/users/sign_in', { 'content-type': 'application/x-www-form-urlencoded', cookie }, body, from);
+}
+
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function expectThrottledToken(response: RawResponse): void {
+  expect(response.status).toBe(429);
+  expect(response.headers['cache-control']).toBe('no-store');
+  expect(Number(response.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  expect(Number(response.headers['retry-after'])).toBeLessThanOrEqual(windowSeconds);
+  expect(JSON.parse(response.body)).toEqual({ error: 'invalid_request', error_description: expect.stringMatching(/^Too many failed sign-in attempts\. Try again in \d+ seconds?\.$/) });
+}
+
+describe('per account', () => {
+  it('refuses the password grant with 429 after too many failures, even with the right password, until the window ends', async () => {
+    const attacker = freshAddress();
+    for (let i = 0; i < policy.perAccount.failures; i++) {
+      const response = await passwordGrant(attacker, 'jsmith', `wrong-${i}`);
+      expect(response.status).toBe(400);
+      expect(JSON.parse(response.body).error).toBe('invalid_grant');
+    }
+    expectThrottledToken(await passwordGrant(attacker, 'jsmith', seed.jsmith.password));
+    // Another address the account never signed in from is refused too: the limit is the account's.
+    expectThrottledToken(await passwordGrant(freshAddress(), 'jsmith@example.com', seed.jsmith.password));
+    // Other accounts are not affected.
+    expect((await passwordGrant(attacker, 'mallory', seed.mallory.password)).status).toBe(200);
+
+    await wait(windowSeconds * 1000 + 200);
+    expect((await passwordGrant(attacker, 'jsmith', seed.jsmith.password)).status).toBe(200);
+  });
+
+  it('lets the real user in from an address they signed in from before while an attacker exhausts the account', async () => {
+    const home = freshAddress();
+    expect((await signInForm(home, 'mallory', seed.mallory.password)).status).toBe(302);
+    const attackers = [freshAddress(), freshAddress()];
+    for (let i = 0; i < policy.perAccount.failures; i++) await passwordGrant(attackers[i % 2]!, 'mallory', `guess-${i}`);
+    const refused = await signInForm(attackers[0]!, 'mallory', seed.mallory.password);
+    expect(refused.status).toBe(429);
+
+    const signedIn = await signInForm(home, 'mallory', seed.mallory.password);
+    expect(signedIn.status).toBe(302);
+    expect(signedIn.headers.location).toBe('/profile/applications');
+    expect((await passwordGrant(home, 'mallory', seed.mallory.password)).status).toBe(200);
+    await wait(windowSeconds * 1000 + 200);
+  });
+});
+
+describe('per client address', () => {
+  it('refuses sign-in with a 429 page and Retry-After once one address has failed too often, whatever the accounts', async () => {
+    const attacker = freshAddress();
+    // Sign-in and the password grant share one budget, so switching endpoints gains nothing.
+    for (let i = 0; i < policy.perAddress.failures; i++) {
+      const response = i % 2 === 0 ? await signInForm(attacker, `nobody-${i}`, 'wrong-password') : await passwordGrant(attacker, `nobody-${i}`, 'wrong');
+      expect(response.status).toBe(i % 2 === 0 ? 401 : 400);
+    }
+    const page = await signInForm(attacker, 'jsmith', seed.jsmith.password);
+    expect(page.status).toBe(429);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(Number(page.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(page.body).toContain('<h1>Too many attempts</h1>');
+    expect(page.body).toMatch(/Too many failed sign-in attempts\. Try again in \d+ seconds?\./);
+    expectThrottledToken(await passwordGrant(attacker, 'awong', 'x'));
+    // The same user from their own address is unaffected.
+    expect((await signInForm(freshAddress(), 'jsmith', seed.jsmith.password)).status).toBe(302);
+    await wait(windowSeconds * 1000 + 200);
+    expect((await signInForm(attacker, 'jsmith', seed.jsmith.password)).status).toBe(302);
+  });
+
+  it('counts a burst of concurrent guesses before hashing, so no more than the limit are ever checked', async () => {
+    const attacker = freshAddress();
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => passwordGrant(attacker, `burst-${i}`, 'wrong')));
+    const checked = answers.filter((a) => a.status === 400).length;
+    expect(checked).toBe(policy.perAddress.failures);
+    expect(answers.filter((a) => a.status === 429)).toHaveLength(20 - checked);
+  });
+});
+
+describe('the default policy', () => {
+  it('allows ten failures per account, then answers 429 for the rest of a ten-minute window', async () => {
+    const defaults = await startTestServer();
+    try {
+      const grant = (password: string) =>
+        rawRequest(defaults.baseUrl, 'POST', '/oauth/token', { 'content-type': 'application/x-www-form-urlencoded' }, new URLSearchParams({ grant_type: 'password', username: 'awong', password }).toString());
+      const statuses = await Promise.all(Array.from({ length: 10 }, (_, i) => grant(`wrong-${i}`).then((r) => r.status)));
+      expect(statuses).toEqual(Array(10).fill(400));
+      const refused = await grant(seed.awong.password);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(9 * 60);
+      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(10 * 60);
+    } finally {
+      await defaults.close();
+    }
+  });
+});
