@@ -4,6 +4,7 @@
 import { csrfSync } from 'csrf-sync';
 import type { Request, RequestHandler } from 'express';
 import session from 'express-session';
+import { digest } from '../domain/secrets.js';
 import type { Store } from '../store/file-store.js';
 import type { SessionRecord } from '../store/schema.js';
 
@@ -18,14 +19,17 @@ export const sessionCookieName = 'tokenbell.sid';
 /** Idle lifetime: every page served to a session pushes its end this far ahead again (rolling). */
 export const sessionMaxAgeMs = 8 * 60 * 60 * 1000;
 
-/** An express-session store persisting sessions in the lowdb store; expired ones are never answered. */
+/**
+ * An express-session store persisting sessions in the lowdb store; expired ones are never answered. Records are
+ * keyed by the digest of the session id, so a copy of the data file signs nobody in.
+ */
 export class StoreSessionStore extends session.Store {
   constructor(private readonly store: Store) {
     super();
   }
 
   override get(sid: string, callback: (err: unknown, session?: session.SessionData | null) => void): void {
-    const record = this.store.lookup('sessions', 'sid', sid);
+    const record = this.store.lookup('sessions', 'sid', digest(sid));
     if (!record || record.expires <= Date.now()) {
       callback(null, null);
       return;
@@ -37,19 +41,20 @@ export class StoreSessionStore extends session.Store {
   override set(sid: string, data: session.SessionData, callback?: (err?: unknown) => void): void {
     const serialised = JSON.parse(JSON.stringify(data)) as SessionRecord['session'];
     const expires = expiryOf(data);
+    const key = digest(sid);
     this.#commit(() => {
-      const record = this.store.lookup('sessions', 'sid', sid);
+      const record = this.store.lookup('sessions', 'sid', key);
       if (record) {
         record.session = serialised;
         record.expires = expires;
       } else {
-        this.store.insert('sessions', { sid, session: serialised, expires });
+        this.store.insert('sessions', { sid: key, session: serialised, expires });
       }
     }, callback);
   }
 
   override touch(sid: string, data: session.SessionData, callback?: (err?: unknown) => void): void {
-    const record = this.store.lookup('sessions', 'sid', sid);
+    const record = this.store.lookup('sessions', 'sid', digest(sid));
     if (!record) {
       callback?.();
       return;
@@ -63,7 +68,8 @@ export class StoreSessionStore extends session.Store {
 
   override destroy(sid: string, callback?: (err?: unknown) => void): void {
     this.#commit(() => {
-      this.store.remove('sessions', (s) => s.sid === sid);
+      const key = digest(sid);
+      this.store.remove('sessions', (s) => s.sid === key);
     }, callback);
   }
 

@@ -130,6 +130,7 @@ export interface NotificationSettingRecord {
 }
 
 export interface SessionRecord {
+  /** The SHA-256 digest of the session id, never the id itself: the id in the cookie is a bearer credential. */
   sid: string;
   /** express-session's serialised session. */
   session: Record<string, unknown>;

@@ -3,6 +3,7 @@
 // path, always in the format of its area, and a rejected request changes nothing in the store.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { digest } from '../../src/domain/secrets.js';
 import { document } from '../../src/openapi/document.js';
 import { seed, startTestServer, type TestServer } from '../support/server.js';
 import { Agent, csrfOf, rawRequest, signIn, type RawResponse } from './support.js';
@@ -159,7 +160,7 @@ let bearer = '';
 /** A signed-in session with a CSRF token, so forms get past the CSRF check and reach validation and handlers. */
 async function ensureSession(): Promise<void> {
   const sid = agent.sid && decodeURIComponent(agent.sid).replace(/^s:/, '').split('.')[0]!;
-  if (sid && server.store.lookup('sessions', 'sid', sid)?.session.userId) return;
+  if (sid && server.store.lookup('sessions', 'sid', digest(sid))?.session.userId) return;
   agent.cookies.clear();
   expect((await signIn(agent, seed.jsmith.username, seed.jsmith.password)).status).toBe(302);
   csrf = csrfOf(await (await agent.get('/profile/applications')).text());

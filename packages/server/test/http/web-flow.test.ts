@@ -2,6 +2,7 @@
 // fetch, a small cookie jar and manual redirects, as a browser would.
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { digest } from '../../src/domain/secrets.js';
 import { document } from '../../src/openapi/document.js';
 import { seed, startTestServer, type TestServer } from '../support/server.js';
 
@@ -257,8 +258,8 @@ describe('sign-in and sessions', () => {
     expect(agent.sid).not.toBe(before);
     // The session before sign-in is gone, so a planted id is worth nothing.
     const sidOf = (cookie: string) => decodeURIComponent(cookie).replace(/^s:/, '').split('.')[0]!;
-    expect(server.store.lookup('sessions', 'sid', sidOf(before!))).toBeUndefined();
-    expect(server.store.lookup('sessions', 'sid', sidOf(agent.sid!))?.session.userId).toBe(server.store.lookup('users', 'username', 'jsmith')!.id);
+    expect(server.store.lookup('sessions', 'sid', digest(sidOf(before!)))).toBeUndefined();
+    expect(server.store.lookup('sessions', 'sid', digest(sidOf(agent.sid!)))?.session.userId).toBe(server.store.lookup('users', 'username', 'jsmith')!.id);
   });
 
   it('answers wrong credentials with a 401 page and one message, whatever was wrong', async () => {
