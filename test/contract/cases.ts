@@ -1,0 +1,1036 @@
+// The contract cases: one table, every operation of openapi/openapi.yaml with its success and documented error
+// answers, each made through @tokenbell/sdk. The runner (contract.test.ts) plays every case against the reference
+// server, the Prism mock and the server behind Prism's validating proxy, checks the status and validates the body
+// against the document; `expect` adds what every target must show, `behaviour` what only a real server can.
+import { expect } from 'vitest';
+import {
+  authorizationUrl,
+  callbackParams,
+  exchangeCode,
+  OAuthError,
+  passwordGrant,
+  refresh,
+  revoke,
+  TokenbellAuthenticationError,
+  TokenbellNotFoundError,
+  TokenbellPermissionError,
+  TokenbellValidationError,
+  type NotificationSettingsUpdate,
+  type GlobalNotificationSettingsUpdate,
+  type TokenbellClient,
+} from '../../packages/sdk/src/index.js';
+import { type CaseContext, exampleApp, type Exchange, type Session, type TargetKind, users } from './context.js';
+
+export interface ContractCase {
+  name: string;
+  /** The operationId the subject request must hit. */
+  operation: string;
+  /** The status the subject request must get; on the mock it is asked for with `Prefer: code=...`. */
+  status: number;
+  /** The named example of that response to ask the mock for (`Prefer: example=...`). */
+  mockExample?: string;
+  /**
+   * Why the request breaks the document on purpose (to reach the server's own 400, say). The mock must flag it as
+   * a violation, and on the proxy target it goes through the proxy started with --validate-request=false, since
+   * `--errors` answers an invalid request itself and never forwards it.
+   */
+  invalidRequest?: string;
+  /** Targets this case cannot apply to, with the reason; reported as "not applicable", never dropped silently. */
+  notApplicable?: Partial<Record<TargetKind, string>>;
+  /**
+   * Setup through ctx.setup, then exactly one request through ctx.fetch / ctx.client() (the subject); what it
+   * answers is handed to `behaviour`.
+   */
+  call(ctx: CaseContext): Promise<unknown>;
+  /** Holds on every target, the mock's examples included. */
+  expect?(exchange: Exchange, ctx: CaseContext): void;
+  /** What only a real server does (state, echoed values); checked on the server and proxy targets. */
+  behaviour?(exchange: Exchange, ctx: CaseContext, result: unknown): void | Promise<void>;
+}
+
+const PROXY_FOLLOWS_REDIRECTS =
+  'Prism proxy follows upstream redirects (node-fetch default, no option; stoplightio/prism#1977), so a 302 never reaches the client; the server target checks it, and the server validates it with --validate-responses';
+const PROXY_CHECKS_SECURITY =
+  'Prism proxy answers a request without any credentials with its own 401 and never forwards it, even with --validate-request=false; the server target checks the server\'s 401';
+const SERVER_CANNOT_403_USER =
+  'every scope includes read_user (api ⊃ read_api ⊃ read_user), so no token lacks the scope GET /api/v3/user needs; only the mock can answer the documented 403';
+
+const forged = 'forged-csrf-token-not-from-this-session';
+const unknownToken = 'tba_not-a-token-this-server-ever-issued-000';
+const location = (exchange: Exchange) => exchange.headers.get('location') ?? '';
+const pathOf = (exchange: Exchange) => new URL(location(exchange), exchange.url).pathname;
+
+/** Options for a form post from a browser session through client.raw. */
+const formOf = (session: Pick<Session, 'cookie'>) =>
+  ({ headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: session.cookie }, parseAs: 'text' }) as const;
+const withCookie = (session: Pick<Session, 'cookie'>) => ({ headers: { Cookie: session.cookie }, parseAs: 'text' }) as const;
+/** A cookie naming no session the server knows: the request satisfies the security scheme but nobody is signed in. */
+const staleSession = { cookie: 'tokenbell.sid=s%3Acontract-suite-no-such-session.signature' };
+
+const rejectsWith = async (pending: Promise<unknown>, type: abstract new (...args: never[]) => Error, fields: Record<string, unknown> = {}) => {
+  const error = await pending.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(type);
+  expect(error).toMatchObject(fields);
+};
+
+const htmlPage = (exchange: Exchange) => {
+  expect(exchange.contentType).toBe('text/html');
+  expect(exchange.text).toMatch(/^<!doctype html>/i);
+};
+const redirectsTo = (path: string) => (exchange: Exchange) => expect(pathOf(exchange)).toBe(path);
+
+const events = {
+  new_note: true,
+  new_issue: false,
+  reopen_issue: false,
+  close_issue: false,
+  reassign_issue: false,
+  new_merge_request: true,
+  reopen_merge_request: false,
+  close_merge_request: false,
+  reassign_merge_request: false,
+  merge_merge_request: false,
+  failed_pipeline: true,
+  success_pipeline: false,
+};
+
+/** The five API operations that take a token, for the 401/403 rows every one of them documents. */
+const apiOperations: { operation: string; scope: 'read_user' | 'read_api' | 'api'; call(client: TokenbellClient): Promise<unknown> }[] = [
+  { operation: 'getCurrentUser', scope: 'read_user', call: (c) => c.user.current() },
+  { operation: 'getGlobalNotificationSettings', scope: 'read_api', call: (c) => c.notificationSettings.global.get() },
+  { operation: 'updateGlobalNotificationSettings', scope: 'api', call: (c) => c.notificationSettings.global.update({ level: 'watch' }) },
+  { operation: 'getGroupNotificationSettings', scope: 'read_api', call: (c) => c.notificationSettings.group('acme').get() },
+  { operation: 'updateGroupNotificationSettings', scope: 'api', call: (c) => c.notificationSettings.group('acme').update({ level: 'watch' }) },
+  { operation: 'getProjectNotificationSettings', scope: 'read_api', call: (c) => c.notificationSettings.project('acme/widgets').get() },
+  { operation: 'updateProjectNotificationSettings', scope: 'api', call: (c) => c.notificationSettings.project('acme/widgets').update({ level: 'watch' }) },
+];
+/** One scope too few for each required scope. */
+const tooLittle = { read_user: undefined, read_api: 'read_user', api: 'read_api' } as const;
+
+export const cases: ContractCase[] = [
+  // --- OAuth: metadata ---------------------------------------------------------------------------------------
+  {
+    name: 'server metadata lists the endpoints, grants and PKCE method',
+    operation: 'getAuthorizationServerMetadata',
+    status: 200,
+    async call(ctx) {
+      await ctx.client().raw.GET('/.well-known/oauth-authorization-server');
+    },
+    expect: (x) => expect(x.json).toMatchObject({ response_types_supported: ['code'], code_challenge_methods_supported: ['S256'] }),
+    behaviour: (x) => expect(x.json).toMatchObject({ grant_types_supported: ['authorization_code', 'password', 'refresh_token'] }),
+  },
+
+  // --- OAuth: authorization endpoint ---------------------------------------------------------------------------
+  {
+    name: 'authorize shows a signed-in user the consent page',
+    operation: 'authorize',
+    status: 200,
+    async call(ctx) {
+      const session = await ctx.setup.session(users.jsmith);
+      const { url } = await authorizationUrl({ baseUrl: ctx.baseUrl, clientId: exampleApp.clientId, redirectUri: exampleApp.redirectUri, scope: 'api read_user' });
+      await ctx.fetch(new Request(url, { headers: { cookie: session.cookie } }));
+    },
+    expect: (x) => {
+      htmlPage(x);
+      expect(x.text).toContain('Authorize Example App');
+    },
+    behaviour: (x) => expect(x.text).toMatch(/name="decision" value="approve"/),
+  },
+  {
+    name: 'authorize sends a user who is not signed in to sign in and back',
+    operation: 'authorize',
+    status: 302,
+    notApplicable: { proxy: PROXY_FOLLOWS_REDIRECTS },
+    async call(ctx) {
+      const { url } = await authorizationUrl({ baseUrl: ctx.baseUrl, clientId: exampleApp.clientId, redirectUri: exampleApp.redirectUri });
+      await ctx.fetch(new Request(url));
+    },
+    expect: (x) => expect(location(x)).not.toBe(''),
+    behaviour: (x) => {
+      expect(pathOf(x)).toBe('/users/sign_in');
+      expect(new URL(location(x), x.url).searchParams.get('return_to')).toMatch(/^\/oauth\/authorize\?/);
+    },
+  },
+  {
+    name: 'authorize reports an unsupported code_challenge_method to the client by redirect, with the state',
+    operation: 'authorize',
+    status: 302,
+    notApplicable: { proxy: PROXY_FOLLOWS_REDIRECTS },
+    async call(ctx) {
+      const { url } = await authorizationUrl({ baseUrl: ctx.baseUrl, clientId: exampleApp.clientId, redirectUri: exampleApp.redirectUri, state: 'st-1' });
+      const plain = new URL(url);
+      plain.searchParams.set('code_challenge_method', 'plain');
+      await ctx.fetch(new Request(plain));
+    },
+    behaviour: (x) => {
+      expect(location(x).startsWith(exampleApp.redirectUri)).toBe(true);
+      expect(() => callbackParams(location(x))).toThrow(expect.objectContaining({ error: 'invalid_request', state: 'st-1' }));
+    },
+  },
+  {
+    name: 'authorize answers an unknown client_id with an error page and no redirect',
+    operation: 'authorize',
+    status: 400,
+    async call(ctx) {
+      const { url } = await authorizationUrl({ baseUrl: ctx.baseUrl, clientId: 'no-such-client', redirectUri: exampleApp.redirectUri });
+      await ctx.fetch(new Request(url));
+    },
+    expect: (x) => {
+      htmlPage(x);
+      expect(x.headers.get('location')).toBeNull();
+    },
+  },
+  {
+    name: 'approving the consent form redirects with a code and the state',
+    operation: 'decideAuthorization',
+    status: 302,
+    notApplicable: { proxy: PROXY_FOLLOWS_REDIRECTS },
+    async call(ctx) {
+      const session = await ctx.setup.session(users.jsmith);
+      const fields = await ctx.setup.consentFields(session, { state: 'approve-me', scope: 'read_user' });
+      await ctx.client().raw.POST('/oauth/authorize', { body: { ...fields, decision: 'approve' } as never, ...formOf(session) });
+    },
+    expect: (x) => expect(callbackParams(location(x)).code).not.toBe(''),
+    behaviour: (x) => expect(callbackParams(location(x)).state).toBe('approve-me'),
+  },
+  {
+    name: 'denying the consent form redirects with access_denied and the state',
+    operation: 'decideAuthorization',
+    status: 302,
+    notApplicable: { proxy: PROXY_FOLLOWS_REDIRECTS },
+    async call(ctx) {
+      const session = await ctx.setup.session(users.jsmith);
+      const fields = await ctx.setup.consentFields(session, { state: 'deny-me' });
+      await ctx.client().raw.POST('/oauth/authorize', { body: { ...fields, decision: 'deny' } as never, ...formOf(session) });
+    },
+    behaviour: (x) => expect(() => callbackParams(location(x))).toThrow(expect.objectContaining({ error: 'access_denied', state: 'deny-me' })),
+  },
+  {
+    name: 'a consent form naming an unknown client answers an error page',
+    operation: 'decideAuthorization',
+    status: 400,
+    async call(ctx) {
+      const session = await ctx.setup.session(users.jsmith);
+      const fields = await ctx.setup.consentFields(session);
+      await ctx.client().raw.POST('/oauth/authorize', { body: { ...fields, client_id: 'no-such-client', decision: 'approve' } as never, ...formOf(session) });
+    },
+    expect: htmlPage,
+  },
+  {
+    name: 'a consent form with a forged CSRF token is refused',
+    operation: 'decideAuthorization',
+    status: 403,
+    async call(ctx) {
+      const session = await ctx.setup.session(users.jsmith);
+      const fields = await ctx.setup.consentFields(session);
+      await ctx.client().raw.POST('/oauth/authorize', { body: { ...fields, _csrf: forged, decision: 'approve' } as never, ...formOf(session) });
+    },
+    expect: htmlPage,
+  },
+
+  // --- OAuth: token endpoint -----------------------------------------------------------------------------------
+  {
+    name: 'exchangeCode trades a code and its PKCE verifier for tokens with a refresh token',
+    operation: 'createToken',
+    status: 200,
+    mockExample: 'authorizationCode',
+    async call(ctx) {
+      const { code, codeVerifier } = await ctx.setup.code(users.jsmith);
+      const tokens = await exchangeCode({ baseUrl: ctx.baseUrl, fetch: ctx.fetch, ...exampleApp, code, codeVerifier });
+      expect(tokens.token_type).toBe('bearer');
+      expect(tokens.refresh_token).toEqual(expect.any(String));
+    },
+    expect: (x) => expect(x.headers.get('cache-control')).toBe('no-store'),
+  },
+  {
+    name: 'passwordGrant answers an access token without a refresh token',
+    operation: 'createToken',
+    status: 200,
+    mockExample: 'password',
+    async call(ctx) {
+      const tokens = await passwordGrant({ baseUrl: ctx.baseUrl, fetch: ctx.fetch, username: users.jsmith.username, password: users.jsmith.password, scope: 'api' });
+      expect(tokens.refresh_token).toBeUndefined();
+      expect(tokens.scope).toBe('api');
+    },
+  },
+  {
+    name: 'refresh answers a new token pair',
+    operation: 'createToken',
+    status: 200,
+    mockExample: 'authorizationCode',
+    async call(ctx) {
+      const first = await ctx.setup.codeTokens(users.jsmith);
+      const renewed = await refresh({ baseUrl: ctx.baseUrl, fetch: ctx.fetch, ...exampleApp, refreshToken: first.refresh_token! });
+      expect(renewed.refresh_token).toEqual(expect.any(String));
+    },
+    async behaviour(x, ctx) {
+      const renewed = x.json as { access_token: string };
+      expect(await ctx.setup.tokenWorks(renewed.access_token)).toBe(true);
+    },
+  },
+  {
+    name: 'exchangeCode with a wrong code fails with invalid_grant',
+    operation: 'createToken',
+    status: 400,
+    mockExample: 'invalidGrant',
+    async call(ctx) {
+      await rejectsWith(exchangeCode({ baseUrl: ctx.baseUrl, fetch: ctx.fetch, ...exampleApp, code: 'not-a-code-this-server-issued' }), OAuthError, {
+        error: 'invalid_grant',
+        status: 400,
+      });
+    },
+  },
+  {
+    name: 'passwordGrant for a user with two-factor authentication fails with invalid_grant',
+    operation: 'createToken',
+    status: 400,
+    mockExample: 'invalidGrant',
+    async call(ctx) {
+      await rejectsWith(passwordGrant({ baseUrl: ctx.baseUrl, fetch: ctx.fetch, username: users.awong.username, password: users.awong.password }), OAuthError, {
+        error: 'invalid_grant',
+      });
+    },
+  },
+  {
+    name: 'a grant type the server does not support fails with unsupported_grant_type',
+    operation: 'createToken',
+    status: 400,
+    mockExample: 'unsupportedGrantType',
+    invalidRequest: 'grant_type client_credentials matches none of TokenRequest\'s three shapes',
+    async call(ctx) {
+      await ctx.client().raw.POST('/oauth/token', {
+        body: { grant_type: 'client_credentials', client_id: exampleApp.clientId, client_secret: exampleApp.clientSecret } as never,
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      });
+    },
+    expect: (x) => expect(x.json).toMatchObject({ error: 'unsupported_grant_type' }),
+  },
+  {
+    name: 'exchangeCode with a wrong client secret fails with invalid_client',
+    operation: 'createToken',
+    status: 401,
+    async call(ctx) {
+      const { code, codeVerifier } = await ctx.setup.code(users.jsmith);
+      await rejectsWith(exchangeCode({ baseUrl: ctx.baseUrl, fetch: ctx.fetch, ...exampleApp, clientSecret: 'tbcs_wrong-secret-0000000000000000', code, codeVerifier }), OAuthError, {
+        error: 'invalid_client',
+        status: 401,
+      });
+    },
+    expect: (x) => expect(x.headers.get('cache-control')).toBe('no-store'),
+  },
+
+  // --- OAuth: revocation and introspection ---------------------------------------------------------------------
+  {
+    name: 'revoke invalidates a token',
+    operation: 'revokeToken',
+    status: 200,
+    async call(ctx) {
+      const tokens = await ctx.setup.token(users.jsmith);
+      await revoke({ baseUrl: ctx.baseUrl, fetch: ctx.fetch, ...exampleApp, token: tokens.access_token, tokenTypeHint: 'access_token' });
+      return tokens.access_token;
+    },
+    expect: (x) => expect(x.json).toEqual({}),
+    async behaviour(_x, ctx, revoked) {
+      expect(await ctx.setup.tokenWorks(revoked as string)).toBe(false);
+    },
+  },
+  {
+    name: 'revoke answers 200 for a token that never existed',
+    operation: 'revokeToken',
+    status: 200,
+    async call(ctx) {
+      await revoke({ baseUrl: ctx.baseUrl, fetch: ctx.fetch, ...exampleApp, token: unknownToken });
+    },
+  },
+  {
+    name: 'revoking with client credentials both in the body and in HTTP Basic fails with invalid_request',
+    operation: 'revokeToken',
+    status: 400,
+    async call(ctx) {
+      await ctx.client().raw.POST('/oauth/revoke', {
+        body: { token: unknownToken, client_id: exampleApp.clientId, client_secret: exampleApp.clientSecret },
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Authorization: `Basic ${btoa(`${exampleApp.clientId}:${exampleApp.clientSecret}`)}`,
+        },
+      });
+    },
+    behaviour: (x) => expect(x.json).toMatchObject({ error: 'invalid_request' }),
+  },
+  {
+    name: 'revoke with a wrong client secret fails with invalid_client',
+    operation: 'revokeToken',
+    status: 401,
+    async call(ctx) {
+      await rejectsWith(revoke({ baseUrl: ctx.baseUrl, fetch: ctx.fetch, ...exampleApp, clientSecret: 'tbcs_wrong-secret-0000000000000000', token: unknownToken }), OAuthError, {
+        error: 'invalid_client',
+      });
+    },
+  },
+  {
+    name: 'introspection describes an active token',
+    operation: 'introspectToken',
+    status: 200,
+    mockExample: 'active',
+    async call(ctx) {
+      const tokens = await ctx.setup.token(users.jsmith);
+      await ctx.client().raw.POST('/oauth/introspect', {
+        body: { token: tokens.access_token, client_id: exampleApp.clientId, client_secret: exampleApp.clientSecret },
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      });
+    },
+    expect: (x) => expect(x.json).toMatchObject({ active: true, username: 'jsmith', token_type: 'Bearer' }),
+  },
+  {
+    name: 'introspection answers only active: false for an unknown token',
+    operation: 'introspectToken',
+    status: 200,
+    mockExample: 'inactive',
+    async call(ctx) {
+      await ctx.client().raw.POST('/oauth/introspect', {
+        body: { token: unknownToken, client_id: exampleApp.clientId, client_secret: exampleApp.clientSecret },
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      });
+    },
+    expect: (x) => expect(x.json).toEqual({ active: false }),
+  },
+  {
+    name: 'introspection with two client authentication methods fails with invalid_request',
+    operation: 'introspectToken',
+    status: 400,
+    async call(ctx) {
+      await ctx.client().raw.POST('/oauth/introspect', {
+        body: { token: unknownToken, client_id: exampleApp.clientId, client_secret: exampleApp.clientSecret },
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Authorization: `Basic ${btoa(`${exampleApp.clientId}:${exampleApp.clientSecret}`)}`,
+        },
+      });
+    },
+    behaviour: (x) => expect(x.json).toMatchObject({ error: 'invalid_request' }),
+  },
+  {
+    name: 'introspection without client authentication fails with invalid_client',
+    operation: 'introspectToken',
+    status: 401,
+    async call(ctx) {
+      await ctx.client().raw.POST('/oauth/introspect', { body: { token: unknownToken }, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    },
+    expect: (x) => expect(x.json).toMatchObject({ error: 'invalid_client' }),
+  },
+  {
+    name: 'token info describes a bearer token in the Authorization header',
+    operation: 'getTokenInfo',
+    status: 200,
+    async call(ctx) {
+      const tokens = await ctx.setup.token(users.jsmith, { scope: 'read_api' });
+      await ctx.client({ accessToken: tokens.access_token, via: 'header' }).raw.GET('/oauth/token/info');
+    },
+    behaviour: (x) => expect(x.json).toMatchObject({ scope: ['read_api'], application: { uid: exampleApp.clientId } }),
+  },
+  {
+    name: 'token info reads a token from the access_token query parameter',
+    operation: 'getTokenInfo',
+    status: 200,
+    async call(ctx) {
+      const tokens = await ctx.setup.token(users.jsmith, { client: false });
+      await ctx.client({ accessToken: tokens.access_token, via: 'query' }).raw.GET('/oauth/token/info');
+    },
+    behaviour: (x) => expect(x.json).toMatchObject({ scope: ['api'], application: null }),
+  },
+  {
+    name: 'token info refuses an unknown token with invalid_token',
+    operation: 'getTokenInfo',
+    status: 401,
+    async call(ctx) {
+      await ctx.client({ accessToken: unknownToken }).raw.GET('/oauth/token/info');
+    },
+    expect: (x) => expect(x.json).toMatchObject({ error: 'invalid_token' }),
+    behaviour: (x) => expect(x.headers.get('www-authenticate')).toMatch(/^Bearer /),
+  },
+
+  // --- Pages: sign-in and sign-out -----------------------------------------------------------------------------
+  {
+    name: 'the sign-in page',
+    operation: 'showSignIn',
+    status: 200,
+    async call(ctx) {
+      await ctx.client().raw.GET('/users/sign_in', { params: { query: { return_to: '/profile/personal_access_tokens' } }, parseAs: 'text' });
+    },
+    expect: htmlPage,
+    behaviour: (x) => {
+      expect(x.text).toMatch(/name="_csrf" value="[^"]+"/);
+      expect(x.text).toContain('name="return_to" value="/profile/personal_access_tokens"');
+    },
+  },
+  {
+    name: 'signing in redirects to return_to',
+    operation: 'signIn',
+    status: 302,
+    notApplicable: { proxy: PROXY_FOLLOWS_REDIRECTS },
+    async call(ctx) {
+      const session = await ctx.setup.anonymousSession();
+      await ctx.client().raw.POST('/users/sign_in', {
+        body: { _csrf: session.csrf, login: users.mallory.username, password: users.mallory.password, return_to: '/profile/personal_access_tokens' },
+        ...formOf(session),
+      });
+    },
+    behaviour: (x) => {
+      expect(pathOf(x)).toBe('/profile/personal_access_tokens');
+      expect(x.headers.getSetCookie().some((c) => c.startsWith('tokenbell.sid='))).toBe(true);
+    },
+  },
+  {
+    name: 'signing in with a wrong password shows the form again',
+    operation: 'signIn',
+    status: 401,
+    async call(ctx) {
+      const session = await ctx.setup.anonymousSession();
+      await ctx.client().raw.POST('/users/sign_in', { body: { _csrf: session.csrf, login: users.mallory.username, password: 'wrong password' }, ...formOf(session) });
+    },
+    expect: htmlPage,
+    behaviour: (x) => expect(x.text).toContain('Invalid login or password.'),
+  },
+  {
+    name: 'a sign-in form with a forged CSRF token is refused',
+    operation: 'signIn',
+    status: 403,
+    async call(ctx) {
+      const session = await ctx.setup.anonymousSession();
+      await ctx.client().raw.POST('/users/sign_in', { body: { _csrf: forged, login: users.mallory.username, password: users.mallory.password }, ...formOf(session) });
+    },
+    expect: htmlPage,
+  },
+  {
+    name: 'signing out redirects to the sign-in page',
+    operation: 'signOut',
+    status: 302,
+    notApplicable: { proxy: PROXY_FOLLOWS_REDIRECTS },
+    async call(ctx) {
+      const session = await ctx.setup.session(users.mallory);
+      await ctx.client().raw.POST('/users/sign_out', { body: { _csrf: session.csrf }, ...formOf(session) });
+    },
+    behaviour: redirectsTo('/users/sign_in'),
+  },
+  {
+    name: 'a sign-out form with a forged CSRF token is refused',
+    operation: 'signOut',
+    status: 403,
+    async call(ctx) {
+      const session = await ctx.setup.session(users.mallory);
+      await ctx.client().raw.POST('/users/sign_out', { body: { _csrf: forged }, ...formOf(session) });
+    },
+    expect: htmlPage,
+  },
+
+  // --- Pages: applications -------------------------------------------------------------------------------------
+  {
+    name: 'the applications page lists the user\'s applications',
+    operation: 'listApplications',
+    status: 200,
+    async call(ctx) {
+      const session = await ctx.setup.session(users.jsmith);
+      await ctx.client().raw.GET('/profile/applications', withCookie(session));
+    },
+    expect: htmlPage,
+    behaviour: (x) => expect(x.text).toContain(exampleApp.clientId),
+  },
+  {
+    name: 'the applications page sends a visitor who is not signed in to sign in',
+    operation: 'listApplications',
+    status: 302,
+    notApplicable: { proxy: PROXY_FOLLOWS_REDIRECTS },
+    async call(ctx) {
+      await ctx.client().raw.GET('/profile/applications', { parseAs: 'text' });
+    },
+    behaviour: redirectsTo('/users/sign_in'),
+  },
+  {
+    name: 'registering an application shows its secret once',
+    operation: 'createApplication',
+    status: 201,
+    async call(ctx) {
+      const session = await ctx.setup.session(users.mallory);
+      await ctx.client().raw.POST('/profile/applications', {
+        body: { _csrf: session.csrf, name: 'Contract App', redirect_uri: 'https://app.example.com/oauth/callback', scopes: 'read_user' },
+        ...formOf(session),
+      });
+    },
+    expect: htmlPage,
+    behaviour: (x) => expect(x.text).toMatch(/tbcs_/),
+  },
+  {
+    name: 'registering an application without a session goes to sign in',
+    operation: 'createApplication',
+    status: 302,
+    notApplicable: { proxy: PROXY_FOLLOWS_REDIRECTS },
+    async call(ctx) {
+      await ctx.client().raw.POST('/profile/applications', {
+        body: { _csrf: forged, name: 'Contract App', redirect_uri: 'https://app.example.com/oauth/callback' },
+        ...formOf(staleSession),
+      });
+    },
+    behaviour: redirectsTo('/users/sign_in'),
+  },
+  {
+    name: 'registering an application with a relative redirect URI shows the form again',
+    operation: 'createApplication',
+    status: 400,
+    async call(ctx) {
+      const session = await ctx.setup.session(users.mallory);
+      await ctx.client().raw.POST('/profile/applications', { body: { _csrf: session.csrf, name: 'Contract App', redirect_uri: '/callback' }, ...formOf(session) });
+    },
+    expect: htmlPage,
+    behaviour: (x) => expect(x.text).toContain('Redirect URIs'),
+  },
+  {
+    name: 'an application form with a forged CSRF token is refused',
+    operation: 'createApplication',
+    status: 403,
+    async call(ctx) {
+      const session = await ctx.setup.session(users.mallory);
+      await ctx.client().raw.POST('/profile/applications', {
+        body: { _csrf: forged, name: 'Contract App', redirect_uri: 'https://app.example.com/oauth/callback' },
+        ...formOf(session),
+      });
+    },
+    expect: htmlPage,
+  },
+  {
+    name: 'deleting one of the user\'s applications redirects to the applications page',
+    operation: 'deleteApplication',
+    status: 302,
+    notApplicable: { proxy: PROXY_FOLLOWS_REDIRECTS },
+    async call(ctx) {
+      const session = await ctx.setup.session(users.mallory);
+      const id = await ctx.setup.newApplication(session);
+      await ctx.client().raw.POST('/profile/applications/{application_id}/delete', {
+        params: { path: { application_id: id } },
+        body: { _csrf: session.csrf },
+        ...formOf(session),
+      });
+    },
+    behaviour: redirectsTo('/profile/applications'),
+  },
+  {
+    name: 'an application delete form with a forged CSRF token is refused',
+    operation: 'deleteApplication',
+    status: 403,
+    async call(ctx) {
+      const session = await ctx.setup.session(users.mallory);
+      const id = await ctx.setup.newApplication(session);
+      await ctx.client().raw.POST('/profile/applications/{application_id}/delete', { params: { path: { application_id: id } }, body: { _csrf: forged }, ...formOf(session) });
+    },
+    expect: htmlPage,
+  },
+  {
+    name: 'deleting an application of another user answers not found',
+    operation: 'deleteApplication',
+    status: 404,
+    async call(ctx) {
+      // Example App belongs to jsmith; to mallory it does not exist.
+      const owner = await ctx.setup.session(users.jsmith);
+      const id = await ctx.setup.authorizedApplication(users.jsmith, owner);
+      const session = await ctx.setup.session(users.mallory);
+      await ctx.client().raw.POST('/profile/applications/{application_id}/delete', { params: { path: { application_id: id } }, body: { _csrf: session.csrf }, ...formOf(session) });
+    },
+    expect: htmlPage,
+  },
+  {
+    name: 'revoking an authorized application redirects to the applications page',
+    operation: 'revokeAuthorizedApplication',
+    status: 302,
+    notApplicable: { proxy: PROXY_FOLLOWS_REDIRECTS },
+    async call(ctx) {
+      const session = await ctx.setup.session(users.mallory);
+      const id = await ctx.setup.authorizedApplication(users.mallory, session);
+      await ctx.client().raw.POST('/profile/authorized_applications/{application_id}/revoke', {
+        params: { path: { application_id: id } },
+        body: { _csrf: session.csrf },
+        ...formOf(session),
+      });
+    },
+    behaviour: redirectsTo('/profile/applications'),
+  },
+  {
+    name: 'a revoke-access form with a forged CSRF token is refused',
+    operation: 'revokeAuthorizedApplication',
+    status: 403,
+    async call(ctx) {
+      const session = await ctx.setup.session(users.mallory);
+      const id = await ctx.setup.authorizedApplication(users.mallory, session);
+      await ctx.client().raw.POST('/profile/authorized_applications/{application_id}/revoke', {
+        params: { path: { application_id: id } },
+        body: { _csrf: forged },
+        ...formOf(session),
+      });
+    },
+    expect: htmlPage,
+  },
+  {
+    name: 'revoking an application that holds nothing for the user answers not found',
+    operation: 'revokeAuthorizedApplication',
+    status: 404,
+    async call(ctx) {
+      const session = await ctx.setup.session(users.mallory);
+      await ctx.client().raw.POST('/profile/authorized_applications/{application_id}/revoke', {
+        params: { path: { application_id: 999_999 } },
+        body: { _csrf: session.csrf },
+        ...formOf(session),
+      });
+    },
+    expect: htmlPage,
+  },
+
+  // --- Pages: personal access tokens ---------------------------------------------------------------------------
+  {
+    name: 'the personal access tokens page lists tokens without their values',
+    operation: 'listPersonalAccessTokens',
+    status: 200,
+    async call(ctx) {
+      const session = await ctx.setup.session(users.jsmith);
+      await ctx.client().raw.GET('/profile/personal_access_tokens', withCookie(session));
+    },
+    expect: htmlPage,
+    behaviour: (x) => {
+      expect(x.text).toContain('laptop');
+      expect(x.text).not.toContain(users.jsmith.pat);
+    },
+  },
+  {
+    name: 'the personal access tokens page sends a visitor who is not signed in to sign in',
+    operation: 'listPersonalAccessTokens',
+    status: 302,
+    notApplicable: { proxy: PROXY_FOLLOWS_REDIRECTS },
+    async call(ctx) {
+      await ctx.client().raw.GET('/profile/personal_access_tokens', { parseAs: 'text' });
+    },
+    behaviour: redirectsTo('/users/sign_in'),
+  },
+  {
+    name: 'creating a personal access token shows its value once',
+    operation: 'createPersonalAccessToken',
+    status: 201,
+    async call(ctx) {
+      const session = await ctx.setup.session(users.mallory);
+      await ctx.client().raw.POST('/profile/personal_access_tokens', {
+        body: { _csrf: session.csrf, name: 'contract', expires_at: '2099-12-31', scopes: 'read_api' },
+        ...formOf(session),
+      });
+    },
+    expect: htmlPage,
+  },
+  {
+    name: 'creating a personal access token without a session goes to sign in',
+    operation: 'createPersonalAccessToken',
+    status: 302,
+    notApplicable: { proxy: PROXY_FOLLOWS_REDIRECTS },
+    async call(ctx) {
+      await ctx.client().raw.POST('/profile/personal_access_tokens', { body: { _csrf: forged, name: 'contract' }, ...formOf(staleSession) });
+    },
+    behaviour: redirectsTo('/users/sign_in'),
+  },
+  {
+    name: 'creating a personal access token with a malformed expiry shows the form again',
+    operation: 'createPersonalAccessToken',
+    status: 400,
+    async call(ctx) {
+      const session = await ctx.setup.session(users.mallory);
+      await ctx.client().raw.POST('/profile/personal_access_tokens', { body: { _csrf: session.csrf, name: 'contract', expires_at: 'next week' }, ...formOf(session) });
+    },
+    expect: htmlPage,
+    behaviour: (x) => expect(x.text).toContain('Expires at'),
+  },
+  {
+    name: 'a personal access token form with a forged CSRF token is refused',
+    operation: 'createPersonalAccessToken',
+    status: 403,
+    async call(ctx) {
+      const session = await ctx.setup.session(users.mallory);
+      await ctx.client().raw.POST('/profile/personal_access_tokens', { body: { _csrf: forged, name: 'contract' }, ...formOf(session) });
+    },
+    expect: htmlPage,
+  },
+  {
+    name: 'revoking a personal access token redirects to the tokens page',
+    operation: 'revokePersonalAccessToken',
+    status: 302,
+    notApplicable: { proxy: PROXY_FOLLOWS_REDIRECTS },
+    async call(ctx) {
+      const session = await ctx.setup.session(users.mallory);
+      const id = await ctx.setup.newPersonalAccessToken(session);
+      await ctx.client().raw.POST('/profile/personal_access_tokens/{token_id}/revoke', { params: { path: { token_id: id } }, body: { _csrf: session.csrf }, ...formOf(session) });
+    },
+    behaviour: redirectsTo('/profile/personal_access_tokens'),
+  },
+  {
+    name: 'a token revoke form with a forged CSRF token is refused',
+    operation: 'revokePersonalAccessToken',
+    status: 403,
+    async call(ctx) {
+      const session = await ctx.setup.session(users.mallory);
+      const id = await ctx.setup.newPersonalAccessToken(session);
+      await ctx.client().raw.POST('/profile/personal_access_tokens/{token_id}/revoke', { params: { path: { token_id: id } }, body: { _csrf: forged }, ...formOf(session) });
+    },
+    expect: htmlPage,
+  },
+  {
+    name: 'revoking another user\'s personal access token answers not found',
+    operation: 'revokePersonalAccessToken',
+    status: 404,
+    async call(ctx) {
+      // Token 1 is jsmith's seeded "laptop" token.
+      const session = await ctx.setup.session(users.mallory);
+      await ctx.client().raw.POST('/profile/personal_access_tokens/{token_id}/revoke', { params: { path: { token_id: 1 } }, body: { _csrf: session.csrf }, ...formOf(session) });
+    },
+    expect: htmlPage,
+  },
+
+  // --- API: current user ---------------------------------------------------------------------------------------
+  {
+    name: 'the current user with a personal access token',
+    operation: 'getCurrentUser',
+    status: 200,
+    async call(ctx) {
+      const me = await ctx.client({ privateToken: users.jsmith.pat }).user.current();
+      expect(me.username).toBe('jsmith');
+    },
+  },
+  {
+    name: 'the current user with an OAuth token in the Authorization header',
+    operation: 'getCurrentUser',
+    status: 200,
+    async call(ctx) {
+      const tokens = await ctx.setup.token(users.jsmith, { scope: 'read_user' });
+      await ctx.client({ accessToken: tokens.access_token, via: 'header' }).user.current();
+    },
+    expect: (x) => expect(x.json).not.toHaveProperty('password'),
+  },
+  {
+    name: 'the current user with an OAuth token in the query string',
+    operation: 'getCurrentUser',
+    status: 200,
+    async call(ctx) {
+      const tokens = await ctx.setup.token(users.jsmith, { scope: 'read_user' });
+      await ctx.client({ accessToken: tokens.access_token, via: 'query' }).user.current();
+    },
+  },
+  {
+    name: 'the current user without credentials',
+    operation: 'getCurrentUser',
+    status: 401,
+    invalidRequest: 'no credentials at all: the operation requires one of its four security schemes',
+    notApplicable: { proxy: PROXY_CHECKS_SECURITY },
+    async call(ctx) {
+      await rejectsWith(ctx.client(null).user.current(), TokenbellAuthenticationError, { status: 401 });
+    },
+    behaviour: (x) => expect(x.headers.get('www-authenticate')).toBe('Bearer realm="tokenbell"'),
+  },
+  {
+    name: 'the current user with a token lacking read_user',
+    operation: 'getCurrentUser',
+    status: 403,
+    notApplicable: { server: SERVER_CANNOT_403_USER, proxy: SERVER_CANNOT_403_USER },
+    async call(ctx) {
+      await rejectsWith(ctx.client({ privateToken: users.jsmith.pat }).user.current(), TokenbellPermissionError, { status: 403 });
+    },
+  },
+
+  // --- API: notification settings, the rows each operation has ---------------------------------------------------
+  ...apiOperations.map(
+    ({ operation, call }): ContractCase => ({
+      name: `${operation} with an unknown token`,
+      operation,
+      status: 401,
+      async call(ctx) {
+        await rejectsWith(call(ctx.client({ accessToken: unknownToken })), TokenbellAuthenticationError, { status: 401 });
+      },
+      behaviour: (x) => expect(x.headers.get('www-authenticate')).toContain('error="invalid_token"'),
+    }),
+  ),
+  ...apiOperations
+    .filter(({ scope }) => tooLittle[scope] !== undefined)
+    .map(
+      ({ operation, scope, call }): ContractCase => ({
+        name: `${operation} with a ${tooLittle[scope]} token (needs ${scope})`,
+        operation,
+        status: 403,
+        async call(ctx) {
+          const tokens = await ctx.setup.token(users.jsmith, { scope: tooLittle[scope] });
+          await rejectsWith(call(ctx.client({ accessToken: tokens.access_token })), TokenbellPermissionError, { status: 403 });
+        },
+        behaviour: (x) => expect(x.headers.get('www-authenticate')).toContain(`scope="${scope}"`),
+      }),
+    ),
+
+  // --- API: global notification settings -----------------------------------------------------------------------
+  {
+    name: 'the global notification settings',
+    operation: 'getGlobalNotificationSettings',
+    status: 200,
+    async call(ctx) {
+      const settings = await ctx.client({ privateToken: users.awong.pat }).notificationSettings.global.get();
+      expect(settings.notification_email).toContain('@');
+    },
+  },
+  {
+    name: 'changing the global level',
+    operation: 'updateGlobalNotificationSettings',
+    status: 200,
+    async call(ctx) {
+      const tokens = await ctx.setup.token(users.mallory);
+      await ctx.client({ accessToken: tokens.access_token }).notificationSettings.global.update({ level: 'watch', notification_email: 'mallory@example.com' });
+    },
+    behaviour: (x) => expect(x.json).toEqual({ level: 'watch', notification_email: 'mallory@example.com' }),
+  },
+  {
+    name: 'switching the global level to custom with events, in the query string',
+    operation: 'updateGlobalNotificationSettings',
+    status: 200,
+    async call(ctx) {
+      const tokens = await ctx.setup.token(users.mallory);
+      await ctx.client({ accessToken: tokens.access_token }).raw.PUT('/api/v3/notification_settings', {
+        params: { query: { level: 'custom', new_note: true, failed_pipeline: 'true' } },
+      });
+    },
+    behaviour: (x) => expect(x.json).toMatchObject({ level: 'custom', events: { new_note: true, failed_pipeline: true, new_issue: false } }),
+  },
+  {
+    name: 'the global level global is refused',
+    operation: 'updateGlobalNotificationSettings',
+    status: 400,
+    invalidRequest: 'level global is outside GlobalNotificationLevel',
+    async call(ctx) {
+      const tokens = await ctx.setup.token(users.mallory);
+      const update = { level: 'global' } as unknown as GlobalNotificationSettingsUpdate;
+      await rejectsWith(ctx.client({ accessToken: tokens.access_token }).notificationSettings.global.update(update), TokenbellValidationError, { status: 400 });
+    },
+    behaviour: (x) => expect((x.json as { message: string }).message).toMatch(/^400 Bad request - level /),
+  },
+
+  // --- API: group notification settings ------------------------------------------------------------------------
+  {
+    name: 'a group\'s notification settings by path',
+    operation: 'getGroupNotificationSettings',
+    status: 200,
+    mockExample: 'global',
+    async call(ctx) {
+      const settings = await ctx.client({ privateToken: users.awong.pat }).notificationSettings.group('acme').get();
+      expect(settings).toEqual({ level: 'global' });
+    },
+  },
+  {
+    name: 'a group id longer than the document allows',
+    operation: 'getGroupNotificationSettings',
+    status: 400,
+    invalidRequest: 'a 256-character id is longer than GroupOrProjectId allows',
+    async call(ctx) {
+      await rejectsWith(ctx.client({ privateToken: users.jsmith.pat }).notificationSettings.group('g'.repeat(256)).get(), TokenbellValidationError, { status: 400 });
+    },
+  },
+  {
+    name: 'a private group the user is not a member of is not found',
+    operation: 'getGroupNotificationSettings',
+    status: 404,
+    async call(ctx) {
+      const tokens = await ctx.setup.token(users.mallory, { scope: 'read_api' });
+      await rejectsWith(ctx.client({ accessToken: tokens.access_token }).notificationSettings.group('acme').get(), TokenbellNotFoundError, { status: 404 });
+    },
+    expect: (x) => expect(x.json).toEqual({ message: '404 Group Not Found' }),
+  },
+  {
+    name: 'setting a custom level on a group answers every event',
+    operation: 'updateGroupNotificationSettings',
+    status: 200,
+    mockExample: 'custom',
+    async call(ctx) {
+      const settings = await ctx.client({ privateToken: users.jsmith.pat }).notificationSettings.group('opensource').update({ level: 'custom', ...events });
+      expect(settings.level).toBe('custom');
+    },
+    behaviour: (x) => expect(x.json).toEqual({ level: 'custom', events }),
+  },
+  {
+    name: 'a group level outside the document is refused',
+    operation: 'updateGroupNotificationSettings',
+    status: 400,
+    invalidRequest: 'level loud is outside NotificationLevel',
+    async call(ctx) {
+      const update = { level: 'loud' } as unknown as NotificationSettingsUpdate;
+      await rejectsWith(ctx.client({ privateToken: users.jsmith.pat }).notificationSettings.group('acme').update(update), TokenbellValidationError, { status: 400 });
+    },
+  },
+  {
+    name: 'changing a group that does not exist is not found',
+    operation: 'updateGroupNotificationSettings',
+    status: 404,
+    async call(ctx) {
+      await rejectsWith(ctx.client({ privateToken: users.jsmith.pat }).notificationSettings.group('no-such-group').update({ level: 'watch' }), TokenbellNotFoundError);
+    },
+  },
+
+  // --- API: project notification settings ----------------------------------------------------------------------
+  {
+    name: 'a project\'s notification settings by full path',
+    operation: 'getProjectNotificationSettings',
+    status: 200,
+    mockExample: 'global',
+    async call(ctx) {
+      await ctx.client({ privateToken: users.awong.pat }).notificationSettings.project('acme/widgets').get();
+    },
+    expect: (x) => {
+      expect(x.url.pathname).toBe('/api/v3/projects/acme%2Fwidgets/notification_settings');
+      expect(x.json).toEqual({ level: 'global' });
+    },
+  },
+  {
+    name: 'a project path longer than the document allows',
+    operation: 'getProjectNotificationSettings',
+    status: 400,
+    invalidRequest: 'a 256-character path is longer than GroupOrProjectId allows',
+    async call(ctx) {
+      await rejectsWith(ctx.client({ privateToken: users.jsmith.pat }).notificationSettings.project(`acme/${'p'.repeat(251)}`).get(), TokenbellValidationError);
+    },
+  },
+  {
+    name: 'a private project the user may not see is not found',
+    operation: 'getProjectNotificationSettings',
+    status: 404,
+    async call(ctx) {
+      const tokens = await ctx.setup.token(users.mallory, { scope: 'read_api' });
+      await rejectsWith(ctx.client({ accessToken: tokens.access_token }).notificationSettings.project('jsmith/dotfiles').get(), TokenbellNotFoundError);
+    },
+    expect: (x) => expect(x.json).toEqual({ message: '404 Project Not Found' }),
+  },
+  {
+    name: 'setting a non-custom level on a project answers the level only',
+    operation: 'updateProjectNotificationSettings',
+    status: 200,
+    mockExample: 'global',
+    async call(ctx) {
+      await ctx.client({ privateToken: users.jsmith.pat }).notificationSettings.project('acme/website').update({ level: 'global', new_issue: true });
+    },
+    expect: (x) => expect(Object.keys(x.json as object)).toEqual(['level']),
+  },
+  {
+    name: 'a project event flag that is not a boolean is refused',
+    operation: 'updateProjectNotificationSettings',
+    status: 400,
+    invalidRequest: 'failed_pipeline "maybe" is not an EventFlag',
+    async call(ctx) {
+      const update = { level: 'custom', failed_pipeline: 'maybe' } as unknown as NotificationSettingsUpdate;
+      await rejectsWith(ctx.client({ privateToken: users.jsmith.pat }).notificationSettings.project('acme/widgets').update(update), TokenbellValidationError);
+    },
+  },
+  {
+    name: 'changing a project the user may not see is not found',
+    operation: 'updateProjectNotificationSettings',
+    status: 404,
+    async call(ctx) {
+      const tokens = await ctx.setup.token(users.mallory);
+      await rejectsWith(ctx.client({ accessToken: tokens.access_token }).notificationSettings.project('acme/widgets').update({ level: 'watch' }), TokenbellNotFoundError);
+    },
+  },
+];

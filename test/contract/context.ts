@@ -1,0 +1,251 @@
+// What a contract case gets to work with: a recording `fetch` for the one request under test (the subject), and a
+// setup channel for everything the case needs beforehand (tokens, a signed-in session, an application).
+import {
+  createTokenbellClient,
+  exchangeCode,
+  passwordGrant,
+  type FetchLike,
+  type TokenbellAuth,
+  type TokenbellClient,
+  type TokenResponse,
+} from '../../packages/sdk/src/index.js';
+
+export type TargetKind = 'server' | 'mock' | 'proxy';
+
+/** One request and its answer, as they went over the wire. */
+export interface Exchange {
+  method: string;
+  url: URL;
+  status: number;
+  headers: Headers;
+  /** The media type without parameters, or '' when there is none. */
+  contentType: string;
+  text: string;
+  /** The parsed body when the answer is JSON. */
+  json: unknown;
+}
+
+/** The example fixture's accounts (packages/server/fixtures/example-seed.json). */
+export const users = {
+  jsmith: { username: 'jsmith', password: 'correct-horse-battery', pat: 'tbpat-jsmith-example-token-000000000000000000' },
+  awong: { username: 'awong', password: 'two-factor-makes-passwords-useless', pat: 'tbpat-awong-example-token-0000000000000000000' },
+  mallory: { username: 'mallory', password: 'not-a-member-of-anything' },
+} as const;
+export type SeedUser = (typeof users)[keyof typeof users];
+export const exampleApp = {
+  clientId: 'example-client-id-0000000000000000',
+  clientSecret: 'tbcs_example-client-secret-000000000000000000',
+  redirectUri: 'http://127.0.0.1:8080/callback',
+} as const;
+
+/** A browser session: the cookie to send and the CSRF token its pages print. */
+export interface Session {
+  cookie: string;
+  csrf: string;
+}
+
+/** Where setup requests go and what they cannot do on a target without state. */
+export interface SetupChannel {
+  /** An access token from the password grant (through Example App unless `client: false`). */
+  token(user: SeedUser, options?: { scope?: string; client?: boolean }): Promise<TokenResponse>;
+  /** Tokens from the authorization code grant (sign-in, consent, exchange), with a refresh token. */
+  codeTokens(user: SeedUser): Promise<TokenResponse>;
+  /** A fresh single-use code for Example App, approved by `user`, with the PKCE verifier it needs. */
+  code(user: SeedUser): Promise<{ code: string; codeVerifier: string }>;
+  /** A session without a user: the sign-in page's cookie and CSRF token. */
+  anonymousSession(): Promise<Session>;
+  /** A signed-in session. */
+  session(user: SeedUser): Promise<Session>;
+  /** The consent form's fields (CSRF token included) for Example App, as `session` sees them. */
+  consentFields(session: Session, params?: Record<string, string>): Promise<Record<string, string>>;
+  /** Registers an application for the session's user and answers its numeric id. */
+  newApplication(session: Session): Promise<number>;
+  /** Makes `user` authorize Example App (a token through it) and answers the application's numeric id. */
+  authorizedApplication(user: SeedUser, session: Session): Promise<number>;
+  /** Creates a personal access token for the session's user and answers its numeric id. */
+  newPersonalAccessToken(session: Session): Promise<number>;
+  /** Whether an access token still works (GET /oauth/token/info). */
+  tokenWorks(accessToken: string): Promise<boolean>;
+}
+
+export interface CaseContext {
+  target: TargetKind;
+  /** Where the subject request goes. */
+  baseUrl: string;
+  /** The subject channel: records the exchange, never follows redirects, and asks the mock for the case's status. */
+  fetch: FetchLike;
+  /** An SDK client on the subject channel. */
+  client(auth?: TokenbellAuth | null): TokenbellClient;
+  setup: SetupChannel;
+}
+
+async function toExchange(request: Request, response: Response): Promise<Exchange> {
+  const text = await response.clone().text();
+  const contentType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  let json: unknown;
+  if (/^application\/([\w.+-]*\+)?json$/.test(contentType) && text !== '') {
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+  }
+  return { method: request.method, url: new URL(request.url), status: response.status, headers: response.headers, contentType, text, json };
+}
+
+/**
+ * A fetch that never follows redirects (each answer is checked on its own, and a 302's Location is what the
+ * document describes) and hands every exchange to `record`. `prefer` goes out as Prism's Prefer header.
+ */
+export function recordingFetch(record: (exchange: Exchange) => void, prefer?: string): FetchLike {
+  return async (input) => {
+    const request = new Request(input, { redirect: 'manual' });
+    if (prefer) request.headers.set('Prefer', prefer);
+    const response = await fetch(request);
+    record(await toExchange(request, response));
+    return response;
+  };
+}
+
+const noFollow: FetchLike = (input) => fetch(new Request(input, { redirect: 'manual' }));
+
+const csrfOf = (page: string): string => {
+  const token = /name="_csrf" value="([^"]+)"/.exec(page)?.[1];
+  if (!token) throw new Error(`no CSRF token in the page:\n${page.slice(0, 2000)}`);
+  return token;
+};
+const unescapeHtml = (s: string) =>
+  s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const sessionCookieOf = (response: Response): string | undefined => {
+  for (const line of response.headers.getSetCookie()) {
+    const pair = line.split(';')[0]!;
+    if (pair.startsWith('tokenbell.sid=') && pair !== 'tokenbell.sid=') return pair;
+  }
+  return undefined;
+};
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+const formHeaders = (cookie: string) => ({ 'content-type': 'application/x-www-form-urlencoded', cookie });
+
+/** Setup against a real server: sign in, consent, register, all over HTTP as a browser would. */
+export function serverSetup(baseUrl: string): SetupChannel {
+  const get = async (path: string, session?: Session) => {
+    const response = await noFollow(new Request(baseUrl + path, { headers: session ? { cookie: session.cookie } : {} }));
+    return { response, text: await response.text() };
+  };
+  const post = async (path: string, session: Session, fields: Record<string, string>) => {
+    const response = await noFollow(new Request(baseUrl + path, { method: 'POST', headers: formHeaders(session.cookie), body: form({ _csrf: session.csrf, ...fields }) }));
+    return { response, text: await response.text() };
+  };
+  const expectStatus = (what: string, response: Response, text: string, status: number) => {
+    if (response.status !== status) throw new Error(`setup: ${what} answered ${response.status}, not ${status}:\n${text.slice(0, 1000)}`);
+  };
+
+  const setup: SetupChannel = {
+    token: (user, { scope = 'api', client = true } = {}) =>
+      passwordGrant({
+        baseUrl,
+        fetch: noFollow,
+        username: user.username,
+        password: user.password,
+        scope,
+        ...(client ? { clientId: exampleApp.clientId, clientSecret: exampleApp.clientSecret } : {}),
+      }),
+    async anonymousSession() {
+      const { response, text } = await get('/users/sign_in');
+      const cookie = sessionCookieOf(response);
+      if (!cookie) throw new Error('setup: the sign-in page set no session cookie');
+      return { cookie, csrf: csrfOf(text) };
+    },
+    async session(user) {
+      const anonymous = await setup.anonymousSession();
+      const { response, text } = await post('/users/sign_in', anonymous, { login: user.username, password: user.password });
+      expectStatus('sign-in', response, text, 302);
+      const cookie = sessionCookieOf(response);
+      if (!cookie) throw new Error('setup: signing in set no session cookie');
+      const page = await get('/profile/applications', { cookie, csrf: '' });
+      expectStatus('the applications page', page.response, page.text, 200);
+      return { cookie, csrf: csrfOf(page.text) };
+    },
+    async consentFields(session, params = {}) {
+      const query = new URLSearchParams({ client_id: exampleApp.clientId, redirect_uri: exampleApp.redirectUri, response_type: 'code', ...params });
+      const { response, text } = await get(`/oauth/authorize?${query}`, session);
+      expectStatus('the consent page', response, text, 200);
+      const formHtml = /<form method="post" action="\/oauth\/authorize">([\s\S]*?)<\/form>/.exec(text)?.[1] ?? '';
+      const fields: Record<string, string> = {};
+      for (const m of formHtml.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[m[1]!] = unescapeHtml(m[2]!);
+      if (!fields._csrf) throw new Error(`setup: no consent form in the page:\n${text.slice(0, 2000)}`);
+      return fields;
+    },
+    async code(user) {
+      const session = await setup.session(user);
+      const codeVerifier = 'contract-suite-code-verifier-0123456789abcdefghijklmno';
+      const challenge = Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(codeVerifier))).toString('base64url');
+      const fields = await setup.consentFields(session, { state: 'setup', code_challenge: challenge, code_challenge_method: 'S256' });
+      const { response, text } = await post('/oauth/authorize', session, { ...fields, decision: 'approve' });
+      expectStatus('approving the consent form', response, text, 302);
+      const code = new URL(response.headers.get('location') ?? '').searchParams.get('code');
+      if (!code) throw new Error(`setup: no code in ${response.headers.get('location')}`);
+      return { code, codeVerifier };
+    },
+    async codeTokens(user) {
+      const { code, codeVerifier } = await setup.code(user);
+      return exchangeCode({ baseUrl, fetch: noFollow, ...exampleApp, code, codeVerifier });
+    },
+    async newApplication(session) {
+      const name = `contract app ${Math.random().toString(36).slice(2, 10)}`;
+      const { response, text } = await post('/profile/applications', session, { name, redirect_uri: 'https://app.example.com/callback', scopes: 'api' });
+      expectStatus('registering an application', response, text, 201);
+      return idFromPage(await get('/profile/applications', session), /action="\/profile\/applications\/(\d+)\/delete"[^]*?<\/form>/g, name);
+    },
+    async authorizedApplication(user, session) {
+      await setup.token(user, { scope: 'read_user' });
+      const page = await get('/profile/applications', session);
+      const id = /action="\/profile\/authorized_applications\/(\d+)\/revoke"/.exec(page.text)?.[1];
+      if (!id) throw new Error(`setup: Example App is not among the authorized applications:\n${page.text.slice(0, 2000)}`);
+      return Number(id);
+    },
+    async newPersonalAccessToken(session) {
+      const name = `contract ${Math.random().toString(36).slice(2, 10)}`;
+      const { response, text } = await post('/profile/personal_access_tokens', session, { name, scopes: 'read_user' });
+      expectStatus('creating a personal access token', response, text, 201);
+      return idFromPage(await get('/profile/personal_access_tokens', session), /action="\/profile\/personal_access_tokens\/(\d+)\/revoke"[^]*?<\/form>/g, name);
+    },
+    async tokenWorks(accessToken) {
+      const { response } = await createTokenbellClient({ baseUrl, fetch: noFollow, auth: { accessToken } }).raw.GET('/oauth/token/info');
+      return response.status === 200;
+    },
+  };
+  return setup;
+}
+
+/** The id in the form whose button names `name` (the forms list one row per item). */
+function idFromPage(page: { text: string }, forms: RegExp, name: string): number {
+  for (const m of page.text.matchAll(forms)) if (m[0].includes(name)) return Number(m[1]);
+  throw new Error(`setup: no form for "${name}" in the page:\n${page.text.slice(0, 2000)}`);
+}
+
+/**
+ * Setup against the mock, which keeps no state: tokens and codes come from its examples; sessions, ids and forms
+ * are the document's own example values. Prism only checks that a session cookie is present.
+ */
+export function mockSetup(baseUrl: string): SetupChannel {
+  const session: Session = { cookie: 'tokenbell.sid=contract-suite-mock-session', csrf: '7b1f3c2d9e8a4b6c5d0e1f2a3b4c5d6e' };
+  return {
+    token: (user, { scope = 'api' } = {}) => passwordGrant({ baseUrl, fetch: noFollow, username: user.username, password: user.password, scope }),
+    codeTokens: () => exchangeCode({ baseUrl, fetch: noFollow, ...exampleApp, code: 'Xb7kq2V9mTn4RzL8wPcJ3sYd' }),
+    code: async () => ({ code: 'Xb7kq2V9mTn4RzL8wPcJ3sYd', codeVerifier: 'contract-suite-code-verifier-0123456789abcdefghijklmno' }),
+    anonymousSession: async () => session,
+    session: async () => session,
+    consentFields: async (s, params = {}) => ({
+      _csrf: s.csrf,
+      client_id: exampleApp.clientId,
+      redirect_uri: exampleApp.redirectUri,
+      response_type: 'code',
+      ...params,
+    }),
+    newApplication: async () => 7,
+    authorizedApplication: async () => 7,
+    newPersonalAccessToken: async () => 4,
+    tokenWorks: async () => true,
+  };
+}

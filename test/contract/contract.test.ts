@@ -1,0 +1,172 @@
+// The contract suite: every case of cases.ts against the reference server, the Prism mock and the server behind
+// Prism's validating proxy; then the coverage check over what the server target exercised. One file, so the
+// coverage test really runs after the cases (vitest runs a file's tests in order, files in parallel).
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTokenbellClient } from '../../packages/sdk/src/index.js';
+import type { CoverageEntry, CoverageRecord } from '../../scripts/contract-coverage.js';
+import { repoRoot } from '../../scripts/lib/paths.js';
+import { cases, type ContractCase } from './cases.js';
+import { type CaseContext, type Exchange, mockSetup, recordingFetch, serverSetup, type SetupChannel, type TargetKind } from './context.js';
+import { type ContractDocument, loadContractDocument } from './document.js';
+import { type RunningProcess, startPrismMock, startPrismProxy, startReferenceServer } from './processes.js';
+
+const run = promisify(execFile);
+const kinds: TargetKind[] = ['server', 'mock', 'proxy'];
+const labels: Record<TargetKind, string> = {
+  server: 'the reference server',
+  mock: 'the Prism mock',
+  proxy: 'a second reference server behind prism proxy --errors',
+};
+
+interface RunningTarget {
+  /** Where subject requests go; `invalid` takes the requests that break the document on purpose. */
+  baseUrl: string;
+  invalidBaseUrl: string;
+  setup: SetupChannel;
+  processes: RunningProcess[];
+}
+
+let contract: ContractDocument;
+const targets = {} as Record<TargetKind, RunningTarget>;
+const started: RunningProcess[] = [];
+const record: CoverageRecord = { targets: { server: { exercised: [], notApplicable: [] }, mock: { exercised: [], notApplicable: [] }, proxy: { exercised: [], notApplicable: [] } } };
+
+beforeAll(async () => {
+  // All at once: Prism takes a few seconds to load the document, the server a second or two for tsx.
+  const pending = {
+    server: startReferenceServer(),
+    // Without --validate-responses: the server would turn a broken answer into a 500 before Prism could see it.
+    upstream: startReferenceServer({ validateResponses: false }),
+    mock: startPrismMock(),
+    document: loadContractDocument(),
+  };
+  // allSettled, not all: when one fails to start, the others are still tracked (and stopped by afterAll).
+  const settle = async <T extends RunningProcess[]>(list: { [K in keyof T]: Promise<T[K]> }): Promise<T> => {
+    const results = await Promise.allSettled(list);
+    for (const r of results) if (r.status === 'fulfilled') started.push(r.value);
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    return results.map((r) => (r as PromiseFulfilledResult<RunningProcess>).value) as T;
+  };
+  const [server, upstream, mock] = await settle<[RunningProcess, RunningProcess, RunningProcess]>([pending.server, pending.upstream, pending.mock]);
+  const [strict, lenient] = await settle<[RunningProcess, RunningProcess]>([
+    startPrismProxy(upstream.baseUrl),
+    startPrismProxy(upstream.baseUrl, { validateRequest: false }),
+  ]);
+  contract = await pending.document;
+  targets.server = { baseUrl: server.baseUrl, invalidBaseUrl: server.baseUrl, setup: serverSetup(server.baseUrl), processes: [server] };
+  targets.mock = { baseUrl: mock.baseUrl, invalidBaseUrl: mock.baseUrl, setup: mockSetup(mock.baseUrl), processes: [mock] };
+  // Setup for the proxy target goes to its server directly: Prism's proxy follows redirects, so signing in through
+  // it would lose the session cookie, and only the subject request is what the proxy is there to judge.
+  targets.proxy = { baseUrl: strict.baseUrl, invalidBaseUrl: lenient.baseUrl, setup: serverSetup(upstream.baseUrl), processes: [strict, lenient, upstream] };
+}, 90_000);
+
+afterAll(async () => {
+  await Promise.all(started.map((p) => p.stop()));
+});
+
+const report = (x: Exchange) =>
+  [
+    `${x.method} ${x.url.pathname}${x.url.search} → ${x.status} ${x.contentType}`,
+    x.headers.get('sl-violations') ? `sl-violations: ${x.headers.get('sl-violations')}` : undefined,
+    x.text.length > 1500 ? `${x.text.slice(0, 1500)}…` : x.text,
+  ]
+    .filter(Boolean)
+    .join('\n');
+
+async function runCase(c: ContractCase, kind: TargetKind): Promise<void> {
+  const target = targets[kind];
+  const baseUrl = c.invalidRequest ? target.invalidBaseUrl : target.baseUrl;
+  const exchanges: Exchange[] = [];
+  const prefer = kind === 'mock' ? `code=${c.status}${c.mockExample ? `, example=${c.mockExample}` : ''}` : undefined;
+  const subjectFetch = recordingFetch((x) => exchanges.push(x), prefer);
+  const ctx: CaseContext = {
+    target: kind,
+    baseUrl,
+    fetch: subjectFetch,
+    client: (auth = null) => createTokenbellClient({ baseUrl, fetch: subjectFetch, auth }),
+    setup: target.setup,
+  };
+  // The document check comes first even when the case's own assertions failed: Prism's report and the schema
+  // errors say more than "expected an OAuthError".
+  let failure: unknown;
+  const result = await c.call(ctx).catch((e: unknown) => {
+    failure = e;
+  });
+  if (exchanges.length !== 1) {
+    throw new Error(`the case must make exactly one subject request, it made ${exchanges.length}`, { cause: failure });
+  }
+  const x = exchanges[0]!;
+  // Everything wrong with the answer in one message: the status, our own check against the document, Prism's.
+  const findings: string[] = [];
+  if (x.status !== c.status) findings.push(`status ${x.status}, the case expects ${c.status}`);
+  findings.push(...contract.problems(c.operation, x).map((p) => `document: ${p}`));
+  const violations = x.headers.get('sl-violations');
+  if (kind === 'mock' && c.invalidRequest) {
+    if (violations === null) findings.push(`Prism: no violation reported, but the request is meant to break the document (${c.invalidRequest})`);
+  } else if (kind !== 'server' && violations !== null) {
+    findings.push(`Prism: ${violations}`);
+  }
+  expect(findings, report(x)).toEqual([]);
+  if (failure !== undefined) throw failure;
+  c.expect?.(x, ctx);
+  if (kind !== 'mock') await c.behaviour?.(x, ctx, result);
+  record.targets[kind].exercised.push({ operationId: c.operation, status: x.status, case: c.name });
+}
+
+for (const kind of kinds) {
+  describe(`contract against ${labels[kind]}`, () => {
+    for (const c of cases) {
+      const title = `${c.operation} ${c.status}: ${c.name}`;
+      const reason = c.notApplicable?.[kind];
+      if (reason) {
+        record.targets[kind].notApplicable.push({ operationId: c.operation, status: c.status, case: c.name, reason });
+        it.skip(`${title} — not applicable: ${reason}`, () => undefined);
+        continue;
+      }
+      it(title, () => runCase(c, kind));
+    }
+  });
+}
+
+describe('contract coverage', () => {
+  const coverage = (file: string) =>
+    run(process.execPath, ['--import', 'tsx', join(repoRoot, 'scripts/contract-coverage.ts'), file], { cwd: repoRoot }).then(
+      (r) => ({ code: 0, ...r }),
+      (e: { code: number; stdout: string; stderr: string }) => e,
+    );
+
+  it('exercises every operation of the document against the reference server', async () => {
+    const file = join(repoRoot, '.tmp/contract-coverage.json');
+    await mkdir(join(repoRoot, '.tmp'), { recursive: true });
+    await writeFile(file, `${JSON.stringify(record, null, 2)}\n`);
+    const result = await coverage(file);
+    console.log(result.stdout);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    // Every case has to have passed for the record to be the suite's, not the part of it that happened to work.
+    const expected = cases.filter((c) => !c.notApplicable?.server).length;
+    expect(record.targets.server.exercised).toHaveLength(expected);
+  });
+
+  it('fails when an operation has no case against the reference server', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tokenbell-coverage-'));
+    try {
+      const partial: CoverageRecord = structuredClone(record);
+      const dropped = (e: CoverageEntry) => e.operationId !== 'revokePersonalAccessToken';
+      partial.targets.server.exercised = partial.targets.server.exercised.filter(dropped);
+      await writeFile(join(dir, 'record.json'), JSON.stringify(partial));
+      const result = await coverage(join(dir, 'record.json'));
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('revokePersonalAccessToken (POST /profile/personal_access_tokens/{token_id}/revoke)');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
