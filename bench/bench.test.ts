@@ -1,0 +1,69 @@
+// The quick benchmark end to end: every figure the full run reports must be there and be a number. Speed is not
+// asserted here (the machine is shared); `npm run bench` reports it.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const tsx = join(root, 'node_modules/tsx/dist/cli.mjs');
+
+const connections = [1, 10, 50];
+const load = ['rps', 'p50_ms', 'p99_ms', 'failed'];
+const expected = [
+  ...['cold.spawn_to_first_200_ms', 'cold.spawn_to_listening_ms', 'cold.first_request_ms', 'cold.second_request_ms'],
+  ...['reference', 'ceiling', 'prism'].flatMap((t) => connections.flatMap((c) => load.map((m) => `read.${t}.c${c}.${m}`))),
+  ...connections.flatMap((c) => [`ratio.read_vs_ceiling.c${c}`, `ratio.read_vs_prism.c${c}`]),
+  ...connections.flatMap((c) =>
+    [...load, 'acknowledged', 'answered_2xx', 'file_writes', 'commits_per_file_write'].map((m) => `write.u1000.c${c}.${m}`),
+  ),
+  ...['acknowledged', 'answered_2xx', 'file_writes', 'commits_per_file_write', 'spawn_to_first_200_ms', 'store_mib', 'store_after_mib'].map(
+    (m) => `write.u1000.${m}`,
+  ),
+  ...['authorization_code', 'refresh_token', 'password'].flatMap((g) => load.map((m) => `token.${g}.c10.${m}`)),
+  ...['sdk.fetch.p50_ms', 'sdk.client.p50_ms', 'ratio.sdk_overhead_pct'],
+  ...['rss.reference_after_read_mib', 'rss.prism_mib', 'rss.write_u1000_mib'],
+];
+
+describe('npm run bench -- --quick', () => {
+  let work: string;
+  let result: { mode: string; figures: Record<string, unknown>; notes: string[] };
+  let table: string;
+
+  beforeAll(async () => {
+    work = await mkdtemp(join(tmpdir(), 'tokenbell-bench-test-'));
+    const json = join(work, 'result.json');
+    const { stdout } = await promisify(execFile)(process.execPath, [tsx, 'bench/run.ts', '--quick', '--json', json], {
+      cwd: root,
+      maxBuffer: 16 * 2 ** 20,
+    });
+    table = stdout;
+    result = JSON.parse(await readFile(json, 'utf8'));
+  }, 170_000);
+
+  afterAll(async () => {
+    await rm(work, { recursive: true, force: true });
+  });
+
+  it('reports every figure as a finite number', () => {
+    expect(result.mode).toBe('quick');
+    const missing = expected.filter((key) => typeof result.figures[key] !== 'number' || !Number.isFinite(result.figures[key]));
+    expect(missing).toEqual([]);
+  });
+
+  it('measured what it claims: every read and write was answered 2xx, and writes were acknowledged durably', () => {
+    for (const key of expected.filter((k) => /^(read|write)\..*\.failed$/.test(k))) expect(result.figures[key], key).toBe(0);
+    for (const key of expected.filter((k) => k.endsWith('.rps'))) expect(result.figures[key], key).toBeGreaterThan(0);
+    expect(result.figures['write.u1000.acknowledged']).toBeGreaterThanOrEqual(result.figures['write.u1000.answered_2xx'] as number);
+    expect(result.figures['write.u1000.file_writes']).toBeGreaterThan(0);
+  });
+
+  it('prints the table with the ratios', () => {
+    expect(table).toContain('reference server (auth + validation)');
+    expect(table).toContain('Ratios (within this run');
+    expect(table).toContain('SDK overhead over plain fetch');
+  });
+});

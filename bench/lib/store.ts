@@ -1,0 +1,153 @@
+// Benchmark stores written straight as StoreData JSON: loading 100k users through the seed would hash 100k passwords
+// with scrypt (tens of minutes). Every user shares one precomputed hash; tokens and codes are stored as digests, as
+// the server keeps them, and their plain values are returned for the load generator.
+import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { hashPassword } from '../../packages/server/src/domain/passwords.js';
+import { digest } from '../../packages/server/src/domain/secrets.js';
+import { SCHEMA_VERSION, type StoreData } from '../../packages/server/src/store/schema.js';
+
+export const password = 'bench-password-0';
+export const project = { id: 1, fullPath: 'bench/app' } as const;
+export const client = {
+  id: 'benchclient0000000000000000000000',
+  secret: `tbcs_${randomBytes(24).toString('hex')}`,
+  redirectUri: 'http://127.0.0.1:8080/callback',
+} as const;
+
+export interface StoreSpec {
+  users: number;
+  /** Single-use authorization codes to pre-issue (for the code exchange). */
+  codes?: number;
+  /** Single-use refresh tokens to pre-issue (for the refresh grant). */
+  refreshTokens?: number;
+}
+
+export interface GeneratedStore {
+  file: string;
+  users: number;
+  usernames: string[];
+  /** One access token per user, in user order. */
+  accessTokens: string[];
+  codes: string[];
+  refreshTokens: string[];
+  bytes: number;
+}
+
+let sharedHash: Promise<string> | undefined;
+
+export async function generateStore(file: string, spec: StoreSpec): Promise<GeneratedStore> {
+  sharedHash ??= hashPassword(password);
+  const passwordHash = await sharedHash;
+  const now = Math.floor(Date.now() / 1000);
+  const created = new Date().toISOString();
+  const year = 365 * 24 * 3600;
+  // A per-run nonce: plain tokens never repeat across runs, as real ones would not.
+  const nonce = randomBytes(6).toString('hex');
+  const data: StoreData = {
+    version: SCHEMA_VERSION,
+    secrets: { sessionKey: randomBytes(32).toString('base64url') },
+    sequences: { users: spec.users, groups: 1, projects: 1, applications: 1, personalAccessTokens: 0 },
+    users: [],
+    groups: [{ id: 1, path: 'bench', name: 'Bench', visibility: 'private', members: [{ user_id: 1, access_level: 50 }], created_at: created }],
+    projects: [],
+    applications: [
+      {
+        id: 1,
+        uid: client.id,
+        secretDigest: digest(client.secret),
+        name: 'Bench client',
+        redirect_uris: [client.redirectUri],
+        scopes: ['api', 'read_api', 'read_user'],
+        owner_id: 1,
+        created_at: created,
+      },
+    ],
+    personalAccessTokens: [],
+    authorizationCodes: [],
+    accessTokens: [],
+    notificationSettings: [],
+    sessions: [],
+  };
+  const usernames: string[] = [];
+  const accessTokens: string[] = [];
+  for (let id = 1; id <= spec.users; id++) {
+    const username = `user${id}`;
+    usernames.push(username);
+    data.users.push({
+      id,
+      username,
+      email: `${username}@bench.example`,
+      name: `Bench User ${id}`,
+      passwordHash,
+      two_factor_enabled: false,
+      state: 'active',
+      is_admin: false,
+      bio: '',
+      created_at: created,
+    });
+    const token = `tba_${nonce}u${id}${randomBytes(12).toString('hex')}`;
+    accessTokens.push(token);
+    data.accessTokens.push({
+      id: `at-${id}`,
+      tokenDigest: digest(token),
+      refreshDigest: null,
+      application_id: 1,
+      user_id: id,
+      scopes: ['api'],
+      created_at: now,
+      expires_in: year,
+      revoked_at: null,
+      code_id: null,
+    });
+  }
+  // Every user is a member of the one private project, so the visibility check has the whole member list to search.
+  data.projects.push({
+    id: project.id,
+    namespace: 'bench',
+    path: 'app',
+    name: 'Bench app',
+    visibility: 'private',
+    group_id: 1,
+    members: data.users.map((u) => ({ user_id: u.id, access_level: 30 })),
+    created_at: created,
+  });
+  const codes: string[] = [];
+  for (let i = 0; i < (spec.codes ?? 0); i++) {
+    const code = `${nonce}c${i}${randomBytes(12).toString('hex')}`;
+    codes.push(code);
+    data.authorizationCodes.push({
+      id: `code-${i}`,
+      codeDigest: digest(code),
+      application_id: 1,
+      user_id: (i % spec.users) + 1,
+      redirect_uri: client.redirectUri,
+      scopes: ['api'],
+      code_challenge: null,
+      code_challenge_method: null,
+      created_at: now,
+      expires_at: now + year,
+      used_at: null,
+    });
+  }
+  const refreshTokens: string[] = [];
+  for (let i = 0; i < (spec.refreshTokens ?? 0); i++) {
+    const refresh = `tbr_${nonce}r${i}${randomBytes(12).toString('hex')}`;
+    refreshTokens.push(refresh);
+    data.accessTokens.push({
+      id: `rt-${i}`,
+      tokenDigest: digest(`tba_${nonce}r${i}${randomBytes(12).toString('hex')}`),
+      refreshDigest: digest(refresh),
+      application_id: 1,
+      user_id: (i % spec.users) + 1,
+      scopes: ['api'],
+      created_at: now,
+      expires_in: 7200,
+      revoked_at: null,
+      code_id: null,
+    });
+  }
+  const text = JSON.stringify(data);
+  await writeFile(file, text, { mode: 0o600 });
+  return { file, users: spec.users, usernames, accessTokens, codes, refreshTokens, bytes: Buffer.byteLength(text) };
+}

@@ -1,0 +1,440 @@
+// `npm run bench [-- --quick] [-- --json FILE]`: starts every target as a child process on 127.0.0.1, warms each
+// up, measures in interleaved rounds (so drift from other work on the machine hits every target alike), and prints
+// one table of medians plus ratios taken within this run. See bench/README.md for what each figure means.
+import { spawnSync } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Bench } from 'tinybench';
+import { createTokenbellClient } from '../packages/sdk/src/index.js';
+import { type LoadFigures, load, median, roundRobin } from './lib/load.js';
+import { type Target, freePort, rssMiB, startTarget, stopAll, waitFor200, waitForListening } from './lib/processes.js';
+import { type GeneratedStore, client, generateStore, password, project } from './lib/store.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+const { values: flags } = parseArgs({
+  options: { quick: { type: 'boolean', default: false }, json: { type: 'string' } },
+  strict: true,
+});
+const quick = flags.quick!;
+
+const config = quick
+  ? { rounds: 1, seconds: 1, warmupSeconds: 0.5, connections: [1, 10, 50], stores: [1_000], tokenAmount: 150, coldStarts: 1, sdkMs: 300 }
+  : { rounds: 3, seconds: 3, warmupSeconds: 1, connections: [1, 10, 50], stores: [1_000, 10_000, 100_000], tokenAmount: 600, coldStarts: 3, sdkMs: 1_500 };
+const tokenConnections = 10;
+
+/** Every figure, flat, as the JSON result file holds them: `section.case.metric` → number. */
+const figures: Record<string, number> = {};
+const notes: string[] = [];
+const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+
+const readPath = '/api/v3/notification_settings';
+const writePath = `/api/v3/projects/${project.id}/notification_settings`;
+// Level custom with events: the write path that does the most (level, twelve flags, the record's events).
+const writeBody = JSON.stringify({ level: 'custom', new_note: true, new_issue: true, close_issue: false, new_merge_request: true, merge_merge_request: false });
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+function serverCommand(port: number, dataFile: string): [string, string[]] {
+  // Production flags: no --validate-responses, NODE_ENV=production (set in env below).
+  return [process.execPath, [join(root, 'packages/server/dist/cli.js'), '--port', String(port), '--data', dataFile]];
+}
+
+async function startServer(name: string, dataFile: string, env: NodeJS.ProcessEnv = {}): Promise<Target> {
+  const port = await freePort();
+  const [command, args] = serverCommand(port, dataFile);
+  return startTarget(name, command, args, port, { NODE_ENV: 'production', ...env });
+}
+
+async function storeStats(target: Target, file: string): Promise<{ acknowledged: number; fileWrites: number }> {
+  await unlink(file).catch(() => undefined);
+  target.child.kill('SIGUSR2');
+  for (let i = 0; i < 500; i++) {
+    try {
+      return JSON.parse(await readFile(file, 'utf8')) as { acknowledged: number; fileWrites: number };
+    } catch {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+  throw new Error(`${target.name} wrote no store stats to ${file} after SIGUSR2`);
+}
+
+function record(key: string, value: number): void {
+  figures[key] = value;
+}
+
+function summarise(prefix: string, runs: LoadFigures[]): void {
+  record(`${prefix}.rps`, median(runs.map((r) => r.rps)));
+  record(`${prefix}.p50_ms`, median(runs.map((r) => r.p50)));
+  record(`${prefix}.p99_ms`, median(runs.map((r) => r.p99)));
+  const failed = runs.reduce((n, r) => n + r.failed, 0);
+  record(`${prefix}.failed`, failed);
+  if (failed > 0) {
+    const statuses: Record<string, number> = {};
+    for (const r of runs) for (const [code, n] of Object.entries(r.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
+    notes.push(`${prefix}: ${failed} failed requests (statuses ${JSON.stringify(statuses)})`);
+  }
+}
+
+function build(): void {
+  log('building the server (npm run build -w @tokenbell/server)');
+  const result = spawnSync('npm', ['run', 'build', '-w', '@tokenbell/server', '--silent'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (result.status !== 0) throw new Error(`the server build failed (exit ${result.status})`);
+}
+
+async function coldStart(work: string, store: GeneratedStore): Promise<Target> {
+  const headers = bearer(store.accessTokens[0]!);
+  const totals: number[] = [];
+  const listens: number[] = [];
+  const firsts: number[] = [];
+  const seconds: number[] = [];
+  let last: Target | undefined;
+  for (let i = 0; i < config.coldStarts; i++) {
+    await last?.stop();
+    const file = join(work, `cold-${i}.json`);
+    await copyFile(store.file, file);
+    const target = await startServer('reference server', file);
+    await waitForListening(target);
+    const listening = performance.now();
+    // The first request pays for whatever the server defers to it (the validator compiles a route's schemas on
+    // its first use); the second shows the steady cost of the same request.
+    const answered = await waitFor200(target, readPath, headers);
+    const again = performance.now();
+    await waitFor200(target, readPath, headers);
+    seconds.push(performance.now() - again);
+    totals.push(answered - target.spawnedAt);
+    listens.push(listening - target.spawnedAt);
+    firsts.push(answered - listening);
+    last = target;
+  }
+  record('cold.spawn_to_first_200_ms', median(totals));
+  record('cold.spawn_to_listening_ms', median(listens));
+  record('cold.first_request_ms', median(firsts));
+  record('cold.second_request_ms', median(seconds));
+  return last!;
+}
+
+async function readBenchmark(reference: Target, store: GeneratedStore): Promise<void> {
+  const headers = bearer(store.accessTokens[0]!);
+  const answer = await (await fetch(`${reference.url}${readPath}`, { headers })).text();
+  const ceilingPort = await freePort();
+  const ceiling = startTarget('bare Express', process.execPath, ['--import', 'tsx', join(root, 'bench/targets/ceiling.ts'), String(ceilingPort), answer], ceilingPort, {
+    NODE_ENV: 'production',
+  });
+  const prismPort = await freePort();
+  const prism = startTarget(
+    'Prism mock',
+    process.execPath,
+    [join(root, 'node_modules/@stoplight/prism-cli/dist/index.js'), 'mock', join(root, 'openapi/openapi.yaml'), '--dynamic=false', '-h', '127.0.0.1', '-p', String(prismPort), '--errors=false'],
+    prismPort,
+  );
+  const targets = [
+    { key: 'reference', target: reference },
+    { key: 'ceiling', target: ceiling },
+    { key: 'prism', target: prism },
+  ];
+  for (const { target } of targets) await waitFor200(target, readPath, headers, 120_000);
+  for (const { target } of targets) {
+    await load({ url: `${target.url}${readPath}`, headers, connections: 10, duration: config.warmupSeconds });
+  }
+  const runs = new Map<string, LoadFigures[]>();
+  const ratios = new Map<string, number[]>();
+  for (let round = 0; round < config.rounds; round++) {
+    for (const connections of config.connections) {
+      const rps: Record<string, number> = {};
+      for (const { key, target } of targets) {
+        log(`read round ${round + 1}/${config.rounds}: ${key}, ${connections} connections`);
+        const figures = await load({ url: `${target.url}${readPath}`, headers, connections, duration: config.seconds });
+        const id = `read.${key}.c${connections}`;
+        runs.set(id, [...(runs.get(id) ?? []), figures]);
+        rps[key] = figures.rps;
+      }
+      // Ratios per round, then the median: both sides of each ratio ran back to back under the same load.
+      const add = (name: string, value: number) => ratios.set(name, [...(ratios.get(name) ?? []), value]);
+      add(`ratio.read_vs_ceiling.c${connections}`, rps.reference! / rps.ceiling!);
+      add(`ratio.read_vs_prism.c${connections}`, rps.reference! / rps.prism!);
+    }
+  }
+  for (const [id, list] of runs) summarise(id, list);
+  for (const [name, list] of ratios) record(name, median(list));
+  record('rss.reference_after_read_mib', rssMiB(reference.pid));
+  record('rss.prism_mib', rssMiB(prism.pid));
+  await ceiling.stop();
+  await prism.stop();
+}
+
+async function sdkBenchmark(reference: Target, store: GeneratedStore): Promise<void> {
+  const token = store.accessTokens[0]!;
+  const url = `${reference.url}${readPath}`;
+  const headers = bearer(token);
+  const sdk = createTokenbellClient({ baseUrl: reference.url, auth: { accessToken: token } });
+  // Both go through the same global fetch (undici's keep-alive pool) to the same server, and both parse the JSON.
+  const plain = async () => {
+    const response = await fetch(url, { headers });
+    if (response.status !== 200) throw new Error(`plain fetch answered ${response.status}`);
+    await response.json();
+  };
+  const viaSdk = async () => {
+    await sdk.notificationSettings.global.get();
+  };
+  const p50: Record<string, number[]> = { fetch: [], sdk: [] };
+  const ratios: number[] = [];
+  for (let round = 0; round < config.rounds; round++) {
+    log(`sdk round ${round + 1}/${config.rounds}`);
+    const bench = new Bench({ time: config.sdkMs, warmupTime: Math.min(500, config.sdkMs), throws: true });
+    // Alternating order across rounds, so neither side always runs on the warmer process.
+    if (round % 2 === 0) bench.add('fetch', plain).add('sdk', viaSdk);
+    else bench.add('sdk', viaSdk).add('fetch', plain);
+    await bench.run();
+    const latency = (name: string) => {
+      const result = bench.getTask(name)!.result;
+      if (!('latency' in result)) throw new Error(`tinybench task ${name} has no latency (${result.state})`);
+      return result.latency.p50;
+    };
+    p50.fetch!.push(latency('fetch'));
+    p50.sdk!.push(latency('sdk'));
+    ratios.push(latency('sdk') / latency('fetch') - 1);
+  }
+  record('sdk.fetch.p50_ms', median(p50.fetch!));
+  record('sdk.client.p50_ms', median(p50.sdk!));
+  record('ratio.sdk_overhead_pct', median(ratios) * 100);
+}
+
+async function writeBenchmark(work: string): Promise<void> {
+  const servers: Array<{ users: number; store: GeneratedStore; target: Target; statsFile: string; next: () => string }> = [];
+  for (const users of config.stores) {
+    log(`generating a ${users}-user store`);
+    const store = await generateStore(join(work, `write-${users}.json`), { users });
+    const statsFile = join(work, `stats-${users}.json`);
+    // One at a time, so each start-up time is its own and not shared with loading a bigger store.
+    const target = await startServer(`write server (${users} users)`, store.file, { TOKENBELL_STORE_STATS: statsFile });
+    await waitFor200(target, writePath, bearer(store.accessTokens[0]!), 120_000);
+    record(`write.u${users}.spawn_to_first_200_ms`, performance.now() - target.spawnedAt);
+    servers.push({ users, store, target, statsFile, next: roundRobin(store.accessTokens) });
+    record(`write.u${users}.store_mib`, store.bytes / 2 ** 20);
+  }
+  const request = (next: () => string) => [
+    {
+      method: 'PUT',
+      path: writePath,
+      headers: { 'content-type': 'application/json' },
+      body: writeBody,
+      setupRequest: (req: { headers?: Record<string, string> }) => ({ ...req, headers: { ...req.headers, ...bearer(next()) } }),
+    },
+  ];
+  for (const s of servers) {
+    log(`warming up the write server with ${s.users} users`);
+    await load({ url: s.target.url, connections: 10, duration: config.warmupSeconds, requests: request(s.next) });
+  }
+  const runs = new Map<string, LoadFigures[]>();
+  // Per store and connection count: acknowledged commits, file writes, 2xx answers, summed over the rounds.
+  const counts = new Map<string, { acknowledged: number; fileWrites: number; ok: number }>();
+  for (let round = 0; round < config.rounds; round++) {
+    for (const connections of config.connections) {
+      for (const s of servers) {
+        log(`write round ${round + 1}/${config.rounds}: ${s.users} users, ${connections} connections`);
+        const before = await storeStats(s.target, s.statsFile);
+        const result = await load({ url: s.target.url, connections, duration: config.seconds, requests: request(s.next) });
+        const after = await storeStats(s.target, s.statsFile);
+        const id = `write.u${s.users}.c${connections}`;
+        runs.set(id, [...(runs.get(id) ?? []), result]);
+        for (const key of [id, `write.u${s.users}`]) {
+          const c = counts.get(key) ?? { acknowledged: 0, fileWrites: 0, ok: 0 };
+          c.acknowledged += after.acknowledged - before.acknowledged;
+          c.fileWrites += after.fileWrites - before.fileWrites;
+          c.ok += result.ok;
+          counts.set(key, c);
+        }
+      }
+    }
+  }
+  for (const [id, list] of runs) summarise(id, list);
+  for (const [id, c] of counts) {
+    record(`${id}.acknowledged`, c.acknowledged);
+    record(`${id}.answered_2xx`, c.ok);
+    record(`${id}.file_writes`, c.fileWrites);
+    record(`${id}.commits_per_file_write`, c.acknowledged / c.fileWrites);
+  }
+  for (const s of servers) {
+    record(`rss.write_u${s.users}_mib`, rssMiB(s.target.pid));
+    record(`write.u${s.users}.store_after_mib`, (await stat(s.store.file)).size / 2 ** 20);
+    await s.target.stop();
+  }
+  const smallest = config.stores[0]!;
+  const largest = config.stores[config.stores.length - 1]!;
+  if (largest > smallest) {
+    const top = Math.max(...config.connections);
+    // Cost per write is 1/throughput; an exponent below 1 means it grows less than linearly with the store.
+    const cost = (users: number) => 1 / figures[`write.u${users}.c${top}.rps`]!;
+    record(`ratio.write_cost_growth_exponent.c${top}`, Math.log(cost(largest) / cost(smallest)) / Math.log(largest / smallest));
+    record(`ratio.write_cost_${largest}_vs_${smallest}.c${top}`, cost(largest) / cost(smallest));
+  }
+}
+
+async function tokenBenchmark(work: string): Promise<void> {
+  // Enough single-use codes and refresh tokens for the warm-up and every round.
+  const single = config.tokenAmount * (config.rounds + 1);
+  log(`generating the token store (${single} codes, ${single} refresh tokens)`);
+  const store = await generateStore(join(work, 'token.json'), { users: 1_000, codes: single, refreshTokens: single });
+  const target = await startServer('token server', store.file);
+  await waitFor200(target, readPath, bearer(store.accessTokens[0]!), 60_000);
+  const form = (params: Record<string, string>) => new URLSearchParams(params).toString();
+  const post = (body: () => string) => [
+    {
+      method: 'POST',
+      path: '/oauth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      setupRequest: (req: object) => ({ ...req, body: body() }),
+    },
+  ];
+  const clientAuth = { client_id: client.id, client_secret: client.secret };
+  const nextCode = roundRobin(store.codes);
+  const nextRefresh = roundRobin(store.refreshTokens);
+  const nextUser = roundRobin(store.usernames);
+  const grants = {
+    authorization_code: () => form({ grant_type: 'authorization_code', code: nextCode(), redirect_uri: client.redirectUri, ...clientAuth }),
+    refresh_token: () => form({ grant_type: 'refresh_token', refresh_token: nextRefresh(), ...clientAuth }),
+    password: () => form({ grant_type: 'password', username: nextUser(), password }),
+  };
+  // Codes and refresh tokens are single-use, so those runs are a fixed number of requests (each code used once);
+  // the password grant is scrypt-bound and runs for a fixed time.
+  const run = (grant: keyof typeof grants, amount: number, seconds: number) =>
+    grant === 'password'
+      ? load({ url: target.url, connections: tokenConnections, duration: seconds, requests: post(grants[grant]) })
+      : load({ url: target.url, connections: tokenConnections, amount, requests: post(grants[grant]) });
+  for (const grant of Object.keys(grants) as Array<keyof typeof grants>) await run(grant, config.tokenAmount, config.warmupSeconds);
+  const runs = new Map<string, LoadFigures[]>();
+  for (let round = 0; round < config.rounds; round++) {
+    for (const grant of Object.keys(grants) as Array<keyof typeof grants>) {
+      log(`token round ${round + 1}/${config.rounds}: ${grant}`);
+      const result = await run(grant, config.tokenAmount, config.seconds);
+      const id = `token.${grant}.c${tokenConnections}`;
+      runs.set(id, [...(runs.get(id) ?? []), result]);
+    }
+  }
+  for (const [id, list] of runs) summarise(id, list);
+  await target.stop();
+}
+
+function fmt(value: number | undefined, digits = 0): string {
+  if (value === undefined || !Number.isFinite(value)) return '-';
+  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+function table(): string {
+  const rows: string[][] = [['benchmark', 'target / case', 'conns', 'store', 'req/s', 'p50 ms', 'p99 ms', 'failed', 'acks/file write']];
+  // autocannon records whole milliseconds, so a p50 of 0 means under a millisecond.
+  const line = (section: string, label: string, conns: string, store: string, prefix: string) =>
+    rows.push([
+      section,
+      label,
+      conns,
+      store,
+      fmt(figures[`${prefix}.rps`]),
+      fmt(figures[`${prefix}.p50_ms`]),
+      fmt(figures[`${prefix}.p99_ms`]),
+      fmt(figures[`${prefix}.failed`]),
+      prefix.startsWith('write.') ? fmt(figures[`${prefix}.commits_per_file_write`], 1) : '',
+    ]);
+  for (const c of config.connections) {
+    line('API read', 'reference server (auth + validation)', String(c), '1k', `read.reference.c${c}`);
+    line('API read', 'bare Express 5 (ceiling)', String(c), '-', `read.ceiling.c${c}`);
+    line('API read', 'Prism mock --dynamic=false', String(c), '-', `read.prism.c${c}`);
+  }
+  for (const u of config.stores) {
+    for (const c of config.connections) line('API write', 'PUT project settings (durable)', String(c), `${u / 1000}k`, `write.u${u}.c${c}`);
+  }
+  for (const grant of ['authorization_code', 'refresh_token', 'password']) {
+    line('Token endpoint', `${grant} grant`, String(tokenConnections), '1k', `token.${grant}.c${tokenConnections}`);
+  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const render = (r: string[]) => r.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' | ');
+  const out = [render(rows[0]!), widths.map((w) => '-'.repeat(w)).join('-|-'), ...rows.slice(1).map(render)];
+
+  const extra: Array<[string, string]> = [
+    ['SDK: plain fetch, p50 per call', `${fmt(figures['sdk.fetch.p50_ms'], 3)} ms`],
+    ['SDK: client.notificationSettings.global.get(), p50 per call', `${fmt(figures['sdk.client.p50_ms'], 3)} ms`],
+    ['Cold start: spawn -> first 200 (median)', `${fmt(figures['cold.spawn_to_first_200_ms'])} ms`],
+    ['  of which spawn -> listening', `${fmt(figures['cold.spawn_to_listening_ms'])} ms`],
+    ['  of which first request (validator compiles the route)', `${fmt(figures['cold.first_request_ms'], 1)} ms`],
+    ['  the same request again', `${fmt(figures['cold.second_request_ms'], 1)} ms`],
+    ['RSS: reference server after the read benchmark (1k store)', `${fmt(figures['rss.reference_after_read_mib'])} MiB`],
+    ['RSS: Prism mock', `${fmt(figures['rss.prism_mib'])} MiB`],
+  ];
+  for (const u of config.stores) {
+    extra.push([`Write server ${u / 1000}k: spawn -> first 200`, `${fmt(figures[`write.u${u}.spawn_to_first_200_ms`])} ms`]);
+    extra.push([`Write server ${u / 1000}k: RSS after the write benchmark`, `${fmt(figures[`rss.write_u${u}_mib`])} MiB`]);
+    extra.push([`Write server ${u / 1000}k: data file before / after`, `${fmt(figures[`write.u${u}.store_mib`], 1)} / ${fmt(figures[`write.u${u}.store_after_mib`], 1)} MiB`]);
+    extra.push([
+      `Write server ${u / 1000}k: acknowledged writes / file writes, all rounds`,
+      `${fmt(figures[`write.u${u}.acknowledged`])} / ${fmt(figures[`write.u${u}.file_writes`])} = ${fmt(figures[`write.u${u}.commits_per_file_write`], 1)} per file write (2xx answered: ${fmt(figures[`write.u${u}.answered_2xx`])})`,
+    ]);
+  }
+  const ratioRows: Array<[string, string]> = [];
+  for (const c of config.connections) {
+    ratioRows.push([`read: reference / ceiling, ${c} conns (target >= 80%)`, `${fmt(figures[`ratio.read_vs_ceiling.c${c}`]! * 100)} %`]);
+  }
+  for (const c of config.connections) {
+    ratioRows.push([`read: reference / Prism, ${c} conns (target >= 2.5x)`, `${fmt(figures[`ratio.read_vs_prism.c${c}`], 2)}x`]);
+  }
+  const top = Math.max(...config.connections);
+  if (config.stores.includes(10_000)) ratioRows.push([`write: 10k store, ${top} conns (target >= 2,000/s)`, `${fmt(figures[`write.u10000.c${top}.rps`])} writes/s`]);
+  const smallest = config.stores[0]!;
+  const largest = config.stores[config.stores.length - 1]!;
+  if (largest > smallest) {
+    ratioRows.push([
+      `write: cost per write ${largest / 1000}k vs ${smallest / 1000}k store, ${top} conns (store ${largest / smallest}x)`,
+      `${fmt(figures[`ratio.write_cost_${largest}_vs_${smallest}.c${top}`], 2)}x, exponent ${fmt(figures[`ratio.write_cost_growth_exponent.c${top}`], 2)} (target < 1)`,
+    ]);
+  }
+  ratioRows.push(['SDK overhead over plain fetch (target <= 10%)', `${fmt(figures['ratio.sdk_overhead_pct'], 1)} %`]);
+  const kv = (list: Array<[string, string]>) => {
+    const w = Math.max(...list.map(([k]) => k.length));
+    return list.map(([k, v]) => `${k.padEnd(w)}  ${v}`);
+  };
+  return [
+    `tokenbell benchmarks (${quick ? 'quick' : 'full'}: medians of ${config.rounds} round(s), ${config.seconds} s per run; server from packages/server/dist; Node ${process.version}, ${availableParallelism()} CPUs)`,
+    '',
+    ...out,
+    '',
+    ...kv(extra),
+    '',
+    'Ratios (within this run; ratio figures are medians of per-round ratios)',
+    ...kv(ratioRows),
+    ...(notes.length ? ['', 'Notes', ...notes.map((n) => `  ${n}`)] : []),
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const began = performance.now();
+  const work = await mkdtemp(join(tmpdir(), 'tokenbell-bench-'));
+  try {
+    build();
+    log('generating the 1k read store');
+    const readStore = await generateStore(join(work, 'read.json'), { users: 1_000 });
+    const reference = await coldStart(work, readStore);
+    await readBenchmark(reference, readStore);
+    await sdkBenchmark(reference, readStore);
+    await reference.stop();
+    await writeBenchmark(work);
+    await tokenBenchmark(work);
+    record('total_seconds', (performance.now() - began) / 1000);
+    process.stdout.write(`${table()}\n`);
+    if (flags.json) {
+      await mkdir(dirname(resolve(flags.json)), { recursive: true });
+      await writeFile(flags.json, `${JSON.stringify({ mode: quick ? 'quick' : 'full', config, figures, notes }, null, 2)}\n`);
+    }
+  } finally {
+    await stopAll();
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+main().catch(async (error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  await stopAll();
+  process.exit(1);
+});
