@@ -45,13 +45,23 @@ const reasons: Record<number, string> = {
 
 const oauthJsonPaths = new Set(['/oauth/token', '/oauth/revoke', '/oauth/introspect', '/oauth/token/info']);
 
+/** Where the validator says a problem is (`/query/level`); other items carry the request path instead. */
+const validatorLocations = new Set(['query', 'body', 'params', 'path', 'headers', 'cookies']);
+
+/** The validator's own wording where it is unclear to a caller: it names no parameter in these. */
+const clearerMessages: Array<[RegExp, string]> = [
+  [/^malformed uri'?$/, 'the path is not valid percent-encoded UTF-8'],
+  [/^unsupported media type undefined$/, 'media type not specified'],
+];
+
 /** "level must be equal to one of the allowed values: ..." from the validator's `/query/level` item. */
 export function describeValidationProblem(err: HttpLikeError): string {
   const first = err.errors?.[0];
   if (!first?.path || !first.message) return err.message ?? 'the request is malformed';
+  const message = clearerMessages.find(([pattern]) => pattern.test(first.message!))?.[1] ?? first.message;
   const segments = first.path.split('/').filter(Boolean);
-  const where = segments.length > 1 ? segments.slice(1).join('.') : undefined;
-  return where && !first.message.includes(`'${where}'`) ? `${where} ${first.message}` : first.message;
+  const where = segments.length > 1 && validatorLocations.has(segments[0]!) ? segments.slice(1).join('.') : undefined;
+  return where && !message.includes(`'${where}'`) ? `${where} ${message}` : message;
 }
 
 function statusOf(err: HttpLikeError): number {
