@@ -7,7 +7,7 @@ import { LoginThrottle } from '../domain/login-throttle.js';
 import { documentPath } from '../openapi/document.js';
 import type { Store } from '../store/file-store.js';
 import { apiRouter } from './api-routes.js';
-import { ApiError, errorHandler } from './errors.js';
+import { ApiError, errorHandler, lastResortHandler } from './errors.js';
 import { oauthRouter } from './oauth-routes.js';
 import { pageAssets, pageHeaders, pagePaths, pageSessions, pagesRouter } from './pages-routes.js';
 
@@ -78,5 +78,6 @@ export function createApp({ store, config, now = wallClock, log, throttle = new 
   app.use(pagesRouter(pages));
   app.use('/api/v3', apiRouter(store, config.baseUrl));
   app.use(errorHandler(log));
+  app.use(lastResortHandler(log));
   return app;
 }

@@ -114,18 +114,32 @@ export function errorHandler(log: (message: string) => void = (m) => console.err
       res.status(status).json({ message });
       return;
     }
-    const title =
-      status === 403 ? 'Forbidden' : status === 404 ? 'Not found' : status === 429 ? 'Too many attempts' : status >= 500 ? 'Something went wrong' : 'An error has occurred';
-    const message =
-      err instanceof ApiError || (status < 500 && status !== 404 && status !== 403)
-        ? err instanceof ApiError
-          ? err.message
-          : describeValidationProblem(e)
-        : status === 403
-          ? 'The form has expired. Go back, reload the page and try again.'
-          : status === 404
-            ? 'The page could not be found.'
-            : 'The server could not handle the request. Try again later.';
-    res.status(status).type('html').send(errorPage(title, message));
+    const title = pageTitles[status] ?? (status >= 500 ? 'Something went wrong' : 'An error has occurred');
+    res.status(status).type('html').send(errorPage(title, pageMessage(err, status)));
+  };
+}
+
+const pageTitles: Record<number, string> = { 403: 'Forbidden', 404: 'Not found', 429: 'Too many attempts' };
+
+function pageMessage(err: unknown, status: number): string {
+  if (err instanceof ApiError) return err.message;
+  if (status === 403) return 'The form has expired. Go back, reload the page and try again.';
+  if (status === 404) return 'The page could not be found.';
+  if (status >= 500) return 'The server could not handle the request. Try again later.';
+  return describeValidationProblem(err as HttpLikeError);
+}
+
+/**
+ * Answering an error can fail too (with --validate-responses, an error body the document does not allow is itself
+ * rejected); Express's own final handler would then print the stack into the page, so this answers a bare 500.
+ */
+export function lastResortHandler(log: (message: string) => void = (m) => console.error(m)): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    log(`${req.method} ${req.path} failed while answering an error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.status(500).set('Content-Type', 'application/json; charset=utf-8').end('{"message":"500 Internal Server Error"}');
   };
 }
