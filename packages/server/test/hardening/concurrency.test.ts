@@ -1,14 +1,11 @@
 // 1,000 PUTs from 100 users at once over real HTTP, on a real data file: every user ends with exactly their last
 // acknowledged write, and the file on disk equals the state in memory.
 import { readFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/http/app.js';
 import { notificationEvents } from '../../src/openapi/document.js';
 import { DurableJsonFile } from '../../src/store/durable-json-file.js';
-import { openStore, type Store } from '../../src/store/file-store.js';
-import { loadSeed } from '../../src/store/seed.js';
+import { startTestServer, type TestServer } from '../support/server.js';
 import { tempDir } from './support.js';
 
 const users = 100;
@@ -16,39 +13,30 @@ const writesPerUser = 10;
 const tokenOf = (i: number) => `tbpat-load-user-${String(i).padStart(3, '0')}-000000000000000000`;
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
-let store: Store;
+let server: TestServer;
+let store: TestServer['store'];
 let baseUrl: string;
-let close: () => Promise<void>;
 
 beforeAll(async () => {
   dir = await tempDir();
-  store = await openStore({ file: join(dir.path, 'data.json') });
-  // One seed load for all users: their passwords are hashed once, concurrently, and never used again.
-  await loadSeed(store, {
-    users: Array.from({ length: users }, (_, i) => ({
-      username: `load${i}`,
-      email: `load${i}@example.com`,
-      name: `Load ${i}`,
-      password: `password-of-load-${i}`,
-      personal_access_tokens: [{ name: 'load', token: tokenOf(i), scopes: ['api'] }],
-    })),
+  server = await startTestServer({
+    file: join(dir.path, 'data.json'),
+    // One seed load for all users: their passwords are hashed once, concurrently, and never used again.
+    seed: {
+      users: Array.from({ length: users }, (_, i) => ({
+        username: `load${i}`,
+        email: `load${i}@example.com`,
+        name: `Load ${i}`,
+        password: `password-of-load-${i}`,
+        personal_access_tokens: [{ name: 'load', token: tokenOf(i), scopes: ['api'] }],
+      })),
+    },
+    validateResponses: false,
   });
-  const app = createApp({
-    store,
-    config: { baseUrl: 'http://127.0.0.1', tokenTtl: 7200, codeTtl: 600, validateResponses: false, bodyLimit: '100kb', secureCookies: false },
-    log: () => undefined,
-  });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  close = async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await store.close();
-  };
+  ({ store, baseUrl } = server);
 });
 afterAll(async () => {
-  await close();
+  await server?.close();
   await dir.remove();
 });
 

@@ -1,40 +1,23 @@
 // Every secret a full flow hands out, then a look at the data file: none of them may be there in plain text, so a
 // copied data file or backup gives an attacker no credential to use.
 import { readFile, stat } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/http/app.js';
-import { openStore, type Store } from '../../src/store/file-store.js';
-import { loadSeed } from '../../src/store/seed.js';
-import { exampleSeedPath, seed } from '../support/server.js';
+import { seed, startTestServer, type TestServer } from '../support/server.js';
 import { Agent, csrfOf, tempDir } from './support.js';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
-let store: Store;
+let server: TestServer;
+let store: TestServer['store'];
 let baseUrl: string;
-let close: () => Promise<void>;
 
 beforeAll(async () => {
   dir = await tempDir();
-  store = await openStore({ file: join(dir.path, 'data.json') });
-  await loadSeed(store, JSON.parse(await readFile(exampleSeedPath, 'utf8')));
-  const app = createApp({
-    store,
-    config: { baseUrl: 'http://127.0.0.1', tokenTtl: 7200, codeTtl: 600, validateResponses: true, bodyLimit: '100kb', secureCookies: false },
-    log: () => undefined,
-  });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  close = async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await store.close();
-  };
+  server = await startTestServer({ file: join(dir.path, 'data.json') });
+  ({ store, baseUrl } = server);
 });
 afterAll(async () => {
-  await close();
+  await server?.close();
   await dir.remove();
 });
 

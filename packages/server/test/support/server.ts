@@ -1,4 +1,5 @@
-// Starts the real application on 127.0.0.1 and a free port, on an in-memory store seeded from the example fixture.
+// Starts the real application on 127.0.0.1 and a free port, by default on an in-memory store seeded from the example
+// fixture.
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -28,9 +29,20 @@ export interface TestServer {
   logs: string[];
 }
 
-export async function startTestServer(options: { tokenTtl?: number; throttle?: LoginThrottle } = {}): Promise<TestServer> {
-  const store = await openStore({ file: null });
-  await loadSeed(store, JSON.parse(await readFile(exampleSeedPath, 'utf8')));
+export interface TestServerOptions {
+  tokenTtl?: number;
+  throttle?: LoginThrottle;
+  /** A real data file, for tests about what reaches the disk; in memory when absent. */
+  file?: string;
+  /** A seed object instead of the example fixture. */
+  seed?: unknown;
+  /** The server checks its own answers against the document (a broken one becomes a 500); off as in production. */
+  validateResponses?: boolean;
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const store = await openStore({ file: options.file ?? null });
+  await loadSeed(store, options.seed ?? JSON.parse(await readFile(exampleSeedPath, 'utf8')));
   let offset = 0;
   const now = () => Math.floor(Date.now() / 1000) + offset;
   const logs: string[] = [];
@@ -43,7 +55,7 @@ export async function startTestServer(options: { tokenTtl?: number; throttle?: L
       baseUrl: 'http://127.0.0.1',
       tokenTtl: options.tokenTtl ?? 7200,
       codeTtl: 600,
-      validateResponses: true,
+      validateResponses: options.validateResponses ?? true,
       bodyLimit: '100kb',
       secureCookies: false,
     },
