@@ -2,8 +2,9 @@
 // grant share per-address and per-account limits, answer 429 with Retry-After, and never lock the real user out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LoginThrottle } from '../../src/domain/login-throttle.js';
+import { csrfOf } from '../support/agent.js';
 import { seed, startTestServer, type TestServer } from '../support/server.js';
-import { csrfOf, rawRequest, type RawResponse } from './support.js';
+import { rawRequest, type RawResponse } from './support.js';
 
 const windowSeconds = 2;
 const policy = {

@@ -5,8 +5,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digest } from '../../src/domain/secrets.js';
 import { document } from '../../src/openapi/document.js';
+import { Agent, csrfOf, signIn } from '../support/agent.js';
 import { seed, startTestServer, type TestServer } from '../support/server.js';
-import { Agent, csrfOf, rawRequest, signIn, type RawResponse } from './support.js';
+import { rawRequest, type RawResponse } from './support.js';
 
 const fcSeed = Number(process.env.TOKENBELL_FUZZ_SEED ?? 4_2026);
 const numRuns = Number(process.env.TOKENBELL_FUZZ_RUNS ?? 2000);

@@ -2,8 +2,9 @@
 // server answers (errors included), and open redirects through every redirect parameter with lookalike URLs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerApplication } from '../../src/domain/applications.js';
+import { Agent, csrfOf, signIn } from '../support/agent.js';
 import { seed, startTestServer, type TestServer } from '../support/server.js';
-import { Agent, csrfOf, rawRequest, signIn } from './support.js';
+import { rawRequest } from './support.js';
 
 const registered = 'https://app.example.com/oauth/callback';
 let server: TestServer;

@@ -3,8 +3,9 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Agent, csrfOf } from '../support/agent.js';
 import { seed, startTestServer, type TestServer } from '../support/server.js';
-import { Agent, csrfOf, tempDir } from './support.js';
+import { tempDir } from './support.js';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
 let server: TestServer;

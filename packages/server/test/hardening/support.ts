@@ -1,5 +1,5 @@
-// Helpers for the hardening tests: raw HTTP on loopback (bytes exactly as given, no client-side fixing), a cookie
-// agent, and the real CLI as a child process on a temporary data file.
+// Helpers for the hardening tests: raw HTTP on loopback (bytes exactly as given, no client-side fixing) and the real
+// CLI as a child process on a temporary data file.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
@@ -46,56 +46,6 @@ export function rawRequest(
     request.on('error', reject);
     request.end(body);
   });
-}
-
-/** A cookie-keeping client that never follows redirects, as the pages' tests drive a browser. */
-export class Agent {
-  readonly cookies = new Map<string, string>();
-
-  constructor(readonly baseUrl: string) {}
-
-  async request(path: string, init: RequestInit = {}): Promise<Response> {
-    const headers = new Headers(init.headers);
-    if (this.cookies.size > 0) headers.set('cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
-    const response = await fetch(this.baseUrl + path, { ...init, headers, redirect: 'manual' });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const eq = pair!.indexOf('=');
-      const name = pair!.slice(0, eq).trim();
-      const value = pair!.slice(eq + 1).trim();
-      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    return response;
-  }
-
-  get(path: string, headers: Record<string, string> = {}) {
-    return this.request(path, { headers });
-  }
-
-  post(path: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
-    return this.request(path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-      body: new URLSearchParams(fields).toString(),
-    });
-  }
-
-  get sid(): string | undefined {
-    return this.cookies.get('tokenbell.sid');
-  }
-}
-
-export const csrfOf = (page: string): string => {
-  const match = /name="_csrf" value="([^"]+)"/.exec(page);
-  if (!match) throw new Error(`no CSRF token in the page:\n${page.slice(0, 2000)}`);
-  return match[1]!;
-};
-
-/** Signs in through the form; answers the sign-in response (302 on success). */
-export async function signIn(agent: Agent, login: string, password: string, headers: Record<string, string> = {}): Promise<Response> {
-  const page = await (await agent.get('/users/sign_in', headers)).text();
-  return agent.post('/users/sign_in', { _csrf: csrfOf(page), login, password }, headers);
 }
 
 export async function freePort(): Promise<number> {

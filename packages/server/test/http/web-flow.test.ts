@@ -4,6 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digest } from '../../src/domain/secrets.js';
 import { document } from '../../src/openapi/document.js';
+import { Agent, csrfOf } from '../support/agent.js';
 import { seed, startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -11,49 +12,6 @@ beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(() => server.close());
-
-/** A cookie-keeping client that never follows redirects. */
-class Agent {
-  readonly cookies = new Map<string, string>();
-  lastSetCookies: string[] = [];
-
-  async request(path: string, init: RequestInit = {}): Promise<Response> {
-    const headers = new Headers(init.headers);
-    if (this.cookies.size > 0) headers.set('cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
-    const url = path.startsWith('http') ? path : server.baseUrl + path;
-    const response = await fetch(url, { ...init, headers, redirect: 'manual' });
-    this.lastSetCookies = response.headers.getSetCookie();
-    for (const line of this.lastSetCookies) {
-      const [pair] = line.split(';');
-      const eq = pair!.indexOf('=');
-      const name = pair!.slice(0, eq).trim();
-      const value = pair!.slice(eq + 1).trim();
-      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    return response;
-  }
-
-  get(path: string) {
-    return this.request(path);
-  }
-
-  post(path: string, fields: Record<string, string | string[]>) {
-    const body = new URLSearchParams();
-    for (const [k, v] of Object.entries(fields)) for (const item of [v].flat()) body.append(k, item);
-    return this.request(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: body.toString() });
-  }
-
-  get sid(): string | undefined {
-    return this.cookies.get('tokenbell.sid');
-  }
-}
-
-const csrfOf = (page: string) => {
-  const match = /name="_csrf" value="([^"]+)"/.exec(page);
-  if (!match) throw new Error(`no CSRF token in the page:\n${page}`);
-  return match[1]!;
-};
 
 /** The hidden fields and the CSRF token of the consent form. */
 function consentFields(page: string): Record<string, string> {
@@ -101,7 +59,7 @@ const currentUser = (headers: Record<string, string>) => fetch(`${server.baseUrl
 
 describe('the web application flow', () => {
   it('goes from authorize through sign-in and consent to a code, a token and the API', async () => {
-    const agent = new Agent();
+    const agent = new Agent(server.baseUrl);
     const authorize = authorizeUrl({ ...baseParams, state: 'st&te "1"', scope: 'read_user' });
 
     const first = await agent.get(authorize);
@@ -152,7 +110,7 @@ describe('the web application flow', () => {
   });
 
   it('redirects with access_denied and the state when the user denies', async () => {
-    const agent = new Agent();
+    const agent = new Agent(server.baseUrl);
     await signIn(agent);
     const page = await (await agent.get(authorizeUrl({ ...baseParams, state: 'abc' }))).text();
     const denied = await agent.post('/oauth/authorize', { ...consentFields(page), decision: 'deny' });
@@ -167,7 +125,7 @@ describe('the web application flow', () => {
     ['an unknown client_id', { ...baseParams, client_id: 'no-such-client' }, 'unknown client'],
     ['an unregistered redirect_uri', { ...baseParams, redirect_uri: 'https://evil.example/callback' }, 'redirect URI'],
   ])('answers %s with a 400 page and never redirects', async (_name, params, message) => {
-    for (const agent of [new Agent(), await signedInAgent()]) {
+    for (const agent of [new Agent(server.baseUrl), await signedInAgent()]) {
       const response = await agent.get(authorizeUrl({ ...params, state: 'x' }));
       expect(response.status).toBe(400);
       expect(response.headers.get('location')).toBeNull();
@@ -177,7 +135,7 @@ describe('the web application flow', () => {
   });
 
   it('reports an unsupported response_type to the client by redirect', async () => {
-    const response = await new Agent().get(authorizeUrl({ ...baseParams, response_type: 'token', state: 's1' }));
+    const response = await new Agent(server.baseUrl).get(authorizeUrl({ ...baseParams, response_type: 'token', state: 's1' }));
     expect(response.status).toBe(302);
     const callback = new URL(location(response));
     expect(`${callback.origin}${callback.pathname}`).toBe(seed.redirectUri);
@@ -188,7 +146,7 @@ describe('the web application flow', () => {
   it('carries a PKCE S256 challenge through sign-in and consent to the token endpoint', async () => {
     const verifier = randomBytes(32).toString('base64url');
     const challenge = createHash('sha256').update(verifier).digest('base64url');
-    const agent = new Agent();
+    const agent = new Agent(server.baseUrl);
     const authorize = authorizeUrl({ ...baseParams, state: 'pkce', code_challenge: challenge, code_challenge_method: 'S256' });
     const toSignIn = await agent.get(authorize);
     const returnTo = new URL(location(toSignIn), server.baseUrl).searchParams.get('return_to')!;
@@ -224,7 +182,7 @@ describe('the web application flow', () => {
   });
 
   it('sends a consent post without a session to sign in, and back to the same request', async () => {
-    const response = await new Agent().post('/oauth/authorize', { ...baseParams, state: 'q', _csrf: 'x', decision: 'approve' });
+    const response = await new Agent(server.baseUrl).post('/oauth/authorize', { ...baseParams, state: 'q', _csrf: 'x', decision: 'approve' });
     expect(response.status).toBe(302);
     const target = new URL(location(response), server.baseUrl);
     expect(target.pathname).toBe('/users/sign_in');
@@ -235,14 +193,14 @@ describe('the web application flow', () => {
 });
 
 async function signedInAgent(user: { username: string; password: string } = seed.jsmith) {
-  const agent = new Agent();
+  const agent = new Agent(server.baseUrl);
   await signIn(agent, user);
   return agent;
 }
 
 describe('sign-in and sessions', () => {
   it('sets an httpOnly, SameSite=Lax session cookie and a new session id at sign-in', async () => {
-    const agent = new Agent();
+    const agent = new Agent(server.baseUrl);
     const page = await agent.get('/users/sign_in');
     const cookie = agent.lastSetCookies.find((c) => c.startsWith('tokenbell.sid='));
     expect(cookie).toBeDefined();
@@ -269,7 +227,7 @@ describe('sign-in and sessions', () => {
       ['nobody', 'wrong'],
       ['mallory@example.com', seed.jsmith.password],
     ]) {
-      const agent = new Agent();
+      const agent = new Agent(server.baseUrl);
       const page = await (await agent.get('/users/sign_in')).text();
       const response = await agent.post('/users/sign_in', { _csrf: csrfOf(page), login: login!, password: password! });
       expect(response.status).toBe(401);
@@ -281,7 +239,7 @@ describe('sign-in and sessions', () => {
   });
 
   it('refuses a sign-in post without a session or CSRF token', async () => {
-    const response = await new Agent().post('/users/sign_in', { _csrf: 'x', login: 'jsmith', password: seed.jsmith.password });
+    const response = await new Agent(server.baseUrl).post('/users/sign_in', { _csrf: 'x', login: 'jsmith', password: seed.jsmith.password });
     expect(response.status).toBe(403);
     expect(response.headers.get('location')).toBeNull();
   });
@@ -289,7 +247,7 @@ describe('sign-in and sessions', () => {
   it.each(['//evil.example', 'https://evil.example', '/\\evil.example', '/\t/evil.example', 'javascript:alert(1)'])(
     'ignores the return_to %j and ends on a local page',
     async (returnTo) => {
-      const agent = new Agent();
+      const agent = new Agent(server.baseUrl);
       const page = await (await agent.get(`/users/sign_in?${query({ return_to: returnTo })}`)).text();
       expect(page).not.toContain('name="return_to"');
       const response = await agent.post('/users/sign_in', {
@@ -310,7 +268,7 @@ describe('sign-in and sessions', () => {
     const response = await agent.post('/users/sign_out', { _csrf: csrfOf(page) });
     expect(response.status).toBe(302);
     expect(location(response)).toBe('/users/sign_in');
-    const replay = new Agent();
+    const replay = new Agent(server.baseUrl);
     replay.cookies.set('tokenbell.sid', stolen);
     const after = await replay.get('/profile/applications');
     expect(after.status).toBe(302);
@@ -348,7 +306,7 @@ describe('sign-in and sessions', () => {
   });
 
   it('sends a visitor without a session from a profile page to sign in and back', async () => {
-    const response = await new Agent().get('/profile/personal_access_tokens');
+    const response = await new Agent(server.baseUrl).get('/profile/personal_access_tokens');
     expect(response.status).toBe(302);
     expect(location(response)).toBe(`/users/sign_in?return_to=${encodeURIComponent('/profile/personal_access_tokens')}`);
   });
@@ -544,7 +502,7 @@ describe('the rendered forms', () => {
     }));
 
   it('send exactly the fields the document declares', async () => {
-    const anonymous = new Agent();
+    const anonymous = new Agent(server.baseUrl);
     const pages = [await (await anonymous.get(`/users/sign_in?${query({ return_to: '/profile/applications' })}`)).text()];
     const agent = await signedInAgent(seed.awong);
     const consent = await (await agent.get(authorizeUrl({ ...baseParams, state: 's', scope: 'api', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' }))).text();

@@ -1,0 +1,60 @@
+// A browser stand-in for the pages' tests: fetch with a cookie jar and manual redirects, so each redirect's
+// Location and each Set-Cookie can be asserted on.
+
+/** A cookie-keeping client that never follows redirects. */
+export class Agent {
+  readonly cookies = new Map<string, string>();
+  /** The Set-Cookie lines of the last answer, for tests about the cookie's attributes. */
+  lastSetCookies: string[] = [];
+
+  constructor(readonly baseUrl: string) {}
+
+  /** `path` is relative to the base URL, or absolute (a redirect's Location). */
+  async request(path: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.cookies.size > 0) headers.set('cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
+    const url = path.startsWith('http') ? path : this.baseUrl + path;
+    const response = await fetch(url, { ...init, headers, redirect: 'manual' });
+    this.lastSetCookies = response.headers.getSetCookie();
+    for (const line of this.lastSetCookies) {
+      const [pair] = line.split(';');
+      const eq = pair!.indexOf('=');
+      const name = pair!.slice(0, eq).trim();
+      const value = pair!.slice(eq + 1).trim();
+      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return response;
+  }
+
+  get(path: string, headers: Record<string, string> = {}) {
+    return this.request(path, { headers });
+  }
+
+  /** A form post; an array value sends the field once per item, as a multi-select does. */
+  post(path: string, fields: Record<string, string | string[]>, headers: Record<string, string> = {}) {
+    const body = new URLSearchParams();
+    for (const [k, v] of Object.entries(fields)) for (const item of [v].flat()) body.append(k, item);
+    return this.request(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: body.toString(),
+    });
+  }
+
+  get sid(): string | undefined {
+    return this.cookies.get('tokenbell.sid');
+  }
+}
+
+export const csrfOf = (page: string): string => {
+  const match = /name="_csrf" value="([^"]+)"/.exec(page);
+  if (!match) throw new Error(`no CSRF token in the page:\n${page.slice(0, 2000)}`);
+  return match[1]!;
+};
+
+/** Signs in through the form; answers the sign-in response (302 on success). */
+export async function signIn(agent: Agent, login: string, password: string, headers: Record<string, string> = {}): Promise<Response> {
+  const page = await (await agent.get('/users/sign_in', headers)).text();
+  return agent.post('/users/sign_in', { _csrf: csrfOf(page), login, password }, headers);
+}
