@@ -1,36 +1,15 @@
 // Child processes for the benchmark targets: each target gets its own process (so it never shares the event loop
 // with autocannon), listens on 127.0.0.1 on a port we found free, and is killed at the end whatever happens.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
+import { spawnProcess, stopProcess, waitForHttp } from '../../scripts/lib/processes.js';
 
-const children = new Set<ChildProcess>();
+export { freePort, stopAllProcesses as stopAll } from '../../scripts/lib/processes.js';
 
-function killAll(signal: NodeJS.Signals): void {
-  for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-  }
-}
-
-// 'exit' handlers must be synchronous, so SIGKILL there: the process is going away and cannot wait for a clean stop.
-process.on('exit', () => killAll('SIGKILL'));
+// Ctrl-C or a kill of the run: exiting runs the shared exit guard, which kills every target.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-  process.once(signal, () => {
-    killAll('SIGKILL');
-    process.exit(130);
-  });
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
+  process.once(signal, () => process.exit(130));
 }
 
 export interface Target {
@@ -48,39 +27,10 @@ export interface Target {
 
 export function startTarget(name: string, command: string, args: string[], port: number, env: NodeJS.ProcessEnv = {}): Target {
   const spawnedAt = performance.now();
-  const child = spawn(command, args, {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
-  children.add(child);
-  let output = '';
-  const keep = (chunk: Buffer) => {
-    // Only the tail matters for diagnosing a failed start; Prism in particular logs every request.
-    output = (output + chunk.toString('utf8')).slice(-20_000);
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  child.once('exit', () => children.delete(child));
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    await exited;
-    clearTimeout(timer);
-  };
-  return { name, child, pid: child.pid!, port, url: `http://127.0.0.1:${port}`, spawnedAt, output: () => output, stop };
-}
-
-export async function stopAll(): Promise<void> {
-  await Promise.all([...children].map(async (child) => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    await exited;
-    clearTimeout(timer);
-  }));
+  // Only the tail matters for diagnosing a failed start; Prism in particular logs every request.
+  const { child, output } = spawnProcess(command, args, { env, outputLimit: 20_000 });
+  const stop = () => stopProcess(child);
+  return { name, child, pid: child.pid!, port, url: `http://127.0.0.1:${port}`, spawnedAt, output, stop };
 }
 
 function died(target: Target): Error | null {
@@ -111,23 +61,19 @@ export async function waitForListening(target: Target, timeoutMs = 60_000): Prom
 
 /** Polls `path` until it answers 200; resolves with the time of that answer. */
 export async function waitFor200(target: Target, path: string, headers: Record<string, string>, timeoutMs = 60_000): Promise<number> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const error = died(target);
-    if (error) throw error;
-    try {
-      const response = await fetch(`${target.url}${path}`, { headers });
-      await response.arrayBuffer();
-      if (response.status === 200) return performance.now();
+  await waitForHttp(target.name, target, `${target.url}${path}`, {
+    headers,
+    timeoutMs,
+    intervalMs: 5,
+    ready: (response) => {
+      if (response.status === 200) return true;
       if (response.status !== 404 && response.status !== 503) {
         throw new Error(`${target.name} answered ${response.status} to GET ${path}:\n${target.output()}`);
       }
-    } catch (error) {
-      if (!(error instanceof TypeError)) throw error;
-    }
-    if (performance.now() > deadline) throw new Error(`${target.name} did not answer 200 within ${timeoutMs} ms:\n${target.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+      return false;
+    },
+  });
+  return performance.now();
 }
 
 /** Resident set size in MiB, as the kernel reports it for the process (VmRSS). */

@@ -1,11 +1,10 @@
 // The contract suite's targets as real processes: the reference server from its CLI, Prism's mock and Prism's
 // validating proxy, each on 127.0.0.1 and a free port, stopped afterwards even when the run dies half-way.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openapiPath, repoRoot } from '../../scripts/lib/paths.js';
+import { freePort, spawnProcess, stopProcess, waitForHttp } from '../../scripts/lib/processes.js';
 
 const serverCli = join(repoRoot, 'packages/server/src/cli.ts');
 const exampleSeed = join(repoRoot, 'packages/server/fixtures/example-seed.json');
@@ -20,66 +19,21 @@ export interface RunningProcess {
   stop(): Promise<void>;
 }
 
-const running = new Set<ChildProcess>();
-// A crashed or interrupted run never reaches afterAll; whatever is still running dies with this process.
-process.once('exit', () => {
-  for (const child of running) child.kill('SIGKILL');
-});
-
-/** A port nobody listens on right now: bind port 0 on loopback, read the number, let it go. */
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(0, '127.0.0.1', resolve));
-  const address = probe.address();
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port from the probe');
-  return address.port;
-}
-
 async function start(name: string, args: string[], port: number, readyPath: string, cleanup?: () => Promise<void>): Promise<RunningProcess> {
-  const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
-  running.add(child);
-  const lines: string[] = [];
-  const keep = (chunk: Buffer) => {
-    lines.push(...chunk.toString().split('\n').filter(Boolean));
-    if (lines.length > 200) lines.splice(0, lines.length - 200);
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  void exited.then(() => running.delete(child));
-
+  const spawned = spawnProcess(process.execPath, args, { cwd: repoRoot, env: { NO_COLOR: '1', FORCE_COLOR: '0' }, outputLimit: 20_000 });
   const baseUrl = `http://127.0.0.1:${port}`;
-  const output = () => lines.join('\n');
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(timer);
-    }
+    await stopProcess(spawned.child);
     await cleanup?.();
   };
-
-  const deadline = Date.now() + 45_000;
-  let exitCode: number | null | undefined;
-  void exited.then((code) => (exitCode = code));
-  for (;;) {
-    if (exitCode !== undefined) {
-      await cleanup?.();
-      throw new Error(`${name} exited with ${exitCode} before answering:\n${output()}`);
-    }
-    const ok = await fetch(baseUrl + readyPath, { signal: AbortSignal.timeout(2_000) }).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (ok) return { name, baseUrl, output, stop };
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`${name} did not answer ${readyPath} within 45 s:\n${output()}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
+  try {
+    // A limit per attempt, so that one request left hanging cannot use up the whole wait.
+    await waitForHttp(name, spawned, baseUrl + readyPath, { timeoutMs: 45_000, attemptTimeoutMs: 2_000 });
+  } catch (error) {
+    await stop();
+    throw error;
   }
+  return { name, baseUrl, output: spawned.output, stop };
 }
 
 const readyPath = '/.well-known/oauth-authorization-server';

@@ -1,12 +1,14 @@
 // Helpers for the hardening tests: raw HTTP on loopback (bytes exactly as given, no client-side fixing) and the real
 // CLI as a child process on a temporary data file.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort, spawnProcess, stopProcess, type Exit } from '../../../../scripts/lib/processes.js';
+
+export { freePort };
 
 export const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 export const cliPath = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
@@ -48,14 +50,6 @@ export function rawRequest(
   });
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 export async function tempDir(): Promise<{ path: string; remove: () => Promise<void> }> {
   const path = await mkdtemp(join(tmpdir(), 'tokenbell-hardening-'));
   return { path, remove: () => rm(path, { recursive: true, force: true }) };
@@ -67,23 +61,16 @@ export interface CliProcess {
   baseUrl: string;
   output: () => string;
   /** Resolves with the exit code (or signal) once the process has ended. */
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  exited: Promise<Exit>;
 }
 
 /** The real CLI, as `npm start` would run it but from source; loopback and a free port only. */
 export function runCli(args: string[], port: number): CliProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', cliPath, '--host', '127.0.0.1', '--port', String(port), ...args], {
+  const { child, output, exited } = spawnProcess(process.execPath, ['--import', 'tsx', cliPath, '--host', '127.0.0.1', '--port', String(port), ...args], {
     cwd: repoRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_ENV: 'production' },
+    env: { NODE_ENV: 'production' },
   });
-  let output = '';
-  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  return { child, port, baseUrl: `http://127.0.0.1:${port}`, output: () => output, exited };
+  return { child, port, baseUrl: `http://127.0.0.1:${port}`, output, exited };
 }
 
 /** Starts the CLI on a free port and waits for "listening"; rejects with its output if it exits first. */
@@ -104,6 +91,5 @@ export async function startCli(args: string[], timeoutMs = 15_000): Promise<CliP
 
 /** Ends a child this test started (by its own handle), whatever state it is in. */
 export async function stopCli(cli: CliProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill(signal);
-  await cli.exited;
+  await stopProcess(cli.child, { signal });
 }
