@@ -1,7 +1,7 @@
 // Small in-memory StoreData objects for domain tests, built step by step so each test states only what it relies on.
 import { notificationEvents } from '../../src/openapi/document.js';
+import { freshData } from '../../src/store/file-store.js';
 import {
-  SCHEMA_VERSION,
   type GroupRecord,
   type NotificationEvent,
   type NotificationEvents,
@@ -26,20 +26,8 @@ export function eventsExcept(off: readonly NotificationEvent[]): NotificationEve
 }
 
 export class StoreBuilder {
-  readonly data: StoreData = {
-    version: SCHEMA_VERSION,
-    secrets: { sessionKey: 'test-session-key' },
-    sequences: { users: 0, groups: 0, projects: 0, applications: 0, personalAccessTokens: 0 },
-    users: [],
-    groups: [],
-    projects: [],
-    applications: [],
-    personalAccessTokens: [],
-    authorizationCodes: [],
-    accessTokens: [],
-    notificationSettings: [],
-    sessions: [],
-  };
+  // The store's own empty data, so a new collection reaches these tests too; a fixed key keeps them deterministic.
+  readonly data: StoreData = { ...freshData(), secrets: { sessionKey: 'test-session-key' } };
 
   user(username: string, extra: Partial<Omit<UserRecord, 'id' | 'username'>> = {}): UserRecord {
     const id = ++this.data.sequences.users;
