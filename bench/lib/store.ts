@@ -46,6 +46,7 @@ export async function generateStore(file: string, spec: StoreSpec): Promise<Gene
   const nonce = randomBytes(6).toString('hex');
   const data: StoreData = {
     version: SCHEMA_VERSION,
+    journal: 0,
     secrets: { sessionKey: randomBytes(32).toString('base64url') },
     sequences: { users: spec.users, groups: 1, projects: 1, applications: 1, personalAccessTokens: 0 },
     users: [],

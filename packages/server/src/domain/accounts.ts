@@ -202,10 +202,7 @@ export async function revokePersonalAccessToken(
   const record = store.lookup('personalAccessTokens', 'id', id);
   if (!record || record.user_id !== userId) return null;
   if (record.revoked) return record;
-  return store.commit(() => {
-    record.revoked = true;
-    return record;
-  });
+  return store.commit(() => store.update('personalAccessTokens', record, { revoked: true }));
 }
 
 function checkText(field: string, value: unknown, max: number): void {

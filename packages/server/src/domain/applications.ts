@@ -122,8 +122,8 @@ export async function deleteApplication(store: Store, ownerId: number, id: numbe
   await store.commit(() => {
     store.remove('applications', (a) => a.id === id);
     store.remove('authorizationCodes', (c) => c.application_id === id);
-    for (const token of store.data.accessTokens) {
-      if (token.application_id === id && token.revoked_at === null) token.revoked_at = now;
+    for (const token of store.data.accessTokens.filter((t) => t.application_id === id && t.revoked_at === null)) {
+      store.update('accessTokens', token, { revoked_at: now });
     }
   });
   return true;

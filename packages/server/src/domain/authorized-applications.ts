@@ -52,7 +52,7 @@ export async function revokeApplicationAuthorization(
   const hasCodes = store.data.authorizationCodes.some((c) => mine(c) && c.used_at === null && c.expires_at > now);
   if (tokens.length === 0 && !hasCodes) return false;
   await store.commit(() => {
-    for (const token of tokens) token.revoked_at = now;
+    for (const token of tokens) store.update('accessTokens', token, { revoked_at: now });
     store.remove('authorizationCodes', mine);
   });
   return true;

@@ -28,7 +28,7 @@ function applyEvents(events: NotificationEvents, params: Partial<Record<string, 
 }
 
 function upsert(store: Store, existing: NotificationSettingRecord | undefined, fresh: NotificationSettingRecord, changes: Partial<NotificationSettingRecord>) {
-  if (existing) Object.assign(existing, changes);
+  if (existing) store.update('notificationSettings', existing, changes);
   else store.insert('notificationSettings', { ...fresh, ...changes });
 }
 

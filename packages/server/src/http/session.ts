@@ -45,8 +45,7 @@ export class StoreSessionStore extends session.Store {
     this.#commit(() => {
       const record = this.store.lookup('sessions', 'sid', key);
       if (record) {
-        record.session = serialised;
-        record.expires = expires;
+        this.store.update('sessions', record, { session: serialised, expires });
       } else {
         this.store.insert('sessions', { sid: key, session: serialised, expires });
       }
@@ -61,8 +60,8 @@ export class StoreSessionStore extends session.Store {
     }
     const expires = expiryOf(data);
     this.#commit(() => {
-      record.expires = expires;
-      (record.session as { cookie?: unknown }).cookie = JSON.parse(JSON.stringify(data.cookie));
+      const session = { ...record.session, cookie: JSON.parse(JSON.stringify(data.cookie)) as unknown };
+      this.store.update('sessions', record, { session, expires });
     }, callback);
   }
 

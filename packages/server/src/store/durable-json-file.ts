@@ -8,15 +8,15 @@ import type { Adapter } from 'lowdb';
 
 export class DurableJsonFile<T> implements Adapter<T> {
   readonly file: string;
-  #writes = 0;
+  #bytes = 0;
 
   constructor(file: string) {
     this.file = file;
   }
 
-  /** Completed writes, so callers and tests can see how well commits are coalesced. */
-  get writes(): number {
-    return this.#writes;
+  /** The length of the text last read or written, which tells the store when its journal is worth compacting. */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   /** The parsed file, or null when it does not exist. A file that does not parse throws (SyntaxError). */
@@ -28,7 +28,9 @@ export class DurableJsonFile<T> implements Adapter<T> {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;
     }
-    return JSON.parse(text) as T;
+    const data = JSON.parse(text) as T;
+    this.#bytes = text.length;
+    return data;
   }
 
   async write(data: T): Promise<void> {
@@ -56,11 +58,12 @@ export class DurableJsonFile<T> implements Adapter<T> {
     }
     // The rename lives in the directory entry; without this fsync it may be lost even though the data is on disk.
     await syncDirectory(directory);
-    this.#writes += 1;
+    this.#bytes = text.length;
   }
 }
 
-async function syncDirectory(directory: string): Promise<void> {
+/** Makes a rename or a new file in `directory` durable. */
+export async function syncDirectory(directory: string): Promise<void> {
   let handle;
   try {
     handle = await open(directory, 'r');

@@ -1,12 +1,20 @@
 // The server's whole state lives in one JSON document held in memory (lowdb). Readers use `store.data` directly;
-// every change goes through `store.commit`, which runs synchronously (so the event loop serialises concurrent
-// requests without locks) and resolves once a durable write containing the change is on disk.
+// every change goes through the store's own methods (insert, update, remove, nextId) inside `store.commit`, which
+// runs synchronously (so the event loop serialises concurrent requests without locks) and resolves once the change
+// is durable.
+//
+// Durable means journaled: each batch of commits appends its operations to `<data>.journal` and fdatasyncs it
+// before any commit in it is answered. The JSON file itself is rewritten (compacted) only when the journal has
+// grown as large as the file, when the store opens after a crash, and when it closes, so after a clean stop the
+// JSON file alone holds everything. Records are frozen: a change made any other way than through the store would
+// never reach the journal, so it throws instead.
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { Low, Memory, type Adapter } from 'lowdb';
+import { Low, Memory } from 'lowdb';
 import { DurableJsonFile } from './durable-json-file.js';
+import { Journal, JournalCorruptError, journalFileOf, type JournalContents, type JournalOp } from './journal.js';
 import { SCHEMA_VERSION, type NotificationSettingRecord, type StoreData } from './schema.js';
 
 export class StoreLockedError extends Error {
@@ -26,6 +34,8 @@ export class StoreClosedError extends Error {
 export type Collection = { [K in keyof StoreData]: StoreData[K] extends readonly unknown[] ? K : never }[keyof StoreData];
 export type RecordOf<C extends Collection> = StoreData[C][number];
 export type Sequence = keyof StoreData['sequences'];
+/** The fields of a record that `update` may change, with their new values. */
+export type Patch<C extends Collection> = { [K in keyof RecordOf<C>]?: RecordOf<C>[K] };
 
 interface IndexSpec<R> {
   key: (record: R) => string | number | null;
@@ -43,7 +53,9 @@ export function notificationSettingKey(
   return `${userId}:${sourceType}:${sourceId ?? ''}`;
 }
 
-// Every index is unique. Indexed fields never change after insert, so insert/remove are the only maintenance.
+// Every index is unique, and the first one of each collection is its primary key: never null, and what the journal
+// names a record by. Indexed fields never change after insert (`update` refuses), so insert/remove are the only
+// maintenance besides pointing the indexes at a record's new version.
 const indexSpecs = {
   users: {
     id: { key: (u) => u.id },
@@ -85,10 +97,24 @@ const indexSpecs = {
 export type IndexField<C extends Collection> = keyof (typeof indexSpecs)[C] & string;
 
 const collections = Object.keys(indexSpecs) as Collection[];
+const isCollection = (name: unknown): name is Collection => typeof name === 'string' && Object.hasOwn(indexSpecs, name);
+
+function specsOf<C extends Collection>(collection: C): Array<[string, IndexSpec<RecordOf<C>>]> {
+  return Object.entries(indexSpecs[collection] as Record<string, IndexSpec<RecordOf<C>>>);
+}
 
 function normalise(value: string | number, spec: IndexSpec<never>): string {
   const text = String(value);
   return spec.caseInsensitive ? text.toLowerCase() : text;
+}
+
+/** Freezes a value and everything it holds, so a stray assignment throws (modules run in strict mode). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const member of Object.values(value)) deepFreeze(member);
+  }
+  return value;
 }
 
 export interface PruneResult {
@@ -98,50 +124,64 @@ export interface PruneResult {
 }
 
 const DAY = 24 * 60 * 60;
-
 export interface OpenStoreOptions {
   /** The JSON data file, or null for a store that lives only in memory (tests). */
   file: string | null;
+  /**
+   * The journal is folded into the JSON file once it is as large as the file and at least this large (default
+   * 4 MiB): rewriting the file costs time in proportion to its size, so this keeps each append's share constant.
+   */
+  minCompactionBytes?: number;
 }
 
 export class Store {
   readonly file: string | null;
-  /** The lowdb adapter; a DurableJsonFile for file stores (its `writes` counts completed writes). */
-  readonly adapter: Adapter<StoreData>;
   readonly #db: Low<StoreData>;
+  /** The snapshot's adapter; null for a memory store. */
+  readonly #snapshot: DurableJsonFile<StoreData> | null;
   readonly #indexes = new Map<Collection, Map<string, Map<string, unknown>>>();
   readonly #lock: FileLock | null;
+  readonly #minCompactionBytes: number;
+  #journal: Journal | null = null;
+  /** Set when the journal may not match memory (a failed append or compaction): the next write compacts. */
+  #mustCompact = false;
+  /** Operations made since the last journal append; null for a memory store, which keeps none. */
+  #ops: JournalOp[] | null;
+  /** Replaying a journal applies operations without recording them again. */
+  #replaying = false;
   /** Commits waiting for the next write. */
   #pending: Deferred | null = null;
   #writing: Promise<void> | null = null;
   #closed = false;
   #acknowledged = 0;
   #fileWrites = 0;
+  #compactions = 0;
 
   /** @internal use openStore */
-  constructor(db: Low<StoreData>, file: string | null, lock: FileLock | null) {
+  constructor(db: Low<StoreData>, file: string | null, lock: FileLock | null, minCompactionBytes = 4 * 2 ** 20) {
     this.#db = db;
-    this.adapter = db.adapter;
+    this.#minCompactionBytes = minCompactionBytes;
+    this.#snapshot = db.adapter instanceof DurableJsonFile ? (db.adapter as DurableJsonFile<StoreData>) : null;
     this.file = file;
     this.#lock = lock;
+    this.#ops = this.#snapshot ? [] : null;
     this.#buildIndexes();
   }
 
-  /** The live data. Read it freely; change it only inside `commit`. */
+  /** The live data. Read it freely; change it only through the store's methods inside `commit`. */
   get data(): StoreData {
     return this.#db.data;
   }
 
   /**
-   * Runs `mutate` now, synchronously, then resolves with its result once a file write containing the change is on
-   * disk. Commits made while a write is in flight share the next write, so a burst of N commits costs about two
-   * writes rather than N.
+   * Runs `mutate` now, synchronously, then resolves with its result once a write holding the change is durable.
+   * Commits made while a write is in flight share the next write, so a burst of N commits costs about two writes
+   * rather than N; a commit that changed nothing costs none.
    *
-   * If `mutate` throws, this commit writes nothing and the error propagates. Changes it made before throwing stay
-   * in memory (and reach the file with the next commit), so callers validate everything first and only then
-   * mutate: a throw must never leave a half-change. `mutate` must not be async: the event loop is what serialises
-   * commits. If the write itself fails, every commit sharing it rejects; the changes stay in memory and the next
-   * successful write carries them.
+   * If `mutate` throws, the error propagates. Changes it made before throwing stay in memory (and reach the file
+   * with the next commit), so callers validate everything first and only then mutate: a throw must never leave a
+   * half-change. `mutate` must not be async: the event loop is what serialises commits. If the write itself fails,
+   * every commit sharing it rejects; the changes stay in memory and the next successful write carries them.
    */
   async commit<T>(mutate: (data: StoreData) => T): Promise<T> {
     if (this.#closed) throw new StoreClosedError(`the store${this.file ? ` for ${this.file}` : ''} is closed`);
@@ -152,10 +192,9 @@ export class Store {
 
   /** Appends a record and indexes it (inside `commit`). Throws, changing nothing, if a unique key is taken. */
   insert<C extends Collection>(collection: C, record: RecordOf<C>): RecordOf<C> {
-    const specs = indexSpecs[collection] as Record<string, IndexSpec<RecordOf<C>>>;
     const maps = this.#indexes.get(collection)!;
     const keys: Array<[Map<string, unknown>, string]> = [];
-    for (const [field, spec] of Object.entries(specs)) {
+    for (const [field, spec] of specsOf(collection)) {
       const raw = spec.key(record);
       if (raw === null) continue;
       const key = normalise(raw, spec);
@@ -163,9 +202,19 @@ export class Store {
       if (map.has(key)) throw new Error(`${collection}.${field} ${JSON.stringify(key)} already exists`);
       keys.push([map, key]);
     }
+    deepFreeze(record);
     for (const [map, key] of keys) map.set(key, record);
     (this.#db.data[collection] as RecordOf<C>[]).push(record);
+    this.#record(['insert', collection, record]);
     return record;
+  }
+
+  /**
+   * Replaces the stored version of `record` (found by its primary key, so an older copy will do) with one that
+   * has `patch` applied, and answers the new version (inside `commit`). Indexed fields cannot change.
+   */
+  update<C extends Collection>(collection: C, record: RecordOf<C>, patch: Patch<C>): RecordOf<C> {
+    return this.#updateByKey(collection, this.#primaryKeyOf(collection, record), patch);
   }
 
   /** Removes every matching record and forgets it in the indexes (inside `commit`); returns the removed ones. */
@@ -180,10 +229,10 @@ export class Store {
     }
     records.length = kept;
     if (removed.length > 0) {
-      const specs = indexSpecs[collection] as Record<string, IndexSpec<RecordOf<C>>>;
       const maps = this.#indexes.get(collection)!;
       for (const record of removed) {
-        for (const [field, spec] of Object.entries(specs)) {
+        this.#record(['remove', collection, this.#primaryKeyOf(collection, record)]);
+        for (const [field, spec] of specsOf(collection)) {
           const raw = spec.key(record);
           if (raw !== null) maps.get(field)!.delete(normalise(raw, spec));
         }
@@ -204,8 +253,10 @@ export class Store {
 
   /** The next integer id of a sequence (inside `commit`). */
   nextId(sequence: Sequence): number {
-    this.#db.data.sequences[sequence] += 1;
-    return this.#db.data.sequences[sequence];
+    const value = this.#db.data.sequences[sequence] + 1;
+    this.#db.data.sequences = { ...this.#db.data.sequences, [sequence]: value };
+    this.#record(['sequence', sequence, value]);
+    return value;
   }
 
   /**
@@ -226,29 +277,125 @@ export class Store {
   }
 
   /**
-   * Commits acknowledged (their write is on disk) and file writes made for them. Their ratio is how many commits
-   * one write carries, which is what keeps durable writes cheap under load.
+   * Commits acknowledged (durable), durable writes made for them (journal appends and compactions), and
+   * compactions alone. Acknowledged per write is how many commits one write carries, which is what keeps
+   * durable writes cheap under load.
    */
-  get stats(): { acknowledged: number; fileWrites: number } {
-    return { acknowledged: this.#acknowledged, fileWrites: this.#fileWrites };
+  get stats(): { acknowledged: number; fileWrites: number; compactions: number } {
+    return { acknowledged: this.#acknowledged, fileWrites: this.#fileWrites, compactions: this.#compactions };
   }
 
-  /** Resolves once every commit made so far is on disk. */
+  /** Resolves once every commit made so far is durable. */
   async flush(): Promise<void> {
     while (this.#pending || this.#writing) {
       await (this.#pending?.promise ?? this.#writing)!.catch(() => undefined);
     }
   }
 
-  /** Waits for pending writes, then releases the lock. Later commits fail. */
+  /**
+   * Waits for pending writes, folds the journal into the JSON file (so the file alone is the whole state once
+   * the server has stopped), then releases the lock. Later commits fail.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     try {
       await this.flush();
+      const unfolded = this.#mustCompact || !this.#journal || this.#journal.bytes > 0 || (this.#ops?.length ?? 0) > 0;
+      if (this.#snapshot && unfolded) await this.#compact();
     } finally {
+      await this.#journal?.close().catch(() => undefined);
+      this.#journal = null;
       await this.#lock?.release();
     }
+  }
+
+  /**
+   * @internal openStore: applies a journal read from disk on top of the snapshot this store was opened from,
+   * then makes sure the journal on disk continues this snapshot.
+   */
+  async attachJournal(found: (JournalContents & { bytes: number; tornTail: boolean }) | null): Promise<void> {
+    const generation = this.#db.data.journal;
+    const current = found !== null && found.generation === generation;
+    if (found !== null && found.generation > generation) {
+      throw new StoreCorruptError(
+        `the journal ${journalFileOf(this.file!)} is newer than the data file ${this.file} (generation ${found.generation} after ${generation}); was an older data file restored? Both were left unchanged`,
+      );
+    }
+    if (current) this.replay(found.ops, journalFileOf(this.file!));
+    if (current && found.ops.length === 0 && !found.tornTail) {
+      this.#journal = await Journal.reopen(journalFileOf(this.file!), found.bytes);
+    } else {
+      // Missing, stale (already in the snapshot), or holding changes: fold them in and start a fresh journal.
+      await this.#compact();
+    }
+  }
+
+  /** @internal Applies journaled operations, as when the store opens (`source` names them in errors). */
+  replay(ops: readonly JournalOp[], source: string): void {
+    this.#replaying = true;
+    try {
+      ops.forEach((op, i) => {
+        try {
+          this.#apply(op);
+        } catch (error) {
+          throw new StoreCorruptError(`${source}: operation ${i + 1} cannot be applied (${(error as Error).message}); it was left unchanged`);
+        }
+      });
+    } finally {
+      this.#replaying = false;
+    }
+  }
+
+  #apply(op: JournalOp): void {
+    const [kind, name] = op;
+    if (kind === 'sequence') {
+      if (!Object.hasOwn(this.#db.data.sequences, name) || !Number.isSafeInteger(op[2])) throw new Error(`bad sequence ${name}`);
+      this.#db.data.sequences = { ...this.#db.data.sequences, [name]: op[2] };
+      return;
+    }
+    if (!isCollection(name)) throw new Error(`unknown collection ${JSON.stringify(name)}`);
+    if (kind === 'insert') this.insert(name, op[2] as RecordOf<typeof name>);
+    else if (kind === 'update') this.#updateByKey(name, op[2], op[3] as Patch<typeof name>);
+    else if (kind === 'remove') {
+      const [[primaryField, spec]] = specsOf(name) as [[string, IndexSpec<RecordOf<typeof name>>]];
+      const target = this.#indexes.get(name)!.get(primaryField)!.get(normalise(op[2], spec));
+      if (target === undefined) throw new Error(`${name} ${JSON.stringify(op[2])} is not in the store`);
+      this.remove(name, (record) => record === target);
+    } else throw new Error(`unknown operation ${JSON.stringify(kind)}`);
+  }
+
+  #primaryKeyOf<C extends Collection>(collection: C, record: RecordOf<C>): string | number {
+    const [[, spec]] = specsOf(collection) as [[string, IndexSpec<RecordOf<C>>]];
+    return spec.key(record)!;
+  }
+
+  #updateByKey<C extends Collection>(collection: C, key: string | number, patch: Patch<C>): RecordOf<C> {
+    const maps = this.#indexes.get(collection)!;
+    const specs = specsOf(collection);
+    const [primaryField, primarySpec] = specs[0]!;
+    const current = maps.get(primaryField)!.get(normalise(key, primarySpec)) as RecordOf<C> | undefined;
+    if (current === undefined) throw new Error(`${collection} ${JSON.stringify(key)} is not in the store`);
+    // Undefined means "leave it": JSON has no undefined, so the journal could not say anything else.
+    const changes = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
+    const next = { ...current, ...changes } as RecordOf<C>;
+    for (const [field, spec] of specs) {
+      if (spec.key(next) !== spec.key(current)) throw new Error(`${collection}.${field} cannot change`);
+    }
+    deepFreeze(next);
+    const records = this.#db.data[collection] as RecordOf<C>[];
+    // From the end: the records changed most (sessions, tokens, settings) tend to be the recent ones.
+    records[records.lastIndexOf(current)] = next;
+    for (const [field, spec] of specs) {
+      const raw = spec.key(next);
+      if (raw !== null) maps.get(field)!.set(normalise(raw, spec), next);
+    }
+    this.#record(['update', collection, key, changes]);
+    return next;
+  }
+
+  #record(op: JournalOp): void {
+    if (this.#ops && !this.#replaying) this.#ops.push(op);
   }
 
   #scheduleWrite(): Promise<void> {
@@ -265,10 +412,8 @@ export class Store {
     const batch = this.#pending;
     if (!batch || this.#writing) return;
     this.#pending = null;
-    this.#writing = this.#db
-      .write()
+    this.#writing = this.#persist()
       .then(() => {
-        this.#fileWrites += 1;
         this.#acknowledged += batch.commits;
         batch.resolve();
       }, batch.reject)
@@ -278,14 +423,56 @@ export class Store {
       });
   }
 
+  /** Makes everything in memory durable: one journal append, or a compaction when one is due. */
+  async #persist(): Promise<void> {
+    if (!this.#snapshot) return;
+    const ops = this.#ops!;
+    this.#ops = [];
+    const journal = this.#journal;
+    if (this.#mustCompact || !journal || journal.bytes >= Math.max(this.#minCompactionBytes, this.#snapshot.bytes)) {
+      await this.#compact();
+      return;
+    }
+    if (ops.length === 0) return;
+    try {
+      await journal.append(ops);
+    } catch (error) {
+      // The append may have left part of a line: only a compaction (which memory still allows) can repair that.
+      this.#mustCompact = true;
+      throw error;
+    }
+    this.#fileWrites += 1;
+  }
+
+  /**
+   * Writes the whole state as a new JSON file for the next journal generation, then starts that journal. A crash
+   * between the two leaves a journal of the previous generation, which the snapshot already contains.
+   */
+  async #compact(): Promise<void> {
+    this.#mustCompact = true;
+    // Everything recorded so far is in the snapshot, which is serialised synchronously as the write starts.
+    this.#ops = [];
+    const generation = this.#db.data.journal + 1;
+    this.#db.data.journal = generation;
+    await this.#db.write();
+    const previous = this.#journal;
+    this.#journal = null;
+    await previous?.close().catch(() => undefined);
+    this.#journal = await Journal.create(journalFileOf(this.file!), generation);
+    this.#mustCompact = false;
+    this.#fileWrites += 1;
+    this.#compactions += 1;
+  }
+
   #buildIndexes(): void {
     for (const collection of collections) {
-      const specs = indexSpecs[collection] as Record<string, IndexSpec<unknown>>;
       const maps = new Map<string, Map<string, unknown>>();
-      for (const [field, spec] of Object.entries(specs)) {
+      const records = this.#db.data[collection] as unknown[];
+      for (const record of records) deepFreeze(record);
+      for (const [field, spec] of specsOf(collection)) {
         const map = new Map<string, unknown>();
-        for (const record of this.#db.data[collection] as unknown[]) {
-          const raw = spec.key(record);
+        for (const record of records) {
+          const raw = (spec as IndexSpec<unknown>).key(record);
           if (raw === null) continue;
           const key = normalise(raw, spec);
           if (map.has(key)) {
@@ -310,6 +497,7 @@ export function pruneStore(store: Store, nowSeconds = Math.floor(Date.now() / 10
 export function freshData(): StoreData {
   return {
     version: SCHEMA_VERSION,
+    journal: 0,
     secrets: { sessionKey: randomBytes(32).toString('base64url') },
     sequences: { users: 0, groups: 0, projects: 0, applications: 0, personalAccessTokens: 0 },
     users: [],
@@ -324,7 +512,7 @@ export function freshData(): StoreData {
   };
 }
 
-export async function openStore({ file }: OpenStoreOptions): Promise<Store> {
+export async function openStore({ file, minCompactionBytes }: OpenStoreOptions): Promise<Store> {
   if (file === null) {
     const data = freshData();
     const db = new Low<StoreData>(new Memory<StoreData>(), data);
@@ -335,28 +523,49 @@ export async function openStore({ file }: OpenStoreOptions): Promise<Store> {
   const lock = await FileLock.acquire(path);
   try {
     const adapter = new DurableJsonFile<StoreData>(path);
-    let data: StoreData;
-    let read: unknown;
-    try {
-      read = await adapter.read();
-    } catch (error) {
-      throw new StoreCorruptError(`cannot read the data file ${path}: ${(error as Error).message}; it was left unchanged`, {
-        cause: error,
-      });
-    }
-    if (read === null) {
-      data = freshData();
-      await adapter.write(data);
-    } else {
-      data = checkShape(read, path);
-    }
-    const store = new Store(new Low<StoreData>(adapter, data), path, lock);
+    const { data, journal } = await readDurable(adapter);
+    const store = new Store(new Low<StoreData>(adapter, data), path, lock, minCompactionBytes);
+    await store.attachJournal(journal);
     reportStatsOnSignal(store);
     return store;
   } catch (error) {
     await lock.release();
     throw error;
   }
+}
+
+/** The snapshot and journal as found on disk, both checked; a missing snapshot reads as a fresh store. */
+async function readDurable(adapter: DurableJsonFile<StoreData>) {
+  const path = adapter.file;
+  let read: unknown;
+  try {
+    read = await adapter.read();
+  } catch (error) {
+    throw new StoreCorruptError(`cannot read the data file ${path}: ${(error as Error).message}; it was left unchanged`, {
+      cause: error,
+    });
+  }
+  const data = read === null ? freshData() : checkShape(read, path);
+  let journal: Awaited<ReturnType<typeof Journal.read>>;
+  try {
+    journal = await Journal.read(journalFileOf(path));
+  } catch (error) {
+    if (!(error instanceof JournalCorruptError)) throw error;
+    throw new StoreCorruptError(`${error.message}; it and the data file ${path} were left unchanged`, { cause: error });
+  }
+  return { data, journal };
+}
+
+/**
+ * The state a store on `file` would open with (the JSON file with its journal applied), read without taking the
+ * lock and without writing: for checks and tests while a server runs.
+ */
+export async function readDurableData(file: string): Promise<StoreData> {
+  const path = resolve(file);
+  const { data, journal } = await readDurable(new DurableJsonFile<StoreData>(path));
+  const store = new Store(new Low<StoreData>(new Memory<StoreData>(), data), null, null);
+  if (journal && journal.generation === data.journal) store.replay(journal.ops, journalFileOf(path));
+  return store.data;
 }
 
 /**
@@ -378,6 +587,11 @@ function checkShape(value: unknown, path: string): StoreData {
   const corrupt = (why: string) => new StoreCorruptError(`the data file ${path} ${why}; it was left unchanged`);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw corrupt('is not a JSON object');
   const data = value as Record<string, unknown>;
+  // Version 1 files predate the journal; they read as generation 0 and are written as the current version.
+  if (data.version === 1 && data.journal === undefined) {
+    data.version = SCHEMA_VERSION;
+    data.journal = 0;
+  }
   if (data.version !== SCHEMA_VERSION) {
     throw new StoreVersionError(
       `the data file ${path} has schema version ${JSON.stringify(data.version)}, but this tokenbell reads version ${SCHEMA_VERSION}; it was left unchanged`,
@@ -396,6 +610,7 @@ function checkShape(value: unknown, path: string): StoreData {
   for (const collection of collections) {
     if (!Array.isArray(data[collection])) throw corrupt(`has no array "${collection}"`);
   }
+  if (!Number.isSafeInteger(data.journal) || (data.journal as number) < 0) throw corrupt('has no journal generation');
   return value as StoreData;
 }
 

@@ -85,9 +85,7 @@ describe('sign-in', () => {
     expect(byEmail).toBe(user);
     expect(wrong).toBeNull();
     expect(unknown).toBeNull();
-    await store.commit(() => {
-      user.state = 'blocked';
-    });
+    await store.commit(() => store.update('users', user, { state: 'blocked' }));
     expect(await authenticate(store, 'jsmith', jane.password)).toBeNull();
   });
 });
@@ -134,9 +132,7 @@ describe('personal access tokens', () => {
   it('stops working when its user is blocked', async () => {
     const user = await quickUser('jsmith');
     const { token } = await createPersonalAccessToken(store, user.id, { name: 'laptop' });
-    await store.commit(() => {
-      user.state = 'blocked';
-    });
+    await store.commit(() => store.update('users', user, { state: 'blocked' }));
     expect(findActivePersonalAccessToken(store, token)).toBeNull();
   });
 

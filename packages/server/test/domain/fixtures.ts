@@ -3,6 +3,7 @@ import { notificationEvents } from '../../src/openapi/document.js';
 import { freshData } from '../../src/store/file-store.js';
 import {
   type GroupRecord,
+  type Membership,
   type NotificationEvent,
   type NotificationEvents,
   type NotificationLevel,
@@ -71,7 +72,8 @@ export class StoreBuilder {
   }
 
   member(of: GroupRecord | ProjectRecord, user: UserRecord, access_level = DEVELOPER): this {
-    of.members.push({ user_id: user.id, access_level });
+    // Still a builder's plain data: the store freezes records only once it opens on them.
+    (of.members as Membership[]).push({ user_id: user.id, access_level });
     return this;
   }
 

@@ -5,7 +5,7 @@ import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { digest } from '../../src/domain/secrets.js';
-import type { StoreData } from '../../src/store/schema.js';
+import { readDurableData } from '../../src/store/file-store.js';
 import { exampleSeed, freePort, runCli, startCli, stopCli, tempDir, type CliProcess } from './support.js';
 
 const pat = 'tbpat-jsmith-example-token-000000000000000000';
@@ -108,7 +108,8 @@ describe('SIGKILL at random moments', () => {
         expect(Number(lock.trim())).toBe(cli.child.pid);
         killedWithLock++;
       }
-      const data = JSON.parse(await readFile(file, 'utf8')) as StoreData;
+      // What the next start will read: the data file (which must parse) with its journal applied.
+      const data = await readDurableData(file);
       const global = data.notificationSettings.find((s) => s.source_type === 'global' && s.user_id === 1);
       const stored = Number(/^jsmith\+(\d+)@example\.com$/.exec(global?.notification_email ?? '')?.[1] ?? 0);
       expect(stored).toBeGreaterThanOrEqual(lastAckedEmail);

@@ -3,6 +3,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { journalFileOf } from '../../src/store/journal.js';
 import { Agent, csrfOf } from '../support/agent.js';
 import { seed, startTestServer, type TestServer } from '../support/server.js';
 import { tempDir } from './support.js';
@@ -92,7 +93,8 @@ describe('secrets at rest', () => {
     }
 
     await store.flush();
-    const file = await readFile(store.file!, 'utf8');
+    // The data file and its journal, which holds every change since the data file was last rewritten.
+    const file = (await readFile(store.file!, 'utf8')) + (await readFile(journalFileOf(store.file!), 'utf8'));
     expect(file.length).toBeGreaterThan(1000);
     const found = Object.entries(secrets)
       .filter(([, value]) => value.length >= 8 && (file.includes(value) || file.includes(JSON.stringify(value).slice(1, -1))))
@@ -101,5 +103,6 @@ describe('secrets at rest', () => {
     // Digests stand in for them, and the file is readable by its owner only.
     expect(file).toMatch(/"tokenDigest":"[0-9a-f]{64}"|"tokenDigest":"[A-Za-z0-9_-]{43}"/);
     expect((await stat(store.file!)).mode & 0o077).toBe(0);
+    expect((await stat(journalFileOf(store.file!))).mode & 0o077).toBe(0);
   });
 });

@@ -1,24 +1,26 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Memory } from 'lowdb';
 import { describe, expect, it, vi } from 'vitest';
 import { DurableJsonFile } from '../../src/store/durable-json-file.js';
 import {
   notificationSettingKey,
   pruneStore,
+  readDurableData,
   StoreClosedError,
   StoreCorruptError,
   StoreLockedError,
   StoreVersionError,
   type Store,
 } from '../../src/store/file-store.js';
+import { Journal, journalFileOf } from '../../src/store/journal.js';
 import { SCHEMA_VERSION, type AccessTokenRecord, type StoreData, type UserRecord } from '../../src/store/schema.js';
 import { useTempStores } from './temp-store.js';
 
 const t = useTempStores();
 
+/** The JSON file alone, as a person or a backup tool would see it. */
 function readJson(file: string): StoreData {
   return JSON.parse(readFileSync(file, 'utf8')) as StoreData;
 }
@@ -55,7 +57,7 @@ function accessToken(id: string, fields: Partial<AccessTokenRecord>): AccessToke
 }
 
 function writes(store: Store): number {
-  return (store.adapter as DurableJsonFile<StoreData>).writes;
+  return store.stats.fileWrites;
 }
 
 describe('opening', () => {
@@ -161,12 +163,12 @@ describe('one writer per file', () => {
     const store = await t.open(file);
     expect(readFileSync(`${file}.lock`, 'utf8').trim()).toBe(String(process.pid));
     await store.commit(() => store.nextId('users'));
-    expect(readJson(file).sequences.users).toBe(1);
+    expect((await readDurableData(file)).sequences.users).toBe(1);
   });
 });
 
 describe('commit', () => {
-  it('resolves only once the change is in the file, and the file always parses', async () => {
+  it('resolves only once the change is durable, and what is on disk always reads', async () => {
     const file = t.file();
     const store = await t.open(file);
     const seen: boolean[] = [];
@@ -174,7 +176,7 @@ describe('commit', () => {
       Array.from({ length: 20 }, (_, i) =>
         store
           .commit(() => store.insert('sessions', { sid: `s${i}`, session: {}, expires: 1 }))
-          .then(() => seen.push(readJson(file).sessions.some((s) => s.sid === `s${i}`))),
+          .then(async () => seen.push((await readDurableData(file)).sessions.some((s) => s.sid === `s${i}`))),
       ),
     );
     expect(seen).toEqual(Array(20).fill(true));
@@ -194,7 +196,7 @@ describe('commit', () => {
     const ids = await Promise.all(commits);
     await store.flush();
     expect(ids).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
-    const onDisk = readJson(file);
+    const onDisk = await readDurableData(file);
     expect(onDisk.sequences.users).toBe(200);
     expect(new Set(onDisk.sessions.map((s) => s.sid)).size).toBe(200);
     const written = writes(store) - before;
@@ -206,7 +208,7 @@ describe('commit', () => {
     const file = t.file();
     const store = await t.open(file);
     await store.commit(() => store.nextId('groups'));
-    const bytes = await readFile(file);
+    const bytes = Buffer.concat([await readFile(file), await readFile(journalFileOf(file))]);
     const before = writes(store);
     await expect(
       store.commit(() => {
@@ -215,13 +217,13 @@ describe('commit', () => {
     ).rejects.toThrow('invalid input');
     await store.flush();
     expect(writes(store)).toBe(before);
-    expect((await readFile(file)).equals(bytes)).toBe(true);
+    expect(Buffer.concat([await readFile(file), await readFile(journalFileOf(file))]).equals(bytes)).toBe(true);
   });
 
   it('leaves no temporary files behind', async () => {
     const store = await t.open(t.file());
     await Promise.all(Array.from({ length: 30 }, () => store.commit(() => store.nextId('projects'))));
-    expect((await readdir(t.dir())).sort()).toEqual(['data.json', 'data.json.lock']);
+    expect((await readdir(t.dir())).sort()).toEqual(['data.json', 'data.json.journal', 'data.json.lock']);
   });
 
   it('close waits for writes still pending', async () => {
@@ -239,7 +241,6 @@ describe('commit', () => {
     try {
       const store = await t.open(null);
       expect(store.file).toBeNull();
-      expect(store.adapter).toBeInstanceOf(Memory);
       expect(await store.commit(() => store.nextId('users'))).toBe(1);
       expect(store.data.sequences.users).toBe(1);
       expect(write).not.toHaveBeenCalled();
@@ -247,6 +248,185 @@ describe('commit', () => {
     } finally {
       write.mockRestore();
     }
+  });
+});
+
+/** What a crash would leave: the data file and journal as they are on disk now, copied to `name`. */
+async function crashCopy(file: string, name: string): Promise<string> {
+  const copy = join(file, '..', name);
+  await copyFile(file, copy);
+  await copyFile(journalFileOf(file), journalFileOf(copy));
+  return copy;
+}
+
+const plain = (data: StoreData) => JSON.parse(JSON.stringify(data)) as StoreData;
+/** The stored state, without the journal generation (which each compaction moves on). */
+const state = (data: StoreData) => ({ ...plain(data), journal: undefined });
+
+describe('journal', () => {
+  it('answers commits from journal appends, and folds the journal into the JSON file on close', async () => {
+    const file = t.file();
+    const store = await t.open(file);
+    const alice = await store.commit(() => store.insert('users', user(store.nextId('users'), 'alice')));
+    await store.commit(() => store.update('users', alice, { bio: 'written later' }));
+    // The JSON file is still the snapshot taken when the store opened; the journal holds the rest.
+    expect(readJson(file).users).toEqual([]);
+    expect((await Journal.read(journalFileOf(file)))!.ops.map(([kind]) => kind)).toEqual(['sequence', 'insert', 'update']);
+    expect((await readDurableData(file)).users).toEqual([{ ...alice, bio: 'written later' }]);
+
+    await store.close();
+    expect(readJson(file).users).toEqual([{ ...alice, bio: 'written later' }]);
+    expect((await Journal.read(journalFileOf(file)))!.ops).toEqual([]);
+  });
+
+  it('after a crash, replays the journal on open and folds it into the JSON file', async () => {
+    const file = t.file();
+    const store = await t.open(file);
+    await store.commit(() => {
+      for (const name of ['alice', 'bob', 'carol']) store.insert('users', user(store.nextId('users'), name));
+      store.insert('accessTokens', accessToken('a', { user_id: 1 }));
+      store.insert('accessTokens', accessToken('b', { user_id: 2 }));
+    });
+    await store.commit(() => {
+      store.update('accessTokens', store.lookup('accessTokens', 'id', 'a')!, { revoked_at: 5 });
+      store.remove('accessTokens', (token) => token.id === 'b');
+      store.remove('users', (u) => u.username === 'bob');
+    });
+    const copy = await crashCopy(file, 'crashed.json');
+
+    const reopened = await t.open(copy);
+    expect(state(reopened.data)).toEqual(state(store.data));
+    expect(reopened.lookup('accessTokens', 'tokenDigest', 't-a')?.revoked_at).toBe(5);
+    expect(reopened.lookup('users', 'username', 'bob')).toBeUndefined();
+    expect(state(readJson(copy))).toEqual(state(store.data));
+    expect((await Journal.read(journalFileOf(copy)))!.ops).toEqual([]);
+  });
+
+  it('drops a last line whose append never finished, and nothing else', async () => {
+    const file = t.file();
+    const store = await t.open(file);
+    await store.commit(() => store.insert('users', user(store.nextId('users'), 'alice')));
+    const copy = await crashCopy(file, 'torn.json');
+    await appendFile(journalFileOf(copy), '[["sequence","users",99],["insert","users",{"id":99,');
+
+    const reopened = await t.open(copy);
+    expect(state(reopened.data)).toEqual(state(store.data));
+    // The journal was rewritten, so the next append does not land after the torn bytes.
+    expect((await readFile(journalFileOf(copy), 'utf8')).endsWith('\n')).toBe(true);
+  });
+
+  it('refuses a damaged journal line, naming the journal, and changes neither file', async () => {
+    const file = t.file();
+    const store = await t.open(file);
+    await store.commit(() => store.nextId('users'));
+    await store.commit(() => store.nextId('groups'));
+    const copy = await crashCopy(file, 'damaged.json');
+    const journal = (await readFile(journalFileOf(copy), 'utf8')).split('\n');
+    journal[1] = journal[1]!.slice(0, -3);
+    await writeFile(journalFileOf(copy), journal.join('\n'));
+    const before = [await readFile(copy), await readFile(journalFileOf(copy))];
+
+    const opening = t.open(copy);
+    await expect(opening).rejects.toBeInstanceOf(StoreCorruptError);
+    await expect(opening).rejects.toThrow(`${journalFileOf(copy)} has a damaged line 2`);
+    expect([await readFile(copy), await readFile(journalFileOf(copy))]).toEqual(before);
+    expect(existsSync(`${copy}.lock`)).toBe(false);
+  });
+
+  it('refuses an operation that does not fit the data file, and changes neither file', async () => {
+    const file = t.file();
+    const store = await t.open(file);
+    await store.commit(() => store.nextId('users'));
+    const copy = await crashCopy(file, 'misfit.json');
+    await appendFile(journalFileOf(copy), `${JSON.stringify([['update', 'users', 42, { bio: 'x' }]])}\n`);
+    const before = [await readFile(copy), await readFile(journalFileOf(copy))];
+
+    await expect(t.open(copy)).rejects.toThrow(/operation 2 cannot be applied \(users 42 is not in the store\)/);
+    expect([await readFile(copy), await readFile(journalFileOf(copy))]).toEqual(before);
+  });
+
+  it('ignores a journal the JSON file already holds (a crash between the two steps of a compaction)', async () => {
+    const file = t.file();
+    const store = await t.open(file);
+    await store.commit(() => store.insert('users', user(store.nextId('users'), 'alice')));
+    const oldJournal = await readFile(journalFileOf(file));
+    await store.close();
+    await writeFile(journalFileOf(file), oldJournal);
+
+    const reopened = await t.open(file);
+    expect(reopened.data.users.map((u) => u.username)).toEqual(['alice']);
+    expect(reopened.data.sequences.users).toBe(1);
+  });
+
+  it('refuses a journal newer than the JSON file (an older data file restored over a running store)', async () => {
+    const file = t.file();
+    const store = await t.open(file);
+    const oldFile = await readFile(file);
+    await store.commit(() => store.nextId('users'));
+    await store.close();
+    await writeFile(file, oldFile);
+    await appendFile(journalFileOf(file), `${JSON.stringify([['sequence', 'users', 2]])}\n`);
+
+    const opening = t.open(file);
+    await expect(opening).rejects.toBeInstanceOf(StoreCorruptError);
+    await expect(opening).rejects.toThrow(/is newer than the data file/);
+    expect(await readFile(file)).toEqual(oldFile);
+  });
+
+  it('compacts once the journal outgrows the JSON file, and loses nothing doing it', async () => {
+    const file = t.file();
+    const store = await t.open(file, { minCompactionBytes: 0 });
+    const opened = store.stats.compactions;
+    for (let i = 0; i < 50; i++) await store.commit(() => store.insert('sessions', { sid: `s${i}`, session: { i }, expires: 1 }));
+    expect(store.stats.compactions - opened).toBeGreaterThan(2);
+    expect(store.stats.compactions - opened).toBeLessThan(25);
+    expect(readJson(file).sessions.length).toBeGreaterThan(10);
+    expect(await readDurableData(file)).toEqual(plain(store.data));
+  });
+
+  it('a commit that changes nothing writes nothing', async () => {
+    const store = await t.open(t.file());
+    const before = writes(store);
+    expect(await store.commit(() => store.lookup('users', 'id', 1))).toBeUndefined();
+    expect(writes(store)).toBe(before);
+  });
+
+  it('reads a version 1 file (before the journal) and writes it as the current version', async () => {
+    const file = t.file();
+    const v1 = { ...plain((await t.open(null)).data), version: 1 } as Record<string, unknown>;
+    delete v1.journal;
+    await writeFile(file, JSON.stringify(v1));
+    const store = await t.open(file);
+    expect(store.data.version).toBe(SCHEMA_VERSION);
+    expect(readJson(file)).toMatchObject({ version: SCHEMA_VERSION, journal: 1, secrets: v1.secrets });
+  });
+});
+
+describe('records', () => {
+  it('are frozen: a change made outside the store (which the journal would miss) throws', async () => {
+    const store = await t.open(null);
+    const alice = await store.commit(() => store.insert('users', user(1, 'alice')));
+    expect(() => {
+      (alice as { bio: string }).bio = 'sneaky';
+    }).toThrow(TypeError);
+    expect(() => {
+      (store.data.users[0]!.created_at as unknown) = 'x';
+    }).toThrow(TypeError);
+  });
+
+  it('update answers a new version found by the primary key, re-indexed, and refuses to change an indexed field', async () => {
+    const store = await t.open(null);
+    const alice = await store.commit(() => store.insert('users', user(1, 'alice')));
+    const blocked = await store.commit(() => store.update('users', alice, { state: 'blocked', bio: undefined }));
+    expect(blocked).toEqual({ ...alice, state: 'blocked' });
+    expect(store.lookup('users', 'username', 'ALICE')).toBe(blocked);
+    expect(store.lookup('users', 'email', 'alice@example.com')).toBe(blocked);
+    expect(store.data.users).toEqual([blocked]);
+    // An older copy still names the record; the patch applies to the stored version.
+    const renamed = await store.commit(() => store.update('users', alice, { name: 'Alice' }));
+    expect(renamed).toMatchObject({ state: 'blocked', name: 'Alice' });
+    await expect(store.commit(() => store.update('users', alice, { username: 'mallory' }))).rejects.toThrow('users.username cannot change');
+    expect(store.lookup('users', 'username', 'mallory')).toBeUndefined();
   });
 });
 

@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { authenticate, findActivePersonalAccessToken } from '../../src/domain/accounts.js';
 import { authenticateClient } from '../../src/domain/applications.js';
-import type { DurableJsonFile } from '../../src/store/durable-json-file.js';
+import { readDurableData } from '../../src/store/file-store.js';
+import { journalFileOf } from '../../src/store/journal.js';
 import { ensureDemoData, loadSeed, loadSeedFile, SeedError, type SeedFixture } from '../../src/store/seed.js';
 import type { StoreData } from '../../src/store/schema.js';
 import { useTempStores } from './temp-store.js';
@@ -49,8 +50,8 @@ describe('loadSeed with the example fixture', () => {
       scopes: ['api', 'read_api', 'read_user'],
     });
 
-    // ...but none of them is in the data file.
-    const text = await readFile(file, 'utf8');
+    // ...but none of them is in the data file or its journal.
+    const text = (await readFile(file, 'utf8')) + (await readFile(journalFileOf(file), 'utf8'));
     const secrets = [
       ...example.users.map((u) => u.password),
       ...example.users.flatMap((u) => (u.personal_access_tokens ?? []).map((p) => p.token)),
@@ -58,7 +59,7 @@ describe('loadSeed with the example fixture', () => {
     ];
     expect(secrets).toHaveLength(6);
     for (const secret of secrets) expect(text).not.toContain(secret);
-    expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(store.data)));
+    expect(await readDurableData(file)).toEqual(JSON.parse(JSON.stringify(store.data)));
   });
 
   it('refuses to load it twice, changing nothing', async () => {
@@ -78,7 +79,7 @@ describe('loadSeed with a bad fixture', () => {
     const file = t.file();
     const store = await t.open(file);
     const bytes = await readFile(file);
-    const writes = (store.adapter as DurableJsonFile<StoreData>).writes;
+    const writes = store.stats.fileWrites;
     const bad = {
       users: [
         { username: 'ok', email: 'ok@example.com', name: 'OK', password: 'long-enough-password' },
@@ -111,7 +112,7 @@ describe('loadSeed with a bad fixture', () => {
     expect(error.message).toContain('users[2].email');
     expect(store.data.users).toEqual([]);
     expect(store.data.sequences.users).toBe(0);
-    expect((store.adapter as DurableJsonFile<StoreData>).writes).toBe(writes);
+    expect(store.stats.fileWrites).toBe(writes);
     expect((await readFile(file)).equals(bytes)).toBe(true);
   });
 

@@ -3,9 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
-import { openStore, type Store } from '../../src/store/file-store.js';
+import { openStore, type OpenStoreOptions, type Store } from '../../src/store/file-store.js';
 
-export function useTempStores(): { dir: () => string; file: (name?: string) => string; open: (file: string | null) => Promise<Store> } {
+export function useTempStores(): { dir: () => string; file: (name?: string) => string; open: (file: string | null, options?: Omit<OpenStoreOptions, 'file'>) => Promise<Store> } {
   let dir = '';
   const stores: Store[] = [];
   beforeEach(async () => {
@@ -18,8 +18,8 @@ export function useTempStores(): { dir: () => string; file: (name?: string) => s
   return {
     dir: () => dir,
     file: (name = 'data.json') => join(dir, name),
-    open: async (file) => {
-      const store = await openStore({ file });
+    open: async (file, options = {}) => {
+      const store = await openStore({ file, ...options });
       stores.push(store);
       return store;
     },

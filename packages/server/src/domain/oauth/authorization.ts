@@ -21,7 +21,7 @@ export interface ValidAuthorizationRequest {
   application: ApplicationRecord;
   redirect_uri: string;
   state: string | undefined;
-  scopes: Scope[];
+  scopes: readonly Scope[];
   code_challenge: string | null;
   /** The parameters to carry through sign-in and the consent form. */
   params: AuthorizationRequest;
@@ -59,7 +59,7 @@ export function checkAuthorizationRequest(store: Store, params: AuthorizationReq
       'The authorization server does not support this response type; only "code" is supported.',
     );
   }
-  let scopes: Scope[] = application.scopes;
+  let scopes: readonly Scope[] = application.scopes;
   if (params.scope !== undefined && params.scope.trim() !== '') {
     const requested = parseScope(params.scope);
     if (!requested || requested.some((s) => !application.scopes.includes(s))) {

@@ -36,9 +36,7 @@ export async function revokeToken(
   if (record.application_id !== null && record.application_id !== client?.id) {
     throw new OAuthError('unauthorized_client', 'The token was issued to another client; only that client may revoke it.');
   }
-  await store.commit(() => {
-    record.revoked_at = now;
-  });
+  await store.commit(() => store.update('accessTokens', record, { revoked_at: now }));
 }
 
 export type IntrospectionResponse = components['schemas']['IntrospectionResponse'];

@@ -56,9 +56,9 @@ export async function exchangeAuthorizationCode(
   const user = store.lookup('users', 'id', code.user_id);
   if (!user || user.state !== 'active') throw invalidGrant();
   return store.commit(() => {
-    // Re-checked inside the commit so two concurrent exchanges can never both succeed.
-    if (code.used_at !== null) throw invalidGrant();
-    code.used_at = now;
+    // Re-checked inside the commit, on the stored version, so two concurrent exchanges can never both succeed.
+    if (store.lookup('authorizationCodes', 'codeDigest', code.codeDigest)?.used_at !== null) throw invalidGrant();
+    store.update('authorizationCodes', code, { used_at: now });
     return insertTokenPair(store, {
       user_id: code.user_id,
       application_id: client.id,
@@ -118,7 +118,7 @@ export async function refreshGrant(
   if (!user || user.state !== 'active') throw invalidGrant();
   const scopes = grantedScopes(params.scope, previous.scopes);
   return store.commit(() => {
-    previous.revoked_at = now;
+    store.update('accessTokens', previous, { revoked_at: now });
     return insertTokenPair(store, {
       user_id: previous.user_id,
       application_id: client.id,

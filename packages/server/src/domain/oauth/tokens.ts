@@ -11,7 +11,7 @@ export type TokenResponse = components['schemas']['TokenResponse'];
 export interface IssueTokenOptions {
   user_id: number;
   application_id: number | null;
-  scopes: Scope[];
+  scopes: readonly Scope[];
   withRefreshToken: boolean;
   code_id: string | null;
   now: number;
@@ -62,5 +62,7 @@ export function findActiveRefreshToken(store: Store, token: string): AccessToken
 
 /** Revokes every token descended from one authorization code; call inside `store.commit`. */
 export function revokeCodeChain(store: Store, codeId: string, now: number): void {
-  for (const t of store.data.accessTokens) if (t.code_id === codeId && t.revoked_at === null) t.revoked_at = now;
+  for (const t of store.data.accessTokens.filter((t) => t.code_id === codeId && t.revoked_at === null)) {
+    store.update('accessTokens', t, { revoked_at: now });
+  }
 }

@@ -1,0 +1,133 @@
+// The store's write-ahead journal: one line of JSON per batch of commits, appended and fdatasync'ed before the
+// commits are answered. Rewriting the whole JSON file for every batch costs time in proportion to the store (about
+// 50 ms for 10k users); an append costs about 1 ms whatever the store's size. The JSON file stays the complete
+// state as of its last rewrite (compaction), and the journal holds what happened since.
+//
+// File format: a header line `{"journal":G}` naming the generation, then lines of operations. A snapshot written
+// at generation G (its `journal` field) already holds every journal of an earlier generation, so a journal left
+// behind by a crash between the two steps of a compaction is recognised as stale and ignored.
+import { randomBytes } from 'node:crypto';
+import { open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { syncDirectory } from './durable-json-file.js';
+
+/** A change to the store, replayable against the snapshot it followed. Keys are the collection's primary key. */
+export type JournalOp =
+  | readonly ['insert', collection: string, record: unknown]
+  | readonly ['update', collection: string, key: string | number, patch: Record<string, unknown>]
+  | readonly ['remove', collection: string, key: string | number]
+  | readonly ['sequence', name: string, value: number];
+
+export interface JournalContents {
+  generation: number;
+  ops: JournalOp[];
+}
+
+export class JournalCorruptError extends Error {
+  override name = 'JournalCorruptError';
+}
+
+export const journalFileOf = (dataFile: string) => `${dataFile}.journal`;
+
+export class Journal {
+  readonly file: string;
+  #handle: FileHandle;
+  #bytes: number;
+
+  private constructor(file: string, handle: FileHandle, bytes: number) {
+    this.file = file;
+    this.#handle = handle;
+    this.#bytes = bytes;
+  }
+
+  /** Bytes of operations since the header, which decides when a compaction pays for itself. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** Replaces any journal at `file` with an empty one of `generation`, atomically and durably. */
+  static async create(file: string, generation: number): Promise<Journal> {
+    const header = `${JSON.stringify({ journal: generation })}\n`;
+    const directory = dirname(file);
+    const temp = join(directory, `.${basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+    const handle = await open(temp, 'wx', 0o600);
+    try {
+      await handle.writeFile(header, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    try {
+      await rename(temp, file);
+    } catch (error) {
+      await unlink(temp).catch(() => undefined);
+      throw error;
+    }
+    await syncDirectory(directory);
+    return new Journal(file, await open(file, 'a'), 0);
+  }
+
+  /** Opens an existing journal for appending; `bytes` is what `read` found after its header. */
+  static async reopen(file: string, bytes: number): Promise<Journal> {
+    return new Journal(file, await open(file, 'a'), bytes);
+  }
+
+  /** Appends one batch durably: resolves only once the line is on disk. */
+  async append(ops: readonly JournalOp[]): Promise<void> {
+    const line = `${JSON.stringify(ops)}\n`;
+    await this.#handle.appendFile(line, 'utf8');
+    await this.#handle.datasync();
+    this.#bytes += Buffer.byteLength(line);
+  }
+
+  async close(): Promise<void> {
+    await this.#handle.close();
+  }
+
+  /**
+   * The journal's generation and operations, or null when there is none. A last line without its newline is a
+   * batch whose append never finished, so no commit in it was answered: it is dropped. Anything else that does
+   * not parse means the file was damaged and throws.
+   */
+  static async read(file: string): Promise<(JournalContents & { bytes: number; tornTail: boolean }) | null> {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+    const lines = text.split('\n');
+    const tail = lines.pop() ?? '';
+    const tornTail = tail !== '';
+    const [headerLine, ...batches] = lines;
+    if (headerLine === undefined) {
+      // Not even the header landed: the file was being created when the process stopped.
+      return { generation: -1, ops: [], bytes: 0, tornTail };
+    }
+    const header = parseLine(headerLine, file, 1) as { journal?: unknown };
+    if (typeof header !== 'object' || header === null || !Number.isInteger(header.journal)) {
+      throw new JournalCorruptError(`the journal ${file} has no valid header line`);
+    }
+    const ops: JournalOp[] = [];
+    batches.forEach((line, i) => {
+      const batch = parseLine(line, file, i + 2);
+      if (!Array.isArray(batch)) throw new JournalCorruptError(`the journal ${file} has a line ${i + 2} that is not a batch`);
+      ops.push(...(batch as JournalOp[]));
+    });
+    return {
+      generation: header.journal as number,
+      ops,
+      bytes: Buffer.byteLength(text) - Buffer.byteLength(headerLine) - 1 - Buffer.byteLength(tail),
+      tornTail,
+    };
+  }
+}
+
+function parseLine(line: string, file: string, number: number): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    throw new JournalCorruptError(`the journal ${file} has a damaged line ${number}`);
+  }
+}
