@@ -1,6 +1,7 @@
 // The single visibility rule. The API answers 404 for a group or project the caller may not see, exactly as for a
 // missing one (GitLab's API does the same, so private names do not leak), and the notification code drops recipients
 // who could not open the project the mail is about. Both must agree, so both come here.
+import type { Store } from '../store/file-store.js';
 import type { GroupRecord, ProjectRecord, StoreData, UserRecord } from '../store/schema.js';
 
 /** A user counts as signed in for visibility only while active: a blocked account keeps public access only. */
@@ -69,24 +70,16 @@ const allDigits = /^[0-9]+$/;
  * ambiguous, so one rule serves both here). Anything else is a path compared case-insensitively, since GitLab paths
  * are unique regardless of case.
  */
-export function findGroup(data: StoreData, idOrPath: string): GroupRecord | undefined {
-  if (allDigits.test(idOrPath)) {
-    const id = Number(idOrPath);
-    return data.groups.find((g) => g.id === id);
-  }
-  const wanted = idOrPath.toLowerCase();
-  return data.groups.find((g) => g.path.toLowerCase() === wanted);
+export function findGroup(store: Store, idOrPath: string): GroupRecord | undefined {
+  return allDigits.test(idOrPath) ? store.lookup('groups', 'id', Number(idOrPath)) : store.lookup('groups', 'path', idOrPath);
 }
 
 export function projectFullPath(project: ProjectRecord): string {
   return `${project.namespace}/${project.path}`;
 }
 
-export function findProject(data: StoreData, idOrPath: string): ProjectRecord | undefined {
-  if (allDigits.test(idOrPath)) {
-    const id = Number(idOrPath);
-    return data.projects.find((p) => p.id === id);
-  }
-  const wanted = idOrPath.toLowerCase();
-  return data.projects.find((p) => projectFullPath(p).toLowerCase() === wanted);
+export function findProject(store: Store, idOrPath: string): ProjectRecord | undefined {
+  return allDigits.test(idOrPath)
+    ? store.lookup('projects', 'id', Number(idOrPath))
+    : store.lookup('projects', 'fullPath', idOrPath);
 }

@@ -61,11 +61,11 @@ function settingsParams<T>(req: Request): T {
 /** The group or project, or 404 exactly as if it did not exist when the user may not see it. */
 function visibleSourceId(store: Store, user: UserRecord, type: SourceType, idOrPath: string): number {
   if (type === 'group') {
-    const group = findGroup(store.data, idOrPath);
+    const group = findGroup(store, idOrPath);
     if (!group || !canSeeGroup(store.data, user, group)) throw new ApiError(404, '404 Group Not Found');
     return group.id;
   }
-  const project = findProject(store.data, idOrPath);
+  const project = findProject(store, idOrPath);
   if (!project || !canSeeProject(store.data, user, project)) throw new ApiError(404, '404 Project Not Found');
   return project.id;
 }

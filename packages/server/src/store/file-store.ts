@@ -512,12 +512,13 @@ export function freshData(): StoreData {
   };
 }
 
+/** A store in memory over `data` (taken over and frozen): what tests and tools use to query data they built. */
+export function memoryStoreOf(data: StoreData): Store {
+  return new Store(new Low<StoreData>(new Memory<StoreData>(), data), null, null);
+}
+
 export async function openStore({ file, minCompactionBytes }: OpenStoreOptions): Promise<Store> {
-  if (file === null) {
-    const data = freshData();
-    const db = new Low<StoreData>(new Memory<StoreData>(), data);
-    return new Store(db, null, null);
-  }
+  if (file === null) return memoryStoreOf(freshData());
   const path = resolve(file);
   await mkdir(dirname(path), { recursive: true });
   const lock = await FileLock.acquire(path);
@@ -563,7 +564,7 @@ async function readDurable(adapter: DurableJsonFile<StoreData>) {
 export async function readDurableData(file: string): Promise<StoreData> {
   const path = resolve(file);
   const { data, journal } = await readDurable(new DurableJsonFile<StoreData>(path));
-  const store = new Store(new Low<StoreData>(new Memory<StoreData>(), data), null, null);
+  const store = memoryStoreOf(data);
   if (journal && journal.generation === data.journal) store.replay(journal.ops, journalFileOf(path));
   return store.data;
 }

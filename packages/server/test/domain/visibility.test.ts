@@ -8,6 +8,7 @@ import {
   isProjectMember,
   projectAccessLevel,
 } from '../../src/domain/visibility.js';
+import { memoryStoreOf } from '../../src/store/file-store.js';
 import { DEVELOPER, GUEST, StoreBuilder } from './fixtures.js';
 
 type Who = 'project member' | 'group member' | 'member of another project in the group' | 'non-member' | 'anonymous' | 'admin' | 'blocked member' | 'blocked admin';
@@ -113,7 +114,7 @@ describe('findGroup / findProject', () => {
   const digits = b.group('2016');
   const widgets = b.project('widgets', 'private', acme);
   const personal = b.project('Dotfiles', 'public', null, 'Alice');
-  const data = b.data;
+  const store = memoryStoreOf(b.data);
 
   it.each([
     ['id', String(acme.id), acme],
@@ -125,7 +126,7 @@ describe('findGroup / findProject', () => {
     ['unknown path', 'nope', undefined],
     ['empty', '', undefined],
   ])('group by %s', (_name, idOrPath, expected) => {
-    expect(findGroup(data, idOrPath)).toBe(expected);
+    expect(findGroup(store, idOrPath)).toBe(expected);
   });
 
   it.each([
@@ -137,6 +138,6 @@ describe('findGroup / findProject', () => {
     ['unknown id', '999', undefined],
     ['unknown path', 'acme/nope', undefined],
   ])('project by %s', (_name, idOrPath, expected) => {
-    expect(findProject(data, idOrPath)).toBe(expected);
+    expect(findProject(store, idOrPath)).toBe(expected);
   });
 });
