@@ -1,14 +1,13 @@
 // The reference server's Express application: parsing, validation against the document, routes, one error handler.
 import express, { type RequestHandler } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
 import type { Config } from '../config.js';
 import { authenticateApiRequest } from '../domain/api-authentication.js';
 import { LoginThrottle } from '../domain/login-throttle.js';
-import { documentPath } from '../openapi/document.js';
 import type { Store } from '../store/file-store.js';
 import { apiRouter } from './api-routes.js';
 import { ApiError, errorHandler, lastResortHandler } from './errors.js';
 import { oauthRouter } from './oauth-routes.js';
+import { openApiValidation } from './openapi-validation.js';
 import { pageAssets, pageHeaders, pagePaths, pageSessions, pagesRouter } from './pages-routes.js';
 
 export interface AppOptions {
@@ -63,17 +62,7 @@ export function createApp({ store, config, now = wallClock, log, throttle = new 
   const pages = { store, now, codeTtl: config.codeTtl, secureCookies: config.secureCookies, throttle };
   // Sessions and CSRF only on the pages, and before validation: a forged form gets 403 whatever its fields.
   app.use(pageSessions(pages));
-  app.use(
-    OpenApiValidator.middleware({
-      apiSpec: documentPath,
-      validateApiSpec: false,
-      validateRequests: { allowUnknownQueryParameters: false },
-      validateResponses: config.validateResponses ? { removeAdditional: false } : false,
-      // The security schemes are enforced by apiAuthentication and the routes; the validator checks shapes only.
-      validateSecurity: false,
-      useRequestUrl: true,
-    }),
-  );
+  app.use(openApiValidation({ validateResponses: config.validateResponses }));
   app.use(oauthRouter({ store, baseUrl: config.baseUrl, tokenTtl: config.tokenTtl, now, throttle }));
   app.use(pagesRouter(pages));
   app.use('/api/v3', apiRouter(store, config.baseUrl));

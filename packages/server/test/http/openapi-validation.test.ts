@@ -1,0 +1,141 @@
+// The validator with its route lookup cached must answer every request exactly as express-openapi-validator's own
+// chain does: same operation, same path parameters, same errors, on the first request to a route and on the ones
+// that find it remembered.
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import express, { type ErrorRequestHandler } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import { OpenApiSpecLoader } from 'express-openapi-validator/dist/framework/openapi.spec.loader.js';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentRoutes, openApiValidation } from '../../src/http/openapi-validation.js';
+import { document, documentPath } from '../../src/openapi/document.js';
+import { rawRequest } from '../hardening/support.js';
+
+describe('the route table', () => {
+  it('lists the routes in the order and syntax of the validator (its first match wins)', async () => {
+    const { routes } = await new OpenApiSpecLoader({ apiDoc: documentPath, validateApiSpec: false, $refParser: { mode: 'bundle' } }).load();
+    expect(documentRoutes(document)).toEqual([...new Set(routes.map((r) => r.expressRoute))]);
+  });
+
+  it('replaces the lookup step and drops only the steps that do nothing here', () => {
+    // A validator upgrade that renames its steps fails here rather than silently losing the cache.
+    expect(openApiValidation({ validateResponses: false }).map((h) => h.name)).toEqual(['cachedMetadataMiddleware', 'requestMiddleware']);
+    expect(openApiValidation({ validateResponses: true }).map((h) => h.name)).toEqual([
+      'cachedMetadataMiddleware',
+      'requestMiddleware',
+      'responseMiddleware',
+    ]);
+  });
+});
+
+/** An app that runs only the given validator chain and shows what it attached to the request, or its error. */
+function probe(chain: express.RequestHandler[]): express.Express {
+  const app = express();
+  app.set('query parser', 'extended');
+  app.use(express.json(), express.urlencoded({ extended: true }));
+  app.use(chain);
+  app.use((req, res) => {
+    const openapi = (req as { openapi?: Record<string, unknown> & { schema?: { operationId?: string } } }).openapi;
+    res.json({
+      route: openapi && { expressRoute: openapi.expressRoute, openApiRoute: openapi.openApiRoute, operation: openapi.schema?.operationId },
+      pathParams: openapi?.pathParams,
+      params: req.params,
+      query: req.query,
+      body: req.body,
+    });
+  });
+  const errors: ErrorRequestHandler = (error: { status?: number; message?: string; errors?: unknown; headers?: unknown }, req, res, _next) => {
+    const pathParams = (req as { openapi?: { pathParams?: unknown } }).openapi?.pathParams;
+    res.status(error.status ?? 500).json({ message: error.message, errors: error.errors, headers: error.headers, pathParams, params: req.params });
+  };
+  app.use(errors);
+  return app;
+}
+
+async function listen(app: express.Express): Promise<{ url: string; server: Server }> {
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+describe('answers as the validator does', () => {
+  let plain: { url: string; server: Server };
+  let cached: { url: string; server: Server };
+  beforeAll(async () => {
+    // The validator as it was configured before the cache: every step, multipart included.
+    plain = await listen(
+      probe(
+        OpenApiValidator.middleware({
+          apiSpec: documentPath,
+          validateApiSpec: false,
+          validateRequests: { allowUnknownQueryParameters: false },
+          validateResponses: false,
+          validateSecurity: false,
+          useRequestUrl: true,
+        }) as unknown as express.RequestHandler[],
+      ),
+    );
+    cached = await listen(probe(openApiValidation({ validateResponses: false })));
+  });
+  afterAll(() => {
+    for (const { server } of [plain, cached]) {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  const templates = Object.keys(document.paths as Record<string, unknown>);
+  const segment = fc.oneof(
+    fc.constantFrom('1', '42', 'acme%2Fwidgets', 'acme', '%E0%A4%A', '%', '%zz', '%C3%A9t%C3%A9', '-1', '1.5', 'x'.repeat(300), ''),
+    fc.stringMatching(/^[A-Za-z0-9%._~:@!$&'()*+,;=-]{0,12}$/),
+  );
+  // Mostly documented paths, their parameters filled with anything, in their own or another case, maybe with a
+  // slash or a segment more; some arbitrary paths.
+  const documented = fc
+    .tuple(fc.constantFrom(...templates), fc.array(segment, { minLength: 3, maxLength: 3 }), fc.boolean(), fc.constantFrom('', '', '/', '/extra'))
+    .map(([template, values, upper, suffix]) => {
+      let i = 0;
+      const filled = template.replace(/\{[^}]+\}/g, () => values[i++]!) + suffix;
+      return upper ? filled.toUpperCase() : filled;
+    });
+  const path = fc.oneof(
+    { weight: 4, arbitrary: documented },
+    { weight: 1, arbitrary: fc.array(segment, { minLength: 0, maxLength: 5 }).map((parts) => `/${parts.join('/')}`) },
+  );
+  const query = fc.oneof(
+    fc.constant(''),
+    fc
+      .array(fc.tuple(fc.constantFrom('level', 'access_token', 'new_note', 'scope', 'client_id', 'page', 'a[b]', 'x'), fc.stringMatching(/^[A-Za-z0-9%+_.-]{0,8}$/)), {
+        maxLength: 3,
+      })
+      .map((pairs) => `?${pairs.map(([k, v]) => `${k}=${v}`).join('&')}`),
+  );
+  const request = fc.record({
+    method: fc.constantFrom('GET', 'GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIONS'),
+    path,
+    query,
+    body: fc.constantFrom(
+      undefined,
+      ['application/json', '{"level":"watch"}'],
+      ['application/json', '{"level":"nope","extra":1}'],
+      ['application/x-www-form-urlencoded', 'level=custom&new_note=true'],
+      ['text/plain', 'hello'],
+    ),
+  });
+
+  it('on the first request to a route and on every later one', async () => {
+    await fc.assert(
+      fc.asyncProperty(request, async ({ method, path: p, query: q, body }) => {
+        const headers: Record<string, string> = body ? { 'content-type': body[0] } : {};
+        const send = (url: string) => rawRequest(url, method, p + q, headers, body?.[1]);
+        const expected = await send(plain.url);
+        // Twice: the first may fill the cache, the second is answered from it.
+        for (const answer of [await send(cached.url), await send(cached.url)]) {
+          expect({ status: answer.status, body: answer.body }).toEqual({ status: expected.status, body: expected.body });
+        }
+      }),
+      { numRuns: 400, seed: 2026 },
+    );
+  });
+});
