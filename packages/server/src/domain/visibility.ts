@@ -2,16 +2,29 @@
 // missing one (GitLab's API does the same, so private names do not leak), and the notification code drops recipients
 // who could not open the project the mail is about. Both must agree, so both come here.
 import type { Store } from '../store/file-store.js';
-import type { GroupRecord, ProjectRecord, StoreData, UserRecord } from '../store/schema.js';
+import type { GroupRecord, Membership, ProjectRecord, StoreData, UserRecord } from '../store/schema.js';
 
 /** A user counts as signed in for visibility only while active: a blocked account keeps public access only. */
 function isActive(user: UserRecord | null): user is UserRecord {
   return user !== null && user.state === 'active';
 }
 
-function levelIn(members: readonly { user_id: number; access_level: number }[], userId: number): number | null {
-  const m = members.find((x) => x.user_id === userId);
-  return m ? m.access_level : null;
+// Member lists reach thousands (every user of a big instance in one project), and every API call on a project asks.
+// Store records are frozen, so a table built once per list stays right for as long as the list exists.
+const levelTables = new WeakMap<readonly Membership[], Map<number, number>>();
+
+function levelIn(members: readonly Membership[], userId: number): number | null {
+  if (members.length < 32 || !Object.isFrozen(members)) {
+    const m = members.find((x) => x.user_id === userId);
+    return m ? m.access_level : null;
+  }
+  let table = levelTables.get(members);
+  if (!table) {
+    // Reversed, so that when a user appears twice the first entry wins, as `find` would have it.
+    table = new Map(members.toReversed().map((m) => [m.user_id, m.access_level]));
+    levelTables.set(members, table);
+  }
+  return table.get(userId) ?? null;
 }
 
 function groupOf(data: StoreData, project: ProjectRecord): GroupRecord | undefined {

@@ -106,6 +106,23 @@ describe('membership', () => {
     expect(projectAccessLevel(b.data, both.id, project)).toBe(DEVELOPER);
     expect(projectAccessLevel(b.data, none.id, project)).toBeNull();
   });
+
+  it('answers the same from a large stored member list (looked up through a table) as from a small one', () => {
+    const b = new StoreBuilder();
+    const group = b.group('big');
+    const project = b.project('crowd', 'private', group);
+    const users = Array.from({ length: 200 }, (_, i) => b.user(`u${i}`));
+    users.forEach((u, i) => b.member(project, u, i % 2 ? GUEST : DEVELOPER));
+    // The first entry of a user listed twice counts, as in a short list.
+    b.member(project, users[0]!, GUEST);
+    const outsider = b.user('outsider');
+    const store = memoryStoreOf(b.data);
+    const stored = store.lookup('projects', 'id', project.id)!;
+    expect(Object.isFrozen(stored.members)).toBe(true);
+    for (const [i, u] of users.entries()) expect(projectAccessLevel(store.data, u.id, stored)).toBe(i % 2 ? GUEST : DEVELOPER);
+    expect(projectAccessLevel(store.data, outsider.id, stored)).toBeNull();
+    expect(isProjectMember(store.data, outsider.id, stored)).toBe(false);
+  });
 });
 
 describe('findGroup / findProject', () => {
