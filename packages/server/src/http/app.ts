@@ -1,5 +1,5 @@
 // The reference server's Express application: parsing, validation against the document, routes, one error handler.
-import express, { type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler } from 'express';
 import type { Config } from '../config.js';
 import { authenticateApiRequest } from '../domain/api-authentication.js';
 import { LoginThrottle } from '../domain/login-throttle.js';
@@ -48,24 +48,52 @@ function apiAuthentication(store: Store, now: () => number): RequestHandler {
   };
 }
 
+/** The API's paths as Express matches the mount path '/api/v3': itself and below, in any case. */
+const apiPaths = /^\/api\/v3(?:\/|$)/i;
+
+/**
+ * JSON and form bodies, parsed only when the request has one (RFC 9112 section 6.3, as body-parser decides): for a
+ * request without a body both parsers would only pass it on, at the cost of two layers on every GET.
+ */
+function bodyParsers(limit: string): RequestHandler {
+  const json = express.json({ limit });
+  const form = express.urlencoded({ extended: true, limit, parameterLimit: 200 });
+  const hasBody = (req: Request) => req.headers['transfer-encoding'] !== undefined || !Number.isNaN(Number(req.headers['content-length']));
+  return (req, res, next) => {
+    if (!hasBody(req)) return next();
+    json(req, res, (error?: unknown) => (error === undefined ? form(req, res, next) : next(error)));
+  };
+}
+
 export function createApp({ store, config, now = wallClock, log, throttle = new LoginThrottle() }: AppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
+  const bodies = bodyParsers(config.bodyLimit);
+  // One validator for both branches: its compiled schemas and route table are shared.
+  const validation = openApiValidation({ validateResponses: config.validateResponses });
+
+  // The API, the hot path, is its own branch: its requests pass only the steps that apply to them, not the page
+  // headers, sessions, and the OAuth and page routes that each cost a match per request. The branch is not
+  // mounted, so the validator sees the whole path; it sees only API paths, so authentication needs no mount.
+  const api = express.Router();
+  api.use(bodies);
+  // Authentication comes before validation, so an anonymous caller learns nothing about parameters (401 first).
+  api.use(apiAuthentication(store, now));
+  api.use(validation);
+  api.use('/api/v3', apiRouter(store, config.baseUrl));
+
   app.use(apiV4Alias);
+  app.use((req, res, next) => (apiPaths.test(req.path) ? api(req, res, next) : next()));
   app.use(pagePaths, pageHeaders(config.secureCookies));
   app.use(pageAssets());
-  app.use(express.json({ limit: config.bodyLimit }));
-  app.use(express.urlencoded({ extended: true, limit: config.bodyLimit, parameterLimit: 200 }));
-  // Authentication comes before validation, so an anonymous caller learns nothing about parameters (401 first).
-  app.use('/api/v3', apiAuthentication(store, now));
+  app.use(bodies);
   const pages = { store, now, codeTtl: config.codeTtl, secureCookies: config.secureCookies, throttle };
   // Sessions and CSRF only on the pages, and before validation: a forged form gets 403 whatever its fields.
   app.use(pageSessions(pages));
-  app.use(openApiValidation({ validateResponses: config.validateResponses }));
+  app.use(validation);
   app.use(oauthRouter({ store, baseUrl: config.baseUrl, tokenTtl: config.tokenTtl, now, throttle }));
   app.use(pagesRouter(pages));
-  app.use('/api/v3', apiRouter(store, config.baseUrl));
   app.use(errorHandler(log));
   app.use(lastResortHandler(log));
   return app;
