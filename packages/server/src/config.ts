@@ -1,5 +1,6 @@
 // Settings come from flags, then the environment, then defaults; see the README's configuration table.
 import { parseArgs } from 'node:util';
+import express from 'express';
 
 export interface Config {
   port: number;
@@ -19,6 +20,11 @@ export interface Config {
   bodyLimit: string;
   /** Set the Secure flag on the session cookie (when the base URL is https). */
   secureCookies: boolean;
+  /**
+   * Express's `trust proxy`: which proxies in front may say, in X-Forwarded-*, who the client is and whether it
+   * came over https. Off by default, so a client cannot pick its own address for the sign-in throttle.
+   */
+  trustProxy: boolean | number | string;
 }
 
 export const defaults = {
@@ -49,6 +55,7 @@ export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env)
       'base-url': { type: 'string' },
       seed: { type: 'string' },
       'validate-responses': { type: 'boolean' },
+      'trust-proxy': { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -73,7 +80,22 @@ export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env)
     validateResponses: values['validate-responses'] ?? env.TOKENBELL_VALIDATE_RESPONSES === 'true',
     bodyLimit: defaults.bodyLimit,
     secureCookies: baseUrl.startsWith('https:'),
+    trustProxy: trustProxyFrom(values['trust-proxy'] ?? env.TOKENBELL_TRUST_PROXY),
   };
+}
+
+/** `true`, `false`, a number of hops, or addresses and subnets (`loopback`, `10.0.0.0/8`, ...) as Express takes them. */
+function trustProxyFrom(value: string | undefined): boolean | number | string {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  const setting = /^\d+$/.test(value) ? Number(value) : value;
+  try {
+    // Express compiles the setting as it is set, so a bad address is caught here, at start-up, with its name.
+    express().set('trust proxy', setting);
+  } catch (error) {
+    throw new ConfigError(`--trust-proxy must be true, false, a number of hops, or addresses and subnets: ${(error as Error).message}`);
+  }
+  return setting;
 }
 
 export const usage = `Usage: tokenbell [options]
@@ -86,4 +108,6 @@ export const usage = `Usage: tokenbell [options]
   --base-url URL        public base URL (TOKENBELL_BASE_URL, default http://HOST:PORT)
   --seed FILE           load users, groups, projects and applications from a JSON fixture
   --validate-responses  validate every response against the OpenAPI document
+  --trust-proxy VALUE   trust X-Forwarded-* from these proxies: true, a hop count, or
+                        addresses/subnets such as loopback (TOKENBELL_TRUST_PROXY, default false)
 `;

@@ -12,7 +12,8 @@ import { pageAssets, pageHeaders, pagePaths, pageSessions, pagesRouter } from '.
 
 export interface AppOptions {
   store: Store;
-  config: Pick<Config, 'baseUrl' | 'tokenTtl' | 'codeTtl' | 'validateResponses' | 'bodyLimit' | 'secureCookies'>;
+  config: Pick<Config, 'baseUrl' | 'tokenTtl' | 'codeTtl' | 'validateResponses' | 'bodyLimit' | 'secureCookies'> &
+    Partial<Pick<Config, 'trustProxy'>>;
   /** The clock, in seconds since the epoch; tests move it to expire codes and tokens. */
   now?: () => number;
   log?: (message: string) => void;
@@ -69,6 +70,8 @@ export function createApp({ store, config, now = wallClock, log, throttle = new 
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
+  // req.ip (the sign-in throttle's key) and req.secure (the session cookie's Secure flag) follow it.
+  app.set('trust proxy', config.trustProxy ?? false);
   const bodies = bodyParsers(config.bodyLimit);
   // One validator for both branches: its compiled schemas and route table are shared.
   const validation = openApiValidation({ validateResponses: config.validateResponses });

@@ -38,6 +38,8 @@ export interface TestServerOptions {
   seed?: unknown;
   /** The server checks its own answers against the document (a broken one becomes a 500); off as in production. */
   validateResponses?: boolean;
+  /** Settings as behind a reverse proxy. */
+  proxy?: { baseUrl: string; trustProxy: string | number | boolean };
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -58,6 +60,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       validateResponses: options.validateResponses ?? true,
       bodyLimit: '100kb',
       secureCookies: false,
+      ...(options.proxy ? { ...options.proxy, secureCookies: options.proxy.baseUrl.startsWith('https:') } : {}),
     },
   });
   const server = app.listen(0, '127.0.0.1');

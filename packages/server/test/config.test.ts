@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, configFrom } from '../src/config.js';
+
+describe('--trust-proxy', () => {
+  it.each([
+    [[], {}, false],
+    [['--trust-proxy', 'false'], {}, false],
+    [['--trust-proxy', 'true'], {}, true],
+    [['--trust-proxy', '2'], {}, 2],
+    [['--trust-proxy', 'loopback, 10.0.0.0/8'], {}, 'loopback, 10.0.0.0/8'],
+    [[], { TOKENBELL_TRUST_PROXY: 'uniquelocal' }, 'uniquelocal'],
+  ])('%j with %j is %j', (argv, env, expected) => {
+    expect(configFrom(argv, env).trustProxy).toEqual(expected);
+  });
+
+  it('refuses an address that is not one, at start-up, naming it', () => {
+    expect(() => configFrom(['--trust-proxy', 'loopback, 10.0.0.300'])).toThrow(ConfigError);
+    expect(() => configFrom(['--trust-proxy', 'loopback, 10.0.0.300'])).toThrow(/10\.0\.0\.300/);
+  });
+});
