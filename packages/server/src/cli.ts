@@ -49,7 +49,14 @@ async function main(): Promise<void> {
     clearInterval(pruning);
     server.close();
     server.closeAllConnections();
-    void store.close().then(() => process.exit(0));
+    store.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        // Nothing acknowledged is lost: the journal still holds it, and the next start replays it.
+        console.error(`could not fold the journal into ${config.dataFile}: ${(error as Error).message}; the next start will replay it`);
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { digest } from '../../src/domain/secrets.js';
 import { readDurableData } from '../../src/store/file-store.js';
+import { Journal, journalFileOf } from '../../src/store/journal.js';
+import type { StoreData } from '../../src/store/schema.js';
 import { exampleSeed, freePort, runCli, startCli, stopCli, tempDir, type CliProcess } from './support.js';
 
 const pat = 'tbpat-jsmith-example-token-000000000000000000';
@@ -125,8 +127,17 @@ describe('SIGKILL at random moments', () => {
     expect(Number(/\+(\d+)@/.exec(settings.notification_email)![1])).toBeGreaterThanOrEqual(lastAckedEmail);
     const lastToken = ackedTokens.at(-1)!;
     expect((await fetch(`${cli.baseUrl}/api/v3/user`, { headers: { authorization: `Bearer ${lastToken}` } })).status).toBe(200);
+    const final = await fetch(`${cli.baseUrl}/api/v3/notification_settings?notification_email=final%40example.com`, {
+      method: 'PUT',
+      headers: { 'private-token': pat },
+    });
+    expect(final.status).toBe(200);
     await stopCli(cli);
     started.splice(0);
+    // A clean stop folds the journal into the data file, which alone then holds everything (for backups and edits).
+    const alone = JSON.parse(await readFile(file, 'utf8')) as StoreData;
+    expect(alone.notificationSettings.find((s) => s.source_type === 'global' && s.user_id === 1)?.notification_email).toBe('final@example.com');
+    expect((await Journal.read(journalFileOf(file)))?.ops).toEqual([]);
 
     console.log(
       `crash safety: ${rounds} SIGKILL rounds (seed ${seed}), ${killedWithLock} left a lock with a dead pid, ` +
