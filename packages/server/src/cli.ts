@@ -2,7 +2,7 @@
 // `tokenbell` / `npm start`: open the store, seed it, and serve until SIGINT or SIGTERM.
 import { readFile } from 'node:fs/promises';
 import { ConfigError, configFrom, usage } from './config.js';
-import { createApp } from './http/app.js';
+import { createApp, warmUp } from './http/app.js';
 import { ensureDemoData, loadSeed } from './store/seed.js';
 import { openStore, pruneStore } from './store/file-store.js';
 
@@ -32,6 +32,8 @@ async function main(): Promise<void> {
     );
   }
   const app = createApp({ store, config });
+  // The first request would otherwise wait for the document to load and its checks to compile (about half a second).
+  await warmUp(app);
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

@@ -7,7 +7,7 @@ import type { Store } from '../store/file-store.js';
 import { apiRouter } from './api-routes.js';
 import { ApiError, errorHandler, lastResortHandler } from './errors.js';
 import { oauthRouter } from './oauth-routes.js';
-import { openApiValidation } from './openapi-validation.js';
+import { openApiValidation, warmUpValidation } from './openapi-validation.js';
 import { pageAssets, pageHeaders, pagePaths, pageSessions, pagesRouter } from './pages-routes.js';
 
 export interface AppOptions {
@@ -66,6 +66,13 @@ function bodyParsers(limit: string): RequestHandler {
   };
 }
 
+const warmUps = new WeakMap<express.Express, () => Promise<void>>();
+
+/** Builds the validator's checks for every documented operation now; the CLI awaits it before listening. */
+export function warmUp(app: express.Express): Promise<void> {
+  return warmUps.get(app)?.() ?? Promise.resolve();
+}
+
 export function createApp({ store, config, now = wallClock, log, throttle = new LoginThrottle() }: AppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -75,6 +82,7 @@ export function createApp({ store, config, now = wallClock, log, throttle = new 
   const bodies = bodyParsers(config.bodyLimit);
   // One validator for both branches: its compiled schemas and route table are shared.
   const validation = openApiValidation({ validateResponses: config.validateResponses });
+  warmUps.set(app, () => warmUpValidation(validation, app));
 
   // The API, the hot path, is its own branch: its requests pass only the steps that apply to them, not the page
   // headers, sessions, and the OAuth and page routes that each cost a match per request. The branch is not

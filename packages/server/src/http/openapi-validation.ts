@@ -8,7 +8,10 @@
 // runs. Later requests to that method and route get the remembered operation with their own path parameters and
 // skip the lookup; every other case (undocumented paths, 404, 405, a malformed percent-encoding) goes through the
 // validator's own middleware, so its answers stay exactly its own. Validation itself is untouched.
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { pathToRegexp } from 'path-to-regexp';
 import { document, documentPath } from '../openapi/document.js';
@@ -178,4 +181,66 @@ function cachedRouteLookup(validatorLookup: RequestHandler, routes: string[]): R
       next(error);
     });
   };
+}
+
+interface RequestBody {
+  $ref?: string;
+  content?: Record<string, unknown>;
+}
+
+const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** One request per documented operation and request content type (or none), in the document's own order. */
+export function warmUpRequests(apiDoc: {
+  paths?: Record<string, Record<string, unknown>>;
+  components?: { requestBodies?: Record<string, RequestBody> };
+}): { method: string; path: string; contentType?: string }[] {
+  // Request bodies may be shared in components (a local $ref); nothing else is referred to here.
+  const resolve = (body: RequestBody | undefined) => (body?.$ref ? apiDoc.components?.requestBodies?.[body.$ref.split('/').pop()!] : body);
+  const requests: { method: string; path: string; contentType?: string }[] = [];
+  for (const [template, item] of Object.entries(apiDoc.paths ?? {})) {
+    const path = template.replace(/\{[^}]+\}/g, '0');
+    for (const method of methods) {
+      const operation = item[method] as { requestBody?: RequestBody } | undefined;
+      if (!operation) continue;
+      const types = Object.keys(resolve(operation.requestBody)?.content ?? {});
+      if (types.length === 0) requests.push({ method: method.toUpperCase(), path });
+      for (const contentType of types) requests.push({ method: method.toUpperCase(), path, contentType });
+    }
+  }
+  return requests;
+}
+
+/**
+ * Has the validator load the document and compile its checks for every operation now, before the server listens,
+ * instead of on the first request to each (which paid about half a second for the first of all). The requests go
+ * through the same chain over loopback in a bare app, without authentication, which on the real app answers
+ * first; whether they pass validation does not matter, only that their validators were built. `like` is the app
+ * the chain serves, whose routing settings the route table is compiled with.
+ */
+export async function warmUpValidation(chain: RequestHandler[], like: express.Application): Promise<void> {
+  const app = express();
+  for (const setting of ['case sensitive routing', 'strict routing', 'query parser']) app.set(setting, like.get(setting));
+  const answer = (res: Response) => res.status(204).end();
+  const answerError: ErrorRequestHandler = (_error, _req, res, _next) => answer(res);
+  app.use(chain, (_req: Request, res: Response) => answer(res), answerError);
+  const server = app.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    for (const { method, path, contentType } of warmUpRequests(document)) {
+      await new Promise<void>((resolve, reject) => {
+        const headers = contentType ? { 'content-type': contentType, 'content-length': '0' } : {};
+        http
+          .request({ host: '127.0.0.1', port, method, path, headers, agent }, (response) => response.resume().once('end', resolve))
+          .once('error', reject)
+          .end();
+      });
+    }
+  } finally {
+    agent.destroy();
+    server.closeAllConnections();
+    server.close();
+  }
 }

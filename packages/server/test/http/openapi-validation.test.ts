@@ -8,7 +8,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import { OpenApiSpecLoader } from 'express-openapi-validator/dist/framework/openapi.spec.loader.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentRoutes, openApiValidation } from '../../src/http/openapi-validation.js';
+import { documentRoutes, openApiValidation, warmUpRequests, warmUpValidation } from '../../src/http/openapi-validation.js';
 import { document, documentPath } from '../../src/openapi/document.js';
 import { rawRequest } from '../hardening/support.js';
 
@@ -26,6 +26,40 @@ describe('the route table', () => {
       'requestMiddleware',
       'responseMiddleware',
     ]);
+  });
+});
+
+describe('the warm-up before listening', () => {
+  it('sends one request per operation and request content type of the document', () => {
+    const requests = warmUpRequests(document);
+    const bodies = document.components.requestBodies as Record<string, { content: object }>;
+    const expected = Object.values(document.paths as Record<string, Record<string, { requestBody?: { content?: object; $ref?: string } }>>).flatMap((item) =>
+      Object.entries(item)
+        .filter(([method]) => ['get', 'put', 'post', 'delete', 'patch'].includes(method))
+        .flatMap(([, { requestBody: body }]) => Object.keys((body?.$ref ? bodies[body.$ref.split('/').pop()!] : body)?.content ?? { none: 1 })),
+    );
+    expect(requests).toHaveLength(expected.length);
+    expect(requests).toContainEqual({ method: 'GET', path: '/api/v3/notification_settings' });
+    expect(requests).toContainEqual({ method: 'PUT', path: '/api/v3/projects/0/notification_settings', contentType: 'application/x-www-form-urlencoded' });
+    expect(requests.every((r) => !r.path.includes('{'))).toBe(true);
+  });
+
+  it('leaves the chain answering as the validator does, from the first request on', async () => {
+    const chain = openApiValidation({ validateResponses: false });
+    const like = express();
+    like.set('query parser', 'extended');
+    await warmUpValidation(chain, like);
+    const { url, server } = await listen(probe(chain));
+    try {
+      const ok = await rawRequest(url, 'GET', '/api/v3/projects/acme%2Fwidgets/notification_settings');
+      expect(ok.status).toBe(200);
+      expect(JSON.parse(ok.body).pathParams).toEqual({ id: 'acme/widgets' });
+      expect((await rawRequest(url, 'GET', '/api/v3/notification_settings?unknown=1')).status).toBe(400);
+      expect((await rawRequest(url, 'DELETE', '/api/v3/notification_settings')).status).toBe(405);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });
 
