@@ -1,6 +1,6 @@
 // Random secrets (tokens, codes, client secrets) are high-entropy, so a fast SHA-256 digest is enough to store and
 // index them; only passwords need a slow KDF (see passwords.ts).
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, timingSafeEqual } from 'node:crypto';
 import { customAlphabet } from 'nanoid';
 
 const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -26,8 +26,9 @@ export function newClientId(): string {
   return random32();
 }
 
+// One-shot `hash` (Node 20.12+) costs less than half of a createHash object; it runs on every API request.
 export function digest(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 /** Compares two strings without leaking, through timing, where they first differ. */
