@@ -47,9 +47,11 @@ export async function loadContractDocument(): Promise<ContractDocument> {
         if (wrong) problems.push(`header ${name}: ${wrong.replace(/\bbody\b/g, name)}`);
       }
       const types = Object.keys(documented.content);
-      // A response documented without content (the redirects) describes no body, so none is checked: Express
-      // sends the short "Found. Redirecting to ..." note RFC 9110 suggests, which clients ignore.
-      if (types.length === 0) return problems;
+      // A response documented without content (the redirects) must come without a body too.
+      if (types.length === 0) {
+        if (exchange.text !== '') problems.push(`the document describes no body, but ${exchange.text.length} characters came`);
+        return problems;
+      }
       if (!types.includes(exchange.contentType)) {
         problems.push(`content type "${exchange.contentType}" is not one of ${types.join(', ')}`);
         return problems;

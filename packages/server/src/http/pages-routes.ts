@@ -23,6 +23,14 @@ import type { Scope, UserRecord } from '../store/schema.js';
 import { ApiError } from './errors.js';
 import { csrfProtection, csrfToken, endSession, sessionCookieName, sessionMiddleware, sessionUserId, startSignedInSession } from './session.js';
 
+/**
+ * A 302 with only its Location, as the document describes redirects: Express's res.redirect would add a small
+ * text or HTML body ("Found. Redirecting to ...") that the document does not have.
+ */
+function redirect(res: Response, location: string): void {
+  res.status(302).location(location).end();
+}
+
 type Schemas = components['schemas'];
 
 export interface PagesOptions {
@@ -160,7 +168,7 @@ export function pageSessions({ store, secureCookies }: PagesOptions): Router {
   router.use(sessionPaths, sessionMiddleware(store, secureCookies));
   router.post(['/oauth/authorize', '/profile/*rest'], (req, res, next) => {
     if (currentUser(store, req)) return next();
-    res.redirect(302, signInLocation(resumePathForPost(req)));
+    redirect(res, signInLocation(resumePathForPost(req)));
   });
   router.use(sessionPaths, csrfProtection);
   return router;
@@ -191,7 +199,7 @@ export function pagesRouter({ store, now, codeTtl, throttle }: PagesOptions): Ro
   /** The signed-in user, or a redirect to sign in and back here (GET pages). */
   const signedIn = (req: Request, res: Response): UserRecord | undefined => {
     const user = currentUser(store, req);
-    if (!user) res.redirect(302, signInLocation(localPath(req.originalUrl)));
+    if (!user) redirect(res, signInLocation(localPath(req.originalUrl)));
     return user;
   };
   /** For the form routes, which pageSessions has already sent to sign-in without a user. */
@@ -215,19 +223,19 @@ export function pagesRouter({ store, now, codeTtl, throttle }: PagesOptions): Ro
       return;
     }
     await startSignedInSession(req, user.id);
-    res.redirect(302, returnTo ?? home);
+    redirect(res, returnTo ?? home);
   });
 
   router.post('/users/sign_out', async (req, res) => {
     await endSession(req);
     res.clearCookie(sessionCookieName, { path: '/', httpOnly: true, sameSite: 'lax' });
-    res.redirect(302, signInPath);
+    redirect(res, signInPath);
   });
 
   router.get('/oauth/authorize', (req, res) => {
     const checked = checkAuthorizationRequest(store, authorizationParams(req.query));
     if (checked.outcome === 'show-error') throw new ApiError(400, checked.message);
-    if (checked.outcome === 'redirect-error') return res.redirect(302, checked.location);
+    if (checked.outcome === 'redirect-error') return redirect(res, checked.location);
     const user = signedIn(req, res);
     if (!user) return;
     res.locals.redirectSource = formActionSource(checked.request.redirect_uri);
@@ -243,12 +251,12 @@ export function pagesRouter({ store, now, codeTtl, throttle }: PagesOptions): Ro
     // The hidden fields are checked exactly as the query was: they are only as trustworthy as any other input.
     const checked = checkAuthorizationRequest(store, authorizationParams(body));
     if (checked.outcome === 'show-error') throw new ApiError(400, checked.message);
-    if (checked.outcome === 'redirect-error') return res.redirect(302, checked.location);
+    if (checked.outcome === 'redirect-error') return redirect(res, checked.location);
     const location =
       body.decision === 'approve'
         ? await approveAuthorization(store, user.id, checked.request, { now: now(), codeTtl })
         : denyAuthorization(checked.request);
-    res.redirect(302, location);
+    redirect(res, location);
   });
 
   const applicationsView = (req: Request, user: UserRecord, status: number, res: Response, form?: ApplicationFormState) =>
@@ -295,7 +303,7 @@ export function pagesRouter({ store, now, codeTtl, throttle }: PagesOptions): Ro
     if (!(await deleteApplication(store, user.id, Number(req.params.application_id)))) {
       throw new ApiError(404, 'You have no such application.');
     }
-    res.redirect(302, home);
+    redirect(res, home);
   });
 
   router.post('/profile/authorized_applications/:application_id/revoke', async (req, res) => {
@@ -303,7 +311,7 @@ export function pagesRouter({ store, now, codeTtl, throttle }: PagesOptions): Ro
     if (!(await revokeApplicationAuthorization(store, user.id, Number(req.params.application_id), now()))) {
       throw new ApiError(404, 'No such application has access to your account.');
     }
-    res.redirect(302, home);
+    redirect(res, home);
   });
 
   const tokensPath = '/profile/personal_access_tokens';
@@ -348,7 +356,7 @@ export function pagesRouter({ store, now, codeTtl, throttle }: PagesOptions): Ro
     if (!(await revokePersonalAccessToken(store, user.id, Number(req.params.token_id)))) {
       throw new ApiError(404, 'You have no such personal access token.');
     }
-    res.redirect(302, tokensPath);
+    redirect(res, tokensPath);
   });
 
   return router;
