@@ -563,10 +563,14 @@ async function readDurable(adapter: DurableJsonFile<StoreData>) {
  */
 export async function readDurableData(file: string): Promise<StoreData> {
   const path = resolve(file);
-  const { data, journal } = await readDurable(new DurableJsonFile<StoreData>(path));
-  const store = memoryStoreOf(data);
-  if (journal && journal.generation === data.journal) store.replay(journal.ops, journalFileOf(path));
-  return store.data;
+  for (let attempt = 1; ; attempt++) {
+    const { data, journal } = await readDurable(new DurableJsonFile<StoreData>(path));
+    // A journal newer than the file read a moment before means a compaction finished in between: read again.
+    if (journal && journal.generation > data.journal && attempt < 5) continue;
+    const store = memoryStoreOf(data);
+    if (journal && journal.generation === data.journal) store.replay(journal.ops, journalFileOf(path));
+    return store.data;
+  }
 }
 
 /**
