@@ -5,6 +5,7 @@ import type { PersonalAccessTokenRecord, Scope, UserRecord } from '../store/sche
 import { scopes as knownScopes } from '../openapi/document.js';
 import { hashPassword, verifyPassword, verifyPasswordAgainstNothing } from './passwords.js';
 import { digest, newSecret } from './secrets.js';
+import { checkOtpSecret } from './two-factor.js';
 
 /** A rejected account or token field; `field` names the input, `message` says what is wrong with it. */
 export class AccountError extends Error {
@@ -27,6 +28,8 @@ export interface NewUser {
   name: string;
   password: string;
   two_factor_enabled?: boolean;
+  /** The base32 TOTP secret of a user with `two_factor_enabled` (see two-factor.ts). */
+  otp_secret?: string;
   is_admin?: boolean;
   bio?: string;
 }
@@ -66,6 +69,14 @@ export function checkNewUserFields(input: Omit<NewUser, 'password'>): void {
   for (const flag of ['two_factor_enabled', 'is_admin'] as const) {
     if (input[flag] !== undefined && typeof input[flag] !== 'boolean') throw new AccountError(flag, 'must be true or false');
   }
+  if (input.otp_secret !== undefined) {
+    if (input.two_factor_enabled !== true) throw new AccountError('otp_secret', 'needs two_factor_enabled: true');
+    try {
+      checkOtpSecret(input.otp_secret);
+    } catch (error) {
+      throw new AccountError('otp_secret', (error as Error).message);
+    }
+  }
 }
 
 /** Throws AccountError if the username or e-mail address is taken (whatever the case) in the store. */
@@ -92,6 +103,8 @@ export function insertUser(store: Store, input: Omit<NewUser, 'password'>, passw
     name: input.name.trim(),
     passwordHash,
     two_factor_enabled: input.two_factor_enabled ?? false,
+    otpSecret: input.otp_secret ?? null,
+    otpLastStep: null,
     state: 'active',
     is_admin: input.is_admin ?? false,
     bio: input.bio ?? '',

@@ -12,10 +12,15 @@
 // Attempts are counted before the password is checked, so a burst of concurrent guesses cannot all slip in while
 // the first ones are still hashing; a success gives its address point back and clears the account's count.
 // The counters live in memory: a restart forgets them, which errs towards letting the real user in.
+//
+// Codes of the second factor (two-factor accounts on the sign-in form) are counted exactly like passwords. For
+// such an account the right password alone completes nothing: the account's count is cleared, and the address
+// remembered as the account's, only once the code is right too.
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Store } from '../store/file-store.js';
 import type { UserRecord } from '../store/schema.js';
 import { authenticate, findUserByLogin } from './accounts.js';
+import { useCode } from './two-factor.js';
 
 export interface LoginThrottlePolicy {
   perAddress: { failures: number; windowSeconds: number };
@@ -48,6 +53,8 @@ const retryAfter = (refusal: unknown): number => {
   return Math.max(1, Math.ceil(refusal.msBeforeNext / 1000));
 };
 
+const accountOf = (userId: number) => `user:${userId}`;
+
 export class LoginThrottle {
   readonly #policy: LoginThrottlePolicy;
   readonly #byAddress: RateLimiterMemory;
@@ -68,13 +75,29 @@ export class LoginThrottle {
   async authenticate(store: Store, login: string, password: string, address: string): Promise<UserRecord | null> {
     const user = findUserByLogin(store, login);
     // The user's id when the login names one, so its username and e-mail address share one budget.
-    const account = user ? `user:${user.id}` : `login:${login.toLowerCase()}`;
+    const account = user ? accountOf(user.id) : `login:${login.toLowerCase()}`;
+    return this.#attempt(account, address, async () => {
+      const authenticated = await authenticate(store, login, password);
+      return { result: authenticated, passed: authenticated !== null, complete: authenticated !== null && !authenticated.two_factor_enabled };
+    });
+  }
+
+  /** A second-factor code under the same policy: true when it was right (and is now spent). */
+  async verifyCode(store: Store, userId: number, code: string, nowSeconds: number, address: string): Promise<boolean> {
+    return this.#attempt(accountOf(userId), address, async () => {
+      const passed = await useCode(store, userId, code, nowSeconds);
+      return { result: passed, passed, complete: passed };
+    });
+  }
+
+  async #attempt<T>(account: string, address: string, check: () => Promise<{ result: T; passed: boolean; complete: boolean }>): Promise<T> {
     try {
       await this.#byAddress.consume(address);
     } catch (refusal) {
       throw new LoginThrottledError(retryAfter(refusal));
     }
-    if (!this.#isKnown(account, address)) {
+    const countsForAccount = !this.#isKnown(account, address);
+    if (countsForAccount) {
       try {
         await this.#byAccount.consume(account);
       } catch (refusal) {
@@ -83,13 +106,16 @@ export class LoginThrottle {
         throw new LoginThrottledError(retryAfter(refusal));
       }
     }
-    const authenticated = await authenticate(store, login, password);
-    if (authenticated) {
-      await this.#byAddress.reward(address);
+    const { result, passed, complete } = await check();
+    if (passed) await this.#byAddress.reward(address);
+    if (complete) {
       await this.#byAccount.delete(account);
       this.#remember(account, address);
+    } else if (passed && countsForAccount) {
+      // A right password before the code is no failure, but clears nothing either: the code step still counts.
+      await this.#byAccount.reward(account);
     }
-    return authenticated;
+    return result;
   }
 
   #isKnown(account: string, address: string): boolean {

@@ -169,6 +169,11 @@ export interface paths {
          * @description Checks the credentials and starts a new session (a fresh cookie, httpOnly and SameSite=Lax), then redirects to
          *     `return_to` or to `/profile/applications`. Wrong credentials show the form again with one message, whatever
          *     was wrong.
+         *
+         *     For an account with two-factor authentication the right password is not enough: the answer is a page (200)
+         *     asking for the six-digit code of the account's authenticator app (TOTP, RFC 6238), which is posted back here
+         *     as `otp_attempt` in the same session within 5 minutes. Each code works once. Wrong codes count against the
+         *     account and the address as wrong passwords do (429 past the limit).
          */
         post: operations["signIn"];
         delete?: never;
@@ -945,7 +950,28 @@ export interface components {
         };
         /**
          * SignInForm
-         * @description The sign-in form.
+         * @description The sign-in form's first step (login and password) or, for two-factor accounts, its second (the code).
+         */
+        SignInForm: components["schemas"]["PasswordSignInForm"] | components["schemas"]["TwoFactorSignInForm"];
+        /**
+         * TwoFactorSignInForm
+         * @description The second step of a two-factor sign-in, in the session the first step started.
+         * @example {
+         *       "_csrf": "7b1f3c2d9e8a4b6c5d0e1f2a3b4c5d6e",
+         *       "otp_attempt": "492039",
+         *       "return_to": "/profile/applications"
+         *     }
+         */
+        TwoFactorSignInForm: {
+            _csrf: string;
+            /** @description The six-digit code the account's authenticator app shows now. */
+            otp_attempt: string;
+            /** @description A path on this instance to go back to. */
+            return_to?: string;
+        };
+        /**
+         * PasswordSignInForm
+         * @description The sign-in form's first step.
          * @example {
          *       "_csrf": "7b1f3c2d9e8a4b6c5d0e1f2a3b4c5d6e",
          *       "login": "jsmith",
@@ -953,7 +979,7 @@ export interface components {
          *       "return_to": "/profile/applications"
          *     }
          */
-        SignInForm: {
+        PasswordSignInForm: {
             _csrf: string;
             /** @description Login name or e-mail address. */
             login: string;
@@ -1631,6 +1657,7 @@ export interface operations {
             };
         };
         responses: {
+            200: components["responses"]["HtmlPage"];
             302: components["responses"]["Redirect"];
             401: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlForbidden"];

@@ -17,7 +17,7 @@ import { applicationCreatedPage, applicationsPage, type ApplicationFormState } f
 import { serveStylesheet, stylesheetPath } from '../pages/assets.js';
 import { consentPage } from '../pages/consent.js';
 import { personalAccessTokensPage, tokenCreatedPage, type TokenFormState } from '../pages/personal-access-tokens.js';
-import { signInPage } from '../pages/sign-in.js';
+import { signInPage, twoFactorPage } from '../pages/sign-in.js';
 import type { Store } from '../store/file-store.js';
 import type { Scope, UserRecord } from '../store/schema.js';
 import { ApiError } from './errors.js';
@@ -47,6 +47,8 @@ export const sessionPaths = ['/users/sign_in', '/users/sign_out', '/oauth/author
 export const pagePaths = [...sessionPaths, '/assets'];
 
 const signInPath = '/users/sign_in';
+/** How long the code step of a two-factor sign-in waits after the password was right. */
+const twoFactorStepSeconds = 5 * 60;
 const home = '/profile/applications';
 
 const baseDirectives = {
@@ -216,10 +218,36 @@ export function pagesRouter({ store, now, codeTtl, throttle }: PagesOptions): Ro
   router.post(signInPath, async (req, res) => {
     const body = req.body as Schemas['SignInForm'];
     const returnTo = localPath(body.return_to);
+    if ('otp_attempt' in body) {
+      const pending = req.session.twoFactor;
+      if (!pending || pending.until <= now()) {
+        delete req.session.twoFactor;
+        const error = 'The sign-in was not started or took too long. Enter your login and password again.';
+        html(res, 401, signInPage({ csrf: csrfToken(req), returnTo, error }));
+        return;
+      }
+      if (!(await throttle.verifyCode(store, pending.userId, body.otp_attempt.trim(), now(), req.ip ?? ''))) {
+        html(res, 401, twoFactorPage({ csrf: csrfToken(req), returnTo, error: 'Invalid code.' }));
+        return;
+      }
+      await startSignedInSession(req, pending.userId);
+      redirect(res, returnTo ?? home);
+      return;
+    }
     const user = await throttle.authenticate(store, body.login, body.password, req.ip ?? '');
     if (!user) {
       // One message whatever was wrong, so the page does not tell which logins exist.
       html(res, 401, signInPage({ csrf: csrfToken(req), returnTo, login: body.login, error: 'Invalid login or password.' }));
+      return;
+    }
+    if (user.two_factor_enabled) {
+      if (!user.otpSecret) {
+        const error = 'This account has two-factor authentication, but no authenticator is registered for it on this server, so it cannot sign in here. Its seed entry needs an otp_secret.';
+        html(res, 401, signInPage({ csrf: csrfToken(req), returnTo, login: body.login, error }));
+        return;
+      }
+      req.session.twoFactor = { userId: user.id, until: now() + twoFactorStepSeconds };
+      html(res, 200, twoFactorPage({ csrf: csrfToken(req), returnTo }));
       return;
     }
     await startSignedInSession(req, user.id);

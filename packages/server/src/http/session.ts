@@ -12,6 +12,8 @@ declare module 'express-session' {
   interface SessionData {
     /** The signed-in user; absent until sign-in. */
     userId?: number;
+    /** A two-factor sign-in whose password was right, waiting for its code until `until` (epoch seconds). */
+    twoFactor?: { userId: number; until: number };
   }
 }
 

@@ -27,3 +27,27 @@ ${returnTo ? html`<input type="hidden" name="return_to" value="${returnTo}">` : 
 </form>`,
   );
 }
+
+export interface TwoFactorView {
+  csrf: string;
+  returnTo?: string | undefined;
+  error?: string | undefined;
+}
+
+/** The second step for an account with two-factor authentication: the code of its authenticator app. */
+export function twoFactorPage({ csrf, returnTo, error }: TwoFactorView): string {
+  const described = error ? html` aria-describedby="form-error" aria-invalid="true"` : '';
+  return layout(
+    'Two-factor authentication',
+    html`<h1>Two-factor authentication</h1>
+<p>Enter the six-digit code your authenticator app shows for this account.</p>
+${formError(error)}
+<form method="post" action="/users/sign_in">
+${csrfField(csrf)}
+${returnTo ? html`<input type="hidden" name="return_to" value="${returnTo}">` : ''}
+<div class="field"><label for="otp_attempt">Code</label>
+<input id="otp_attempt" name="otp_attempt" type="text" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" required maxlength="32" autofocus${described}></div>
+<button type="submit">Verify</button>
+</form>`,
+  );
+}

@@ -26,6 +26,13 @@ export interface UserRecord {
   /** `scrypt$N$r$p$salt$hash`, never the password. */
   readonly passwordHash: string;
   readonly two_factor_enabled: boolean;
+  /**
+   * The base32 TOTP secret of a user with two-factor authentication. Unlike every other secret it is kept as is:
+   * checking a code needs the key itself. Absent on users without it (and in files written before it existed).
+   */
+  readonly otpSecret?: string | null;
+  /** The time step of the last code accepted, so no code works twice. */
+  readonly otpLastStep?: number | null;
   readonly state: 'active' | 'blocked';
   readonly is_admin: boolean;
   readonly bio: string;

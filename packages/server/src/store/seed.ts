@@ -24,7 +24,7 @@ import type { Membership, Scope, Visibility } from './schema.js';
  * {
  *   "users": [{
  *     "username": "jsmith", "email": "jsmith@example.com", "name": "Jane Smith", "password": "at least 8 chars",
- *     "two_factor_enabled": false, "is_admin": false, "bio": "optional",
+ *     "two_factor_enabled": false, "otp_secret": "base32, with two_factor_enabled", "is_admin": false, "bio": "optional",
  *     "personal_access_tokens": [{ "name": "laptop", "token": "tbpat-...", "scopes": ["api"], "expires_at": "2030-12-31" }]
  *   }],
  *   "groups": [{
@@ -48,6 +48,8 @@ import type { Membership, Scope, Visibility } from './schema.js';
  *   fixture or already in the store.
  * - A project whose `namespace` is a group's path belongs to that group; otherwise `namespace` must be a username
  *   (the project lives in that user's namespace). `members` is optional.
+ * - A user with `two_factor_enabled` signs in to the pages with a code from an authenticator app holding
+ *   `otp_secret` (TOTP, SHA-1, 6 digits, 30 s); without one, such a user cannot sign in to the pages at all.
  * - Plain secrets (passwords, tokens, client secrets) are only in the fixture: the store keeps scrypt hashes and
  *   SHA-256 digests. `expires_at` is the token's last valid day (UTC); `scopes` default to `["api"]`.
  */
@@ -64,6 +66,7 @@ export interface SeedUser {
   name: string;
   password: string;
   two_factor_enabled?: boolean;
+  otp_secret?: string;
   is_admin?: boolean;
   bio?: string;
   personal_access_tokens?: SeedPersonalAccessToken[];
@@ -127,7 +130,7 @@ const accessLevels = new Set([10, 20, 30, 40, 50]);
 const visibilities = new Set<string>(['private', 'internal', 'public']);
 const entryKeys = {
   top: ['users', 'groups', 'projects', 'applications'],
-  user: ['username', 'email', 'name', 'password', 'two_factor_enabled', 'is_admin', 'bio', 'personal_access_tokens'],
+  user: ['username', 'email', 'name', 'password', 'two_factor_enabled', 'otp_secret', 'is_admin', 'bio', 'personal_access_tokens'],
   token: ['name', 'token', 'scopes', 'expires_at'],
   group: ['path', 'name', 'visibility', 'members'],
   project: ['namespace', 'path', 'name', 'visibility', 'members'],

@@ -9,6 +9,7 @@ import {
   insertUser,
   listPersonalAccessTokens,
   revokePersonalAccessToken,
+  type NewUser,
 } from '../../src/domain/accounts.js';
 import { PasswordPolicyError } from '../../src/domain/passwords.js';
 import { openStore, type Store } from '../../src/store/file-store.js';
@@ -38,7 +39,10 @@ describe('createUser', () => {
   });
 
   it('rejects bad fields with a typed error naming the field', async () => {
-    const cases: Array<[Partial<typeof jane>, string]> = [
+    const cases: Array<[Partial<NewUser>, string]> = [
+      [{ otp_secret: 'KRUGKIDROVUWG2ZAMJZG653OEBTG66BA' }, 'otp_secret'],
+      [{ two_factor_enabled: true, otp_secret: 'not base32!' }, 'otp_secret'],
+      [{ two_factor_enabled: true, otp_secret: 'ABCDEFGH' }, 'otp_secret'],
       [{ username: '.dot' }, 'username'],
       [{ username: 'has space' }, 'username'],
       [{ username: 'x'.repeat(256) }, 'username'],

@@ -2,6 +2,7 @@
 // grant share per-address and per-account limits, answer 429 with Retry-After, and never lock the real user out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LoginThrottle } from '../../src/domain/login-throttle.js';
+import { currentCode } from '../../src/domain/two-factor.js';
 import { csrfOf } from '../support/agent.js';
 import { seed, startTestServer, type TestServer } from '../support/server.js';
 import { rawRequest, type RawResponse } from './support.js';
@@ -124,5 +125,23 @@ describe('the default policy', () => {
     } finally {
       await defaults.close();
     }
+  });
+});
+
+describe('second factor', () => {
+  it('counts wrong codes like wrong passwords: past the limit even the right code is refused with 429', async () => {
+    await wait(windowSeconds * 1000 + 100);
+    const from = freshAddress();
+    const page = await rawRequest(server.baseUrl, 'GET', '/users/sign_in', {}, undefined, from);
+    const headers = { 'content-type': 'application/x-www-form-urlencoded', cookie: page.headers['set-cookie']![0]!.split(';')[0]! };
+    const post = (fields: Record<string, string>) =>
+      rawRequest(server.baseUrl, 'POST', '/users/sign_in', headers, new URLSearchParams({ _csrf: csrfOf(page.body), ...fields }).toString(), from);
+    expect((await post({ login: seed.awong.username, password: seed.awong.password })).status).toBe(200);
+    const right = currentCode(seed.awong.otpSecret, server.now());
+    const wrong = right === '000000' ? '111111' : '000000';
+    for (let i = 0; i < policy.perAccount.failures; i++) expect((await post({ otp_attempt: wrong })).status).toBe(401);
+    const refused = await post({ otp_attempt: right });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   });
 });

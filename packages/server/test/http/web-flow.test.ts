@@ -2,7 +2,9 @@
 // fetch, a small cookie jar and manual redirects, as a browser would.
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser } from '../../src/domain/accounts.js';
 import { digest } from '../../src/domain/secrets.js';
+import { currentCode } from '../../src/domain/two-factor.js';
 import { document } from '../../src/openapi/document.js';
 import { Agent, csrfOf } from '../support/agent.js';
 import { seed, startTestServer, type TestServer } from '../support/server.js';
@@ -26,14 +28,24 @@ const unescape = (s: string) =>
 
 const location = (response: Response) => response.headers.get('location') ?? '';
 
-async function signIn(agent: Agent, user: { username: string; password: string } = seed.jsmith, returnTo?: string) {
+type Credentials = { username: string; password: string; otpSecret?: string };
+
+async function signIn(agent: Agent, user: Credentials = seed.jsmith, returnTo?: string) {
   const page = await (await agent.get(returnTo ? `/users/sign_in?${query({ return_to: returnTo })}` : '/users/sign_in')).text();
-  const response = await agent.post('/users/sign_in', {
+  let response = await agent.post('/users/sign_in', {
     _csrf: csrfOf(page),
     login: user.username,
     password: user.password,
     ...(returnTo ? { return_to: returnTo } : {}),
   });
+  if (user.otpSecret) {
+    expect(response.status).toBe(200);
+    response = await agent.post('/users/sign_in', {
+      _csrf: csrfOf(await response.text()),
+      otp_attempt: currentCode(user.otpSecret, server.now()),
+      ...(returnTo ? { return_to: returnTo } : {}),
+    });
+  }
   expect(response.status).toBe(302);
   return response;
 }
@@ -192,11 +204,85 @@ describe('the web application flow', () => {
   });
 });
 
-async function signedInAgent(user: { username: string; password: string } = seed.jsmith) {
+async function signedInAgent(user: Credentials = seed.jsmith) {
   const agent = new Agent(server.baseUrl);
   await signIn(agent, user);
   return agent;
 }
+
+describe('two-factor sign-in', () => {
+  /** Posts the right password of `user`; answers the agent and the page that came back. */
+  async function passwordStep(user: Credentials = seed.awong) {
+    const agent = new Agent(server.baseUrl);
+    const page = await (await agent.get('/users/sign_in')).text();
+    const response = await agent.post('/users/sign_in', { _csrf: csrfOf(page), login: user.username, password: user.password });
+    return { agent, response, page: await response.text() };
+  }
+  const codeStep = (agent: Agent, page: string, otp_attempt: string) => agent.post('/users/sign_in', { _csrf: csrfOf(page), otp_attempt });
+  const isSignedIn = async (agent: Agent) => (await agent.get('/profile/applications')).status === 200;
+
+  it('asks for the code after the right password, and signs in only with it', async () => {
+    const { agent, response, page } = await passwordStep();
+    expect(response.status).toBe(200);
+    expect(page).toContain('name="otp_attempt"');
+    expect(page).not.toContain(seed.awong.password);
+    expect(await isSignedIn(agent)).toBe(false);
+
+    const wrong = await codeStep(agent, page, String((Number(currentCode(seed.awong.otpSecret, server.now())) + 1) % 1_000_000).padStart(6, '0'));
+    expect(wrong.status).toBe(401);
+    const retry = await wrong.text();
+    expect(retry).toContain('Invalid code.');
+    expect(await isSignedIn(agent)).toBe(false);
+
+    const sidBefore = agent.sid;
+    const right = await codeStep(agent, retry, currentCode(seed.awong.otpSecret, server.now()));
+    expect(right.status).toBe(302);
+    expect(agent.sid).not.toBe(sidBefore);
+    expect(await isSignedIn(agent)).toBe(true);
+  });
+
+  it('takes each code once, even from another session', async () => {
+    server.advance(60);
+    const code = currentCode(seed.awong.otpSecret, server.now());
+    const first = await passwordStep();
+    expect((await codeStep(first.agent, first.page, code)).status).toBe(302);
+    const second = await passwordStep();
+    const replay = await codeStep(second.agent, second.page, code);
+    expect(replay.status).toBe(401);
+    expect(await isSignedIn(second.agent)).toBe(false);
+  });
+
+  it('accepts a code from the step before or after (clocks apart), not from further away', async () => {
+    server.advance(120);
+    const { agent, page } = await passwordStep();
+    const far = await codeStep(agent, page, currentCode(seed.awong.otpSecret, server.now() - 90));
+    expect(far.status).toBe(401);
+    expect((await codeStep(agent, await far.text(), currentCode(seed.awong.otpSecret, server.now() + 30))).status).toBe(302);
+  });
+
+  it('needs the password step first, in the same session, within 5 minutes', async () => {
+    server.advance(120);
+    const anonymous = new Agent(server.baseUrl);
+    const page = await (await anonymous.get('/users/sign_in')).text();
+    const unstarted = await codeStep(anonymous, page, currentCode(seed.awong.otpSecret, server.now()));
+    expect(unstarted.status).toBe(401);
+    expect(await unstarted.text()).toContain('Enter your login and password again');
+
+    const { agent, page: codePage } = await passwordStep();
+    server.advance(301);
+    const late = await codeStep(agent, codePage, currentCode(seed.awong.otpSecret, server.now()));
+    expect(late.status).toBe(401);
+    expect(await isSignedIn(agent)).toBe(false);
+  });
+
+  it('refuses the pages to a two-factor account that has no authenticator secret, saying why', async () => {
+    await createUser(server.store, { username: 'nosecret', email: 'nosecret@example.com', name: 'No Secret', password: 'a long enough password', two_factor_enabled: true });
+    const { agent, response, page } = await passwordStep({ username: 'nosecret', password: 'a long enough password' });
+    expect(response.status).toBe(401);
+    expect(page).toContain('no authenticator is registered');
+    expect(await isSignedIn(agent)).toBe(false);
+  });
+});
 
 describe('sign-in and sessions', () => {
   it('sets an httpOnly, SameSite=Lax session cookie and a new session id at sign-in', async () => {
@@ -493,7 +579,11 @@ describe('the rendered forms', () => {
     const entry = Object.entries(paths).find(([template]) => new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(action));
     const ref = entry?.[1].post?.requestBody?.content['application/x-www-form-urlencoded']?.schema.$ref;
     if (!ref) throw new Error(`the document declares no form for POST ${action}`);
-    return document.components.schemas[ref.split('/').pop()!] as { properties: Record<string, unknown>; required: string[] };
+    type FormSchema = { properties: Record<string, unknown>; required: string[] };
+    const named = (r: string) => document.components.schemas[r.split('/').pop()!] as FormSchema & { oneOf?: Array<{ $ref: string }> };
+    const schema = named(ref);
+    // A form with steps (sign-in) is one of several shapes; each step's form must be exactly one of them.
+    return schema.oneOf ? schema.oneOf.map((branch) => named(branch.$ref)) : [schema];
   };
   const formsOf = (page: string) =>
     [...page.matchAll(/<form method="post" action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/g)].map((m) => ({
@@ -504,6 +594,8 @@ describe('the rendered forms', () => {
   it('send exactly the fields the document declares', async () => {
     const anonymous = new Agent(server.baseUrl);
     const pages = [await (await anonymous.get(`/users/sign_in?${query({ return_to: '/profile/applications' })}`)).text()];
+    // The code step of a two-factor sign-in.
+    pages.push(await (await anonymous.post('/users/sign_in', { _csrf: csrfOf(pages[0]!), login: seed.awong.username, password: seed.awong.password })).text());
     const agent = await signedInAgent(seed.awong);
     const consent = await (await agent.get(authorizeUrl({ ...baseParams, state: 's', scope: 'api', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' }))).text();
     pages.push(consent);
@@ -515,10 +607,11 @@ describe('the rendered forms', () => {
 
     const seen = new Set<string>();
     for (const form of pages.flatMap(formsOf)) {
-      const schema = schemaFor(form.action);
       seen.add(form.action.replace(/\d+/g, ':id'));
-      for (const name of form.names) expect(Object.keys(schema.properties), `${form.action} sends ${name}`).toContain(name);
-      for (const name of schema.required) expect([...form.names], `${form.action} lacks ${name}`).toContain(name);
+      const fits = schemaFor(form.action).filter(
+        (schema) => [...form.names].every((name) => name in schema.properties) && schema.required.every((name) => form.names.has(name)),
+      );
+      expect(fits, `${form.action} sends ${[...form.names].join(', ')}`).toHaveLength(1);
     }
     expect([...seen].sort()).toEqual([
       '/oauth/authorize',

@@ -103,7 +103,7 @@ describe('loadSeed with a bad fixture', () => {
       'users[1].email: the e-mail address "OK@example.com" is already in use',
       'users[2].email: "not-an-email" is not an e-mail address',
       'users[3].password: the password must be at least 8 characters long',
-      'users[4].emial: unknown field; expected one of username, email, name, password, two_factor_enabled, is_admin, bio, personal_access_tokens',
+      'users[4].emial: unknown field; expected one of username, email, name, password, two_factor_enabled, otp_secret, is_admin, bio, personal_access_tokens',
       'groups[0].visibility: must be private, internal or public',
       'projects[0].namespace: "nowhere" is neither a group\'s path nor a username',
       'projects[1].members[0].access_level: must be 10, 20, 30, 40 or 50',

@@ -15,7 +15,12 @@ export const seed = {
   client: { id: 'example-client-id-0000000000000000', secret: 'tbcs_example-client-secret-000000000000000000' },
   redirectUri: 'http://127.0.0.1:8080/callback',
   jsmith: { username: 'jsmith', password: 'correct-horse-battery', pat: 'tbpat-jsmith-example-token-000000000000000000' },
-  awong: { username: 'awong', password: 'two-factor-makes-passwords-useless', pat: 'tbpat-awong-example-token-0000000000000000000' },
+  awong: {
+    username: 'awong',
+    password: 'two-factor-makes-passwords-useless',
+    pat: 'tbpat-awong-example-token-0000000000000000000',
+    otpSecret: 'KRUGKIDROVUWG2ZAMJZG653OEBTG66BA',
+  },
   mallory: { username: 'mallory', password: 'not-a-member-of-anything' },
 } as const;
 

@@ -1,0 +1,54 @@
+// The second factor of the web sign-in: time-based one-time passwords (RFC 6238, the authenticator apps' default of
+// SHA-1, 6 digits, 30-second steps), as the hosted service asks of accounts with two-factor authentication. The
+// password grant refuses these accounts outright (spec 5.4); the pages ask for the code after the password.
+import { Secret, TOTP } from 'otpauth';
+import type { Store } from '../store/file-store.js';
+import type { UserRecord } from '../store/schema.js';
+
+const period = 30;
+/** One step either side, for clocks a little apart (RFC 6238 section 5.2). */
+const window = 1;
+const base32Pattern = /^[A-Z2-7]{16,128}$/;
+
+export class TwoFactorError extends Error {
+  override name = 'TwoFactorError';
+}
+
+/** Throws TwoFactorError unless `secret` is a base32 TOTP secret of 80 bits or more (what authenticator apps read). */
+export function checkOtpSecret(secret: unknown): string {
+  if (typeof secret !== 'string' || !base32Pattern.test(secret)) {
+    throw new TwoFactorError('must be a base32 secret (A-Z, 2-7) of 16 to 128 characters');
+  }
+  return secret;
+}
+
+const totpFor = (secret: string) => new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period });
+
+/**
+ * The time step `code` is valid for at `nowSeconds`, or null. A code is good once: a step at or before the last
+ * one accepted for the user is refused, so a code seen over a shoulder or in a log cannot be replayed.
+ */
+export function acceptedStep(user: UserRecord, code: string, nowSeconds: number): number | null {
+  if (!user.otpSecret || !/^\d{6}$/.test(code)) return null;
+  const delta = totpFor(user.otpSecret).validate({ token: code, timestamp: nowSeconds * 1000, window });
+  if (delta === null) return null;
+  const step = Math.floor(nowSeconds / period) + delta;
+  return user.otpLastStep != null && step <= user.otpLastStep ? null : step;
+}
+
+/** Checks `code` for the user and, when it is good, spends it; answers whether it was good. */
+export function useCode(store: Store, userId: number, code: string, nowSeconds: number): Promise<boolean> {
+  return store.commit(() => {
+    // Checked inside the commit, on the stored user, so two requests with one code cannot both pass.
+    const user = store.lookup('users', 'id', userId);
+    const step = user && user.state === 'active' ? acceptedStep(user, code, nowSeconds) : null;
+    if (step === null) return false;
+    store.update('users', user!, { otpLastStep: step });
+    return true;
+  });
+}
+
+/** The code an authenticator shows for `secret` at `nowSeconds` (tests and the demo account's instructions). */
+export function currentCode(secret: string, nowSeconds: number): string {
+  return totpFor(secret).generate({ timestamp: nowSeconds * 1000 });
+}
