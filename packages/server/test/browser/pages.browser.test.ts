@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { currentCode } from '../../src/domain/two-factor.js';
 import { seed, startTestServer, type TestServer } from '../support/server.js';
 
 const chromiumPath = '/usr/bin/chromium';
@@ -150,6 +151,22 @@ describe('the pages in Chromium', () => {
     await page.waitForURL(`${server.baseUrl}/users/sign_in`);
     await page.goto(`${server.baseUrl}/profile/personal_access_tokens`);
     await expect.poll(() => new URL(page.url()).pathname).toBe('/users/sign_in');
+  });
+
+  it('signs a two-factor account in with its password and then its authenticator code', async () => {
+    await page.goto(`${server.baseUrl}/profile/personal_access_tokens`);
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/users/sign_in');
+    await page.getByLabel('Username or e-mail').fill(seed.awong.username);
+    await page.getByLabel('Password').fill(seed.awong.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Two-factor authentication');
+    await page.getByLabel('Code').fill(currentCode(seed.awong.otpSecret, server.now() - 60));
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Invalid code.');
+    await page.getByLabel('Code').fill(currentCode(seed.awong.otpSecret, server.now()));
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.waitForURL(`${server.baseUrl}/profile/personal_access_tokens`);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Personal access tokens');
   });
 
   it('met no Content Security Policy violation on the way', () => {
