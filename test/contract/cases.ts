@@ -19,6 +19,7 @@ import {
   type GlobalNotificationSettingsUpdate,
   type TokenbellClient,
 } from '../../packages/sdk/src/index.js';
+import { currentCode } from '../../packages/server/src/domain/two-factor.js';
 import { type CaseContext, exampleApp, type Exchange, type Session, type TargetKind, users } from './context.js';
 
 export interface ContractCase {
@@ -480,6 +481,35 @@ export const cases: ContractCase[] = [
     },
     behaviour: (x) => {
       expect(pathOf(x)).toBe('/profile/personal_access_tokens');
+      expect(x.headers.getSetCookie().some((c) => c.startsWith('tokenbell.sid='))).toBe(true);
+    },
+  },
+  {
+    name: 'the right password of a two-factor account asks for the code',
+    operation: 'signIn',
+    status: 200,
+    async call(ctx) {
+      const session = await ctx.setup.anonymousSession();
+      await ctx.client().raw.POST('/users/sign_in', { body: { _csrf: session.csrf, login: users.awong.username, password: users.awong.password }, ...formOf(session) });
+    },
+    expect: htmlPage,
+    behaviour: (x) => {
+      expect(x.text).toContain('name="otp_attempt"');
+      expect(x.text).not.toContain(users.awong.password);
+    },
+  },
+  {
+    name: 'the code of a two-factor account completes the sign-in',
+    operation: 'signIn',
+    status: 302,
+    notApplicable: { proxy: PROXY_FOLLOWS_REDIRECTS },
+    async call(ctx) {
+      const session = await ctx.setup.codeStep(users.awong);
+      const otp_attempt = currentCode(users.awong.otpSecret, Math.floor(Date.now() / 1000));
+      await ctx.client().raw.POST('/users/sign_in', { body: { _csrf: session.csrf, otp_attempt }, ...formOf(session) });
+    },
+    behaviour: (x) => {
+      expect(pathOf(x)).toBe('/profile/applications');
       expect(x.headers.getSetCookie().some((c) => c.startsWith('tokenbell.sid='))).toBe(true);
     },
   },

@@ -28,7 +28,12 @@ export interface Exchange {
 /** The example fixture's accounts (packages/server/fixtures/example-seed.json). */
 export const users = {
   jsmith: { username: 'jsmith', password: 'correct-horse-battery', pat: 'tbpat-jsmith-example-token-000000000000000000' },
-  awong: { username: 'awong', password: 'two-factor-makes-passwords-useless', pat: 'tbpat-awong-example-token-0000000000000000000' },
+  awong: {
+    username: 'awong',
+    password: 'two-factor-makes-passwords-useless',
+    pat: 'tbpat-awong-example-token-0000000000000000000',
+    otpSecret: 'KRUGKIDROVUWG2ZAMJZG653OEBTG66BA',
+  },
   mallory: { username: 'mallory', password: 'not-a-member-of-anything' },
 } as const;
 export type SeedUser = (typeof users)[keyof typeof users];
@@ -56,6 +61,8 @@ export interface SetupChannel {
   anonymousSession(): Promise<Session>;
   /** A signed-in session. */
   session(user: SeedUser): Promise<Session>;
+  /** A two-factor user's session after the right password, with the code page's CSRF token. */
+  codeStep(user: SeedUser): Promise<Session>;
   /** The consent form's fields (CSRF token included) for Example App, as `session` sees them. */
   consentFields(session: Session, params?: Record<string, string>): Promise<Record<string, string>>;
   /** Registers an application for the session's user and answers its numeric id. */
@@ -166,6 +173,12 @@ export function serverSetup(baseUrl: string): SetupChannel {
       expectStatus('the applications page', page.response, page.text, 200);
       return { cookie, csrf: csrfOf(page.text) };
     },
+    async codeStep(user) {
+      const anonymous = await setup.anonymousSession();
+      const { response, text } = await post('/users/sign_in', anonymous, { login: user.username, password: user.password });
+      expectStatus('the password step', response, text, 200);
+      return { cookie: anonymous.cookie, csrf: csrfOf(text) };
+    },
     async consentFields(session, params = {}) {
       const query = new URLSearchParams({ client_id: exampleApp.clientId, redirect_uri: exampleApp.redirectUri, response_type: 'code', ...params });
       const { response, text } = await get(`/oauth/authorize?${query}`, session);
@@ -236,6 +249,7 @@ export function mockSetup(baseUrl: string): SetupChannel {
     code: async () => ({ code: 'Xb7kq2V9mTn4RzL8wPcJ3sYd', codeVerifier: 'contract-suite-code-verifier-0123456789abcdefghijklmno' }),
     anonymousSession: async () => session,
     session: async () => session,
+    codeStep: async () => session,
     consentFields: async (s, params = {}) => ({
       _csrf: s.csrf,
       client_id: exampleApp.clientId,
