@@ -215,25 +215,27 @@ export function pagesRouter({ store, now, codeTtl, throttle }: PagesOptions): Ro
     html(res, 200, signInPage({ csrf: csrfToken(req), returnTo: localPath(req.query.return_to) }));
   });
 
+  /** The second step of a two-factor sign-in: the code, in the session whose password step succeeded. */
+  const codeStep = async (req: Request, res: Response, code: string, returnTo: string | undefined) => {
+    const pending = req.session.twoFactor;
+    if (!pending || pending.until <= now()) {
+      delete req.session.twoFactor;
+      const error = 'The sign-in was not started or took too long. Enter your login and password again.';
+      html(res, 401, signInPage({ csrf: csrfToken(req), returnTo, error }));
+      return;
+    }
+    if (!(await throttle.verifyCode(store, pending.userId, code.trim(), now(), req.ip ?? ''))) {
+      html(res, 401, twoFactorPage({ csrf: csrfToken(req), returnTo, error: 'Invalid code.' }));
+      return;
+    }
+    await startSignedInSession(req, pending.userId);
+    redirect(res, returnTo ?? home);
+  };
+
   router.post(signInPath, async (req, res) => {
     const body = req.body as Schemas['SignInForm'];
     const returnTo = localPath(body.return_to);
-    if ('otp_attempt' in body) {
-      const pending = req.session.twoFactor;
-      if (!pending || pending.until <= now()) {
-        delete req.session.twoFactor;
-        const error = 'The sign-in was not started or took too long. Enter your login and password again.';
-        html(res, 401, signInPage({ csrf: csrfToken(req), returnTo, error }));
-        return;
-      }
-      if (!(await throttle.verifyCode(store, pending.userId, body.otp_attempt.trim(), now(), req.ip ?? ''))) {
-        html(res, 401, twoFactorPage({ csrf: csrfToken(req), returnTo, error: 'Invalid code.' }));
-        return;
-      }
-      await startSignedInSession(req, pending.userId);
-      redirect(res, returnTo ?? home);
-      return;
-    }
+    if ('otp_attempt' in body) return codeStep(req, res, body.otp_attempt, returnTo);
     const user = await throttle.authenticate(store, body.login, body.password, req.ip ?? '');
     if (!user) {
       // One message whatever was wrong, so the page does not tell which logins exist.
