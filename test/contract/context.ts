@@ -9,6 +9,7 @@ import {
   type TokenbellClient,
   type TokenResponse,
 } from '../../packages/sdk/src/index.js';
+import { exampleAccounts, exampleApplication } from '../../packages/server/test/support/example-seed.js';
 
 export type TargetKind = 'server' | 'mock' | 'proxy';
 
@@ -26,22 +27,9 @@ export interface Exchange {
 }
 
 /** The example fixture's accounts (packages/server/fixtures/example-seed.json). */
-export const users = {
-  jsmith: { username: 'jsmith', password: 'correct-horse-battery', pat: 'tbpat-jsmith-example-token-000000000000000000' },
-  awong: {
-    username: 'awong',
-    password: 'two-factor-makes-passwords-useless',
-    pat: 'tbpat-awong-example-token-0000000000000000000',
-    otpSecret: 'KRUGKIDROVUWG2ZAMJZG653OEBTG66BA',
-  },
-  mallory: { username: 'mallory', password: 'not-a-member-of-anything' },
-} as const;
+export const users = exampleAccounts;
 export type SeedUser = (typeof users)[keyof typeof users];
-export const exampleApp = {
-  clientId: 'example-client-id-0000000000000000',
-  clientSecret: 'tbcs_example-client-secret-000000000000000000',
-  redirectUri: 'http://127.0.0.1:8080/callback',
-} as const;
+export const exampleApp = exampleApplication;
 
 /** A browser session: the cookie to send and the CSRF token its pages print. */
 export interface Session {

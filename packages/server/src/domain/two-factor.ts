@@ -48,7 +48,7 @@ export function useCode(store: Store, userId: number, code: string, nowSeconds: 
   });
 }
 
-/** The code an authenticator shows for `secret` at `nowSeconds` (tests and the demo account's instructions). */
+/** The code an authenticator shows for `secret` at `nowSeconds`: what the tests type in. */
 export function currentCode(secret: string, nowSeconds: number): string {
   return totpFor(secret).generate({ timestamp: nowSeconds * 1000 });
 }

@@ -99,8 +99,12 @@ export type IndexField<C extends Collection> = keyof (typeof indexSpecs)[C] & st
 const collections = Object.keys(indexSpecs) as Collection[];
 const isCollection = (name: unknown): name is Collection => typeof name === 'string' && Object.hasOwn(indexSpecs, name);
 
+// Listed once: insert and update walk them on every write.
+const specLists = new Map(collections.map((c) => [c, Object.entries(indexSpecs[c])]));
+
+/** A collection's indexes, the primary key first. */
 function specsOf<C extends Collection>(collection: C): Array<[string, IndexSpec<RecordOf<C>>]> {
-  return Object.entries(indexSpecs[collection] as Record<string, IndexSpec<RecordOf<C>>>);
+  return specLists.get(collection) as Array<[string, IndexSpec<RecordOf<C>>]>;
 }
 
 function normalise(value: string | number, spec: IndexSpec<never>): string {
@@ -314,7 +318,7 @@ export class Store {
    * @internal openStore: applies a journal read from disk on top of the snapshot this store was opened from,
    * then makes sure the journal on disk continues this snapshot.
    */
-  async attachJournal(found: (JournalContents & { bytes: number; tornTail: boolean }) | null): Promise<void> {
+  async attachJournal(found: (JournalContents & { tornTail: boolean }) | null): Promise<void> {
     const generation = this.#db.data.journal;
     const current = found !== null && found.generation === generation;
     if (found !== null && found.generation > generation) {
@@ -324,7 +328,7 @@ export class Store {
     }
     if (current) this.replay(found.ops, journalFileOf(this.file!));
     if (current && found.ops.length === 0 && !found.tornTail) {
-      this.#journal = await Journal.reopen(journalFileOf(this.file!), found.bytes);
+      this.#journal = await Journal.reopen(journalFileOf(this.file!));
     } else {
       // Missing, stale (already in the snapshot), or holding changes: fold them in and start a fresh journal.
       await this.#compact();

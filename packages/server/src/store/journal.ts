@@ -67,9 +67,9 @@ export class Journal {
     return new Journal(file, await open(file, 'a'), 0);
   }
 
-  /** Opens an existing journal for appending; `bytes` is what `read` found after its header. */
-  static async reopen(file: string, bytes: number): Promise<Journal> {
-    return new Journal(file, await open(file, 'a'), bytes);
+  /** Opens for appending a journal that `read` found holding its header alone. */
+  static async reopen(file: string): Promise<Journal> {
+    return new Journal(file, await open(file, 'a'), 0);
   }
 
   /** Appends one batch durably: resolves only once the line is on disk. */
@@ -89,7 +89,7 @@ export class Journal {
    * batch whose append never finished, so no commit in it was answered: it is dropped. Anything else that does
    * not parse means the file was damaged and throws.
    */
-  static async read(file: string): Promise<(JournalContents & { bytes: number; tornTail: boolean }) | null> {
+  static async read(file: string): Promise<(JournalContents & { tornTail: boolean }) | null> {
     let text: string;
     try {
       text = await readFile(file, 'utf8');
@@ -103,7 +103,7 @@ export class Journal {
     const [headerLine, ...batches] = lines;
     if (headerLine === undefined) {
       // Not even the header landed: the file was being created when the process stopped.
-      return { generation: -1, ops: [], bytes: 0, tornTail };
+      return { generation: -1, ops: [], tornTail };
     }
     const header = parseLine(headerLine, file, 1) as { journal?: unknown };
     if (typeof header !== 'object' || header === null || !Number.isInteger(header.journal)) {
@@ -115,12 +115,7 @@ export class Journal {
       if (!Array.isArray(batch)) throw new JournalCorruptError(`the journal ${file} has a line ${i + 2} that is not a batch`);
       ops.push(...(batch as JournalOp[]));
     });
-    return {
-      generation: header.journal as number,
-      ops,
-      bytes: Buffer.byteLength(text) - Buffer.byteLength(headerLine) - 1 - Buffer.byteLength(tail),
-      tornTail,
-    };
+    return { generation: header.journal as number, ops, tornTail };
   }
 }
 

@@ -10,6 +10,7 @@ import {
   insertUser,
   usernamePattern,
   type CheckedPersonalAccessToken,
+  type NewUser,
 } from '../domain/accounts.js';
 import { ApplicationError, checkApplicationFields, insertApplication, type CheckedApplication } from '../domain/applications.js';
 import { checkPasswordPolicy, hashPassword, PasswordPolicyError } from '../domain/passwords.js';
@@ -60,15 +61,8 @@ export interface SeedFixture {
   applications?: SeedApplication[];
 }
 
-export interface SeedUser {
-  username: string;
-  email: string;
-  name: string;
-  password: string;
-  two_factor_enabled?: boolean;
-  otp_secret?: string;
-  is_admin?: boolean;
-  bio?: string;
+/** A new user's fields (accounts.ts) and the personal access tokens to give them. */
+export interface SeedUser extends NewUser {
   personal_access_tokens?: SeedPersonalAccessToken[];
 }
 

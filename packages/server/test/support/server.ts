@@ -7,21 +7,15 @@ import type { LoginThrottle } from '../../src/domain/login-throttle.js';
 import { createApp } from '../../src/http/app.js';
 import { openStore, type Store } from '../../src/store/file-store.js';
 import { loadSeed } from '../../src/store/seed.js';
+import { exampleAccounts, exampleApplication } from './example-seed.js';
 
 export const exampleSeedPath = fileURLToPath(new URL('../../fixtures/example-seed.json', import.meta.url));
 
 /** Credentials from fixtures/example-seed.json. */
 export const seed = {
-  client: { id: 'example-client-id-0000000000000000', secret: 'tbcs_example-client-secret-000000000000000000' },
-  redirectUri: 'http://127.0.0.1:8080/callback',
-  jsmith: { username: 'jsmith', password: 'correct-horse-battery', pat: 'tbpat-jsmith-example-token-000000000000000000' },
-  awong: {
-    username: 'awong',
-    password: 'two-factor-makes-passwords-useless',
-    pat: 'tbpat-awong-example-token-0000000000000000000',
-    otpSecret: 'KRUGKIDROVUWG2ZAMJZG653OEBTG66BA',
-  },
-  mallory: { username: 'mallory', password: 'not-a-member-of-anything' },
+  client: { id: exampleApplication.clientId, secret: exampleApplication.clientSecret },
+  redirectUri: exampleApplication.redirectUri,
+  ...exampleAccounts,
 } as const;
 
 export interface TestServer {
