@@ -27,13 +27,16 @@ function applyEvents(events: NotificationEvents, params: Partial<Record<string, 
   return next;
 }
 
-function upsert(store: Store, existing: NotificationSettingRecord | undefined, fresh: NotificationSettingRecord, changes: Partial<NotificationSettingRecord>) {
-  if (existing) store.update('notificationSettings', existing, changes);
-  else store.insert('notificationSettings', { ...fresh, ...changes });
+/** Writes the setting (inside `commit`) and answers the version written. */
+function upsert(store: Store, existing: NotificationSettingRecord | undefined, fresh: NotificationSettingRecord, changes: Partial<NotificationSettingRecord>): NotificationSettingRecord {
+  return existing ? store.update('notificationSettings', existing, changes) : store.insert('notificationSettings', { ...fresh, ...changes });
 }
 
 export function presentGlobal(store: Store, user: UserRecord): Schemas['GlobalNotificationSettings'] {
-  const record = findSetting(store, user.id, 'global', null);
+  return globalAnswer(findSetting(store, user.id, 'global', null), user);
+}
+
+function globalAnswer(record: NotificationSettingRecord | undefined, user: UserRecord): Schemas['GlobalNotificationSettings'] {
   const notification_email = notificationEmailOf(record, user);
   const level = record?.level ?? DEFAULT_GLOBAL_LEVEL;
   if (level === 'custom') return { level, notification_email, events: { ...record!.events } };
@@ -41,36 +44,44 @@ export function presentGlobal(store: Store, user: UserRecord): Schemas['GlobalNo
   return { level: level as Exclude<typeof level, 'custom' | 'global'>, notification_email };
 }
 
+/**
+ * The answer is built from the record this commit wrote, not read back after the write is durable: by then other
+ * requests' commits may have changed the setting, and each PUT must show the state it left.
+ */
 export async function updateGlobal(store: Store, user: UserRecord, params: GlobalSettingsParams): Promise<Schemas['GlobalNotificationSettings']> {
-  await store.commit(() => {
+  return store.commit(() => {
     const existing = findSetting(store, user.id, 'global', null);
     const current = existing ?? { user_id: user.id, source_type: 'global' as const, source_id: null, level: DEFAULT_GLOBAL_LEVEL, notification_email: null, events: noEvents() };
-    upsert(store, existing, current, {
+    const written = upsert(store, existing, current, {
       ...(params.level !== undefined ? { level: params.level } : {}),
       ...(params.notification_email !== undefined ? { notification_email: params.notification_email } : {}),
       events: applyEvents(current.events, params),
     });
+    return globalAnswer(written, user);
   });
-  return presentGlobal(store, user);
 }
 
 export function presentSource(store: Store, user: UserRecord, type: SourceType, sourceId: number): Schemas['NotificationSettings'] {
-  const record = findSetting(store, user.id, type, sourceId);
+  return sourceAnswer(findSetting(store, user.id, type, sourceId));
+}
+
+function sourceAnswer(record: NotificationSettingRecord | undefined): Schemas['NotificationSettings'] {
   if (!record) return { level: 'global' };
   // Spec 4.5 rule 2: custom shows all twelve events; any other level shows the level only.
   if (record.level === 'custom') return { level: 'custom', events: { ...record.events } };
   return { level: record.level };
 }
 
+/** Answers from the record written, as updateGlobal does. */
 export async function updateSource(store: Store, user: UserRecord, type: SourceType, sourceId: number, params: SourceSettingsParams): Promise<Schemas['NotificationSettings']> {
-  await store.commit(() => {
+  return store.commit(() => {
     const existing = findSetting(store, user.id, type, sourceId);
     const current = existing ?? { user_id: user.id, source_type: type, source_id: sourceId, level: 'global' as const, notification_email: null, events: noEvents() };
     // Events sent with a non-custom level are kept, to show once the level becomes custom.
-    upsert(store, existing, current, {
+    const written = upsert(store, existing, current, {
       ...(params.level !== undefined ? { level: params.level } : {}),
       events: applyEvents(current.events, params),
     });
+    return sourceAnswer(written);
   });
-  return presentSource(store, user, type, sourceId);
 }

@@ -93,3 +93,38 @@ describe('1,000 concurrent PUTs from 100 users', () => {
     expect(fileWrites).toBeLessThan(users * writesPerUser);
   });
 });
+
+describe('25 concurrent PUTs of one user on one project', () => {
+  it('answers each with the settings as that PUT left them, and keeps one of them', async () => {
+    const token = tokenOf(0);
+    const owner = store.lookup('users', 'username', 'load0')!;
+    const project = await store.commit(() =>
+      store.insert('projects', {
+        id: store.nextId('projects'),
+        namespace: 'load0',
+        path: 'echo',
+        name: 'echo',
+        visibility: 'private',
+        group_id: null,
+        members: [{ user_id: owner.id, access_level: 50 }],
+        created_at: new Date().toISOString(),
+      }),
+    );
+    // Request k turns on exactly the events of the bits of k + 1: 25 different custom settings.
+    const eventsOf = (k: number) => Object.fromEntries(notificationEvents.map((event, bit) => [event, (((k + 1) >> bit) & 1) === 1]));
+    const answers = await Promise.all(
+      Array.from({ length: 25 }, async (_, k) => {
+        const response = await fetch(`${baseUrl}/api/v3/projects/${project.id}/notification_settings`, {
+          method: 'PUT',
+          headers: { 'private-token': token, 'content-type': 'application/json' },
+          body: JSON.stringify({ level: 'custom', ...eventsOf(k) }),
+        });
+        expect(response.status).toBe(200);
+        return response.json();
+      }),
+    );
+    answers.forEach((answer, k) => expect(answer).toEqual({ level: 'custom', events: eventsOf(k) }));
+    const final = await (await fetch(`${baseUrl}/api/v3/projects/${project.id}/notification_settings`, { headers: { 'private-token': token } })).json();
+    expect(answers).toContainEqual(final);
+  });
+});
