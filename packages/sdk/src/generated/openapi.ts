@@ -748,7 +748,7 @@ export interface components {
             grant_type: "refresh_token";
             /** @description The refresh token of the pair to renew. */
             refresh_token: string;
-            /** @description Space-separated scopes, no more than the original grant's; defaults to all of them. */
+            /** @description Space-separated scopes, each granted originally or included in a granted one (`api` includes `read_api`, which includes `read_user`); defaults to all of the original grant's. */
             scope?: string;
         } & (components["schemas"]["ClientCredentials"] & {
             /**
@@ -1441,7 +1441,7 @@ export interface operations {
                  */
                 state?: string;
                 /**
-                 * @description Space-separated scopes requested; defaults to all of the application's scopes.
+                 * @description Space-separated scopes requested, each one of the application's scopes or included in one of them; defaults to all of the application's scopes.
                  * @example api read_user
                  */
                 scope?: string;

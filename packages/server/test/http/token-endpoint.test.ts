@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approveAuthorization, checkAuthorizationRequest } from '../../src/domain/oauth/authorization.js';
+import { registerApplication } from '../../src/domain/applications.js';
+import { Agent, signIn } from '../support/agent.js';
 import { form, json, seed, startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -195,6 +197,34 @@ describe('refresh_token grant', () => {
     const first = await (await exchange(await issueCode({ scope: 'read_user' }))).json();
     const widened = await post('/oauth/token', form({ grant_type: 'refresh_token', refresh_token: first.refresh_token, scope: 'api', ...clientParams }));
     await expectOAuthError(widened, 400, 'invalid_scope');
+  });
+
+  it('narrows along the scope hierarchy: api includes read_api, which includes read_user', async () => {
+    const readApi = await (await exchange(await issueCode({ scope: 'read_api' }))).json();
+    const narrowed = await post('/oauth/token', form({ grant_type: 'refresh_token', refresh_token: readApi.refresh_token, scope: 'read_user', ...clientParams }));
+    expect(narrowed.status).toBe(200);
+    expect((await narrowed.json()).scope).toBe('read_user');
+
+    const api = await (await exchange(await issueCode({ scope: 'api' }))).json();
+    const toReadApi = await post('/oauth/token', form({ grant_type: 'refresh_token', refresh_token: api.refresh_token, scope: 'read_api read_user', ...clientParams }));
+    expect(toReadApi.status).toBe(200);
+    expect((await toReadApi.json()).scope).toBe('read_api read_user');
+  });
+});
+
+describe('scope narrowing for an application registered with api only', () => {
+  it('lets the password grant and the authorization request ask for the scopes api includes', async () => {
+    const jsmith = server.store.lookup('users', 'username', 'jsmith')!;
+    const { record, secret } = await registerApplication(server.store, jsmith.id, { name: 'API only', redirect_uris: ['https://api-only.example/cb'], scopes: ['api'] });
+    const granted = await post('/oauth/token', form({ grant_type: 'password', username: 'jsmith', password: seed.jsmith.password, scope: 'read_api', client_id: record.uid, client_secret: secret }));
+    expect(granted.status).toBe(200);
+    expect((await granted.json()).scope).toBe('read_api');
+
+    const agent = new Agent(server.baseUrl);
+    expect((await signIn(agent, 'jsmith', seed.jsmith.password)).status).toBe(302);
+    const consent = await agent.get(`/oauth/authorize?client_id=${record.uid}&redirect_uri=${encodeURIComponent('https://api-only.example/cb')}&response_type=code&scope=read_user`);
+    expect(consent.status).toBe(200);
+    expect(await consent.text()).toContain('read_user');
   });
 });
 

@@ -4,7 +4,7 @@ import type { Store } from '../../store/file-store.js';
 import type { ApplicationRecord, Scope } from '../../store/schema.js';
 import { digest, newSecret } from '../secrets.js';
 import { isValidChallenge } from './pkce.js';
-import { parseScope } from './scopes.js';
+import { narrowScope } from './scopes.js';
 
 export interface AuthorizationRequest {
   client_id: string;
@@ -59,14 +59,8 @@ export function checkAuthorizationRequest(store: Store, params: AuthorizationReq
       'The authorization server does not support this response type; only "code" is supported.',
     );
   }
-  let scopes: readonly Scope[] = application.scopes;
-  if (params.scope !== undefined && params.scope.trim() !== '') {
-    const requested = parseScope(params.scope);
-    if (!requested || requested.some((s) => !application.scopes.includes(s))) {
-      return fail('invalid_scope', 'The requested scope is invalid, unknown, or malformed.');
-    }
-    scopes = requested;
-  }
+  const scopes = narrowScope(params.scope, application.scopes);
+  if (!scopes) return fail('invalid_scope', 'The requested scope is invalid, unknown, or malformed.');
   let code_challenge: string | null = null;
   if (params.code_challenge !== undefined || params.code_challenge_method !== undefined) {
     if ((params.code_challenge_method ?? 'plain') !== 'S256') {

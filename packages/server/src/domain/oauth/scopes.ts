@@ -23,4 +23,15 @@ export function parseScope(param: string): Scope[] | undefined {
   return list.every(isScope) ? list : undefined;
 }
 
+/**
+ * Narrows a requested scope parameter within what is allowed (RFC 6749 sections 3.3 and 6): every requested scope
+ * must be allowed or included in an allowed one. Absent or blank means `byDefault`. Undefined when the request
+ * names an unknown scope or one beyond what is allowed.
+ */
+export function narrowScope(requested: string | undefined, allowed: readonly Scope[], byDefault: readonly Scope[] = allowed): Scope[] | undefined {
+  if (requested === undefined || requested.trim() === '') return [...byDefault];
+  const list = parseScope(requested);
+  return list && list.every((s) => satisfies(allowed, s)) ? list : undefined;
+}
+
 export const formatScope = (list: readonly Scope[]) => list.join(' ');

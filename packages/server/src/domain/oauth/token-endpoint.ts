@@ -7,7 +7,7 @@ import { digest } from '../secrets.js';
 import { OAuthError, invalidGrant } from './errors.js';
 import { verifierMatches } from './pkce.js';
 import { scopes as allScopes } from '../../openapi/document.js';
-import { parseScope } from './scopes.js';
+import { narrowScope } from './scopes.js';
 import { type TokenResponse, findActiveRefreshToken, insertTokenPair, revokeCodeChain } from './tokens.js';
 
 type Schemas = components['schemas'];
@@ -21,14 +21,10 @@ export interface GrantContext {
   checkPassword?: (login: string, password: string) => Promise<UserRecord | null>;
 }
 
-/** Narrows the requested scope to a subset of what is allowed; no scope parameter means the default (all of it). */
 function grantedScopes(requested: string | undefined, allowed: readonly Scope[], byDefault: readonly Scope[] = allowed): Scope[] {
-  if (requested === undefined || requested.trim() === '') return [...byDefault];
-  const list = parseScope(requested);
-  if (!list || list.some((s) => !allowed.includes(s))) {
-    throw new OAuthError('invalid_scope', 'The requested scope is invalid, unknown, malformed, or exceeds the scope granted.');
-  }
-  return list;
+  const scopes = narrowScope(requested, allowed, byDefault);
+  if (!scopes) throw new OAuthError('invalid_scope', 'The requested scope is invalid, unknown, malformed, or exceeds the scope granted.');
+  return scopes;
 }
 
 /** Section 4.1.3: a code is single-use, short-lived, and bound to its client, redirect URI and PKCE challenge. */
