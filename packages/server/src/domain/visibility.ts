@@ -58,11 +58,20 @@ export function isGroupMember(userId: number, group: GroupRecord): boolean {
   return groupAccessLevel(userId, group) !== null;
 }
 
+/**
+ * A project in a user's namespace (no group) belongs to that user, who owns it whatever its member list says, as in
+ * GitLab, where the namespace owner has owner access to every project in it. The seed stores the namespace as the
+ * owner's username; usernames never change.
+ */
+export function ownsNamespaceOf(user: UserRecord, project: ProjectRecord): boolean {
+  return project.group_id === null && project.namespace.toLowerCase() === user.username.toLowerCase();
+}
+
 export function canSeeProject(data: StoreData, user: UserRecord | null, project: ProjectRecord): boolean {
   if (project.visibility === 'public') return true;
   if (!isActive(user)) return false;
   if (project.visibility === 'internal') return true;
-  return user.is_admin || isProjectMember(data, user.id, project);
+  return user.is_admin || ownsNamespaceOf(user, project) || isProjectMember(data, user.id, project);
 }
 
 export function canSeeGroup(data: StoreData, user: UserRecord | null, group: GroupRecord): boolean {

@@ -233,3 +233,17 @@ describe.each([
     expect((await api(path(publicId), { token: malloryToken })).status).toBe(200);
   });
 });
+
+describe('a project in a personal namespace', () => {
+  it('is visible to the namespace owner, and to nobody else while private', async () => {
+    const mine = await api('/projects/jsmith%2Fdotfiles/notification_settings');
+    expect(mine.status).toBe(200);
+    expect(await mine.json()).toEqual({ level: 'global' });
+    const put = await api('/projects/jsmith%2Fdotfiles/notification_settings', json('PUT', { level: 'watch' }));
+    expect(await put.json()).toEqual({ level: 'watch' });
+    const byId = server.store.lookup('projects', 'fullPath', 'jsmith/dotfiles')!.id;
+    expect((await api(`/projects/${byId}/notification_settings`)).status).toBe(200);
+    const others = await api('/projects/jsmith%2Fdotfiles/notification_settings', { token: malloryToken });
+    expect(others.status).toBe(404);
+  });
+});
