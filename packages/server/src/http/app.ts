@@ -5,6 +5,7 @@ import { authenticateApiRequest } from '../domain/api-authentication.js';
 import { LoginThrottle } from '../domain/login-throttle.js';
 import type { Store } from '../store/file-store.js';
 import { apiRouter } from './api-routes.js';
+import { apiV3Url, areaOf, isServedApiPath, oauthEndpointOf } from './areas.js';
 import { ApiError, errorHandler, lastResortHandler } from './errors.js';
 import { oauthRouter } from './oauth-routes.js';
 import { openApiValidation, warmUpValidation } from './openapi-validation.js';
@@ -25,7 +26,7 @@ const wallClock = () => Math.floor(Date.now() / 1000);
 
 /** Clients written for the newer API path work unchanged: /api/v4/... is answered as /api/v3/... */
 const apiV4Alias: RequestHandler = (req, _res, next) => {
-  if (req.url.startsWith('/api/v4/') || req.url === '/api/v4') req.url = `/api/v3${req.url.slice('/api/v4'.length)}`;
+  req.url = apiV3Url(req.url);
   next();
 };
 
@@ -49,8 +50,15 @@ function apiAuthentication(store: Store, now: () => number): RequestHandler {
   };
 }
 
-/** The API's paths as Express matches the mount path '/api/v3': itself and below, in any case. */
-const apiPaths = /^\/api\/v3(?:\/|$)/i;
+const noSniff = { 'X-Content-Type-Options': 'nosniff' };
+const noStore = { ...noSniff, 'Cache-Control': 'no-store' };
+
+/**
+ * Set before anything can answer, so errors carry them too. No JSON answer may be sniffed as something else, and
+ * none is cached except the server metadata: API answers hold a user's data and their requests may carry the token
+ * in the query string (RFC 6750 section 5.3); OAuth answers hold tokens (RFC 6749 section 5.1).
+ */
+const jsonAreaHeaders = (path: string) => (oauthEndpointOf(path) === 'metadata' ? noSniff : noStore);
 
 /**
  * JSON and form bodies, parsed only when the request has one (RFC 9112 section 6.3, as body-parser decides): for a
@@ -95,7 +103,12 @@ export function createApp({ store, config, now = wallClock, log, throttle = new 
   api.use('/api/v3', apiRouter(store, config.baseUrl));
 
   app.use(apiV4Alias);
-  app.use((req, res, next) => (apiPaths.test(req.path) ? api(req, res, next) : next()));
+  app.use((req, res, next) => {
+    const area = areaOf(req.path);
+    if (area === 'pages') return next();
+    res.set(jsonAreaHeaders(req.path));
+    return isServedApiPath(req.path) ? api(req, res, next) : next();
+  });
   app.use(pagePaths, pageHeaders(config.secureCookies));
   app.use(pageAssets());
   app.use(bodies);

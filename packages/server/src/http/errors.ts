@@ -5,6 +5,7 @@ import { LoginThrottledError } from '../domain/login-throttle.js';
 import { OAuthError } from '../domain/oauth/errors.js';
 import { grantTypes } from '../openapi/document.js';
 import { errorPage } from '../pages/html.js';
+import { areaOf, oauthEndpointOf } from './areas.js';
 
 /** An API error whose message is shown as it is. */
 export class ApiError extends Error {
@@ -43,8 +44,6 @@ const reasons: Record<number, string> = {
   429: 'Too Many Requests',
 };
 
-const oauthJsonPaths = new Set(['/oauth/token', '/oauth/revoke', '/oauth/introspect', '/oauth/token/info']);
-
 /** Where the validator says a problem is (`/query/level`); other items carry the request path instead. */
 const validatorLocations = new Set(['query', 'body', 'params', 'path', 'headers', 'cookies']);
 
@@ -73,16 +72,15 @@ function oauthErrorFor(err: unknown, req: Request, status: number): OAuthError {
   if (err instanceof OAuthError) return err;
   if (err instanceof LoginThrottledError) return new OAuthError('invalid_request', err.message, { status: 429 });
   const grantType = (req.body as Record<string, unknown> | undefined)?.grant_type;
-  if (req.path === '/oauth/token' && typeof grantType === 'string' && !grantTypes.includes(grantType)) {
+  const endpoint = oauthEndpointOf(req.path);
+  if (endpoint === 'token' && typeof grantType === 'string' && !grantTypes.includes(grantType)) {
     return new OAuthError('unsupported_grant_type', `The grant type "${grantType}" is not supported; use one of ${grantTypes.join(', ')}.`);
   }
-  if (req.path === '/oauth/token/info' && status === 401) return new OAuthError('invalid_token', 'The access token is invalid');
+  if (endpoint === 'token_info' && status === 401) return new OAuthError('invalid_token', 'The access token is invalid');
   return new OAuthError('invalid_request', status === 500 ? 'The server could not handle the request.' : describeValidationProblem(err as HttpLikeError), {
     status: status === 500 ? 500 : status === 401 ? 400 : status,
   });
 }
-
-const wantsHtml = (req: Request) => !req.path.startsWith('/api/') && !oauthJsonPaths.has(req.path) && !req.path.startsWith('/.well-known/');
 
 export function errorHandler(log: (message: string) => void = (m) => console.error(m)): ErrorRequestHandler {
   return (err: unknown, req, res, next) => {
@@ -94,7 +92,9 @@ export function errorHandler(log: (message: string) => void = (m) => console.err
     // RFC 6749 has no error code for "too many attempts", and slow_down belongs to the device flow's polling
     // (RFC 8628); invalid_request ("otherwise malformed") with 429 and Retry-After tells a client not to retry as is.
     if (err instanceof LoginThrottledError) res.set('Retry-After', String(err.retryAfterSeconds));
-    if (oauthJsonPaths.has(req.path)) {
+    const area = areaOf(req.path);
+    // Under /.well-known only the metadata document is OAuth's; other answers there are plain JSON errors.
+    if (area === 'oauth' && oauthEndpointOf(req.path) !== 'metadata') {
       const oauth = oauthErrorFor(err, req, status);
       res.status(oauth.status).set('Cache-Control', 'no-store').set('Pragma', 'no-cache');
       const challenge = (err as HttpLikeError).wwwAuthenticate;
@@ -103,7 +103,7 @@ export function errorHandler(log: (message: string) => void = (m) => console.err
       res.json(oauth.toJSON());
       return;
     }
-    if (!wantsHtml(req)) {
+    if (area !== 'pages') {
       if (err instanceof ApiError) {
         res.status(err.status).set(err.headers).json({ message: err.message });
         return;

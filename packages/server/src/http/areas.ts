@@ -1,0 +1,42 @@
+// Which area a request belongs to decides the format of every answer, errors included: the API answers JSON with a
+// `message`, the OAuth endpoints RFC 6749 JSON, everything else HTML pages. Express matches routes whatever the
+// case of the path (and so does the validator), so this decision ignores case too: `/API/V3/user` is the API and
+// `/OAUTH/TOKEN` the token endpoint, answered in their formats. Routing, the error handler and the tests use this.
+
+export type Area = 'api' | 'oauth' | 'pages';
+
+/** The JSON endpoints of the OAuth area, by the path that names them. */
+export type OAuthEndpoint = 'token' | 'revoke' | 'introspect' | 'token_info' | 'metadata';
+
+/** Everything under /api answers in the API's format; of it, /api/v3 is served (after the v4 alias). */
+const apiPath = /^\/api(?:\/|$)/i;
+const servedApiPath = /^\/api\/v3(?:\/|$)/i;
+const v4Prefix = /^\/api\/v4(?=[/?]|$)/i;
+
+// As Express matches them (non-strict routing): a trailing slash names the same route.
+const oauthEndpoints: Array<[RegExp, OAuthEndpoint]> = [
+  [/^\/oauth\/token\/?$/i, 'token'],
+  [/^\/oauth\/revoke\/?$/i, 'revoke'],
+  [/^\/oauth\/introspect\/?$/i, 'introspect'],
+  [/^\/oauth\/token\/info\/?$/i, 'token_info'],
+  [/^\/\.well-known\//i, 'metadata'],
+];
+
+export function oauthEndpointOf(path: string): OAuthEndpoint | undefined {
+  return oauthEndpoints.find(([pattern]) => pattern.test(path))?.[1];
+}
+
+export function areaOf(path: string): Area {
+  if (apiPath.test(path)) return 'api';
+  return oauthEndpointOf(path) === undefined ? 'pages' : 'oauth';
+}
+
+/** Whether the API branch serves the path (authentication, validation, routes); other API paths are only 404s. */
+export function isServedApiPath(path: string): boolean {
+  return servedApiPath.test(path);
+}
+
+/** `/api/v4/...` as `/api/v3/...`, in any case; other URLs unchanged. */
+export function apiV3Url(url: string): string {
+  return url.replace(v4Prefix, '/api/v3');
+}
