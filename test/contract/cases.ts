@@ -156,15 +156,16 @@ export const cases: ContractCase[] = [
     },
   },
   {
-    name: 'authorize reports an unsupported code_challenge_method to the client by redirect, with the state',
+    name: 'authorize reports an unsupported code_challenge_method to a signed-in user\'s client by redirect, with the state',
     operation: 'authorize',
     status: 302,
     notApplicable: { proxy: PROXY_FOLLOWS_REDIRECTS },
     async call(ctx) {
+      const session = await ctx.setup.session(users.jsmith);
       const { url } = await authorizationUrl({ baseUrl: ctx.baseUrl, clientId: exampleApp.clientId, redirectUri: exampleApp.redirectUri, state: 'st-1' });
       const plain = new URL(url);
       plain.searchParams.set('code_challenge_method', 'plain');
-      await ctx.fetch(new Request(plain));
+      await ctx.fetch(new Request(plain, { headers: { cookie: session.cookie } }));
     },
     behaviour: (x) => {
       expect(location(x).startsWith(exampleApp.redirectUri)).toBe(true);

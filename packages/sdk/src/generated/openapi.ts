@@ -19,8 +19,9 @@ export interface paths {
          *     (section 4.1.2.1). A user who is not signed in is sent to the sign-in page and back. A signed-in user sees a
          *     consent page naming the application and the scopes, with Authorize and Deny. Any other problem (for example a
          *     `response_type` other than `code`, an unknown scope or a bad PKCE challenge) is reported to the client by a
-         *     redirect to `redirect_uri` with `error`, `error_description` and the unchanged `state`. The implicit grant is
-         *     not supported.
+         *     redirect to `redirect_uri` with `error`, `error_description` and the unchanged `state`, but only for a
+         *     signed-in user: an anonymous visitor is sent to sign in first, so that no crafted link makes this endpoint
+         *     redirect a visitor to a registered URI unasked (RFC 9700 section 4.11.2). The implicit grant is not supported.
          */
         get: operations["authorize"];
         put?: never;

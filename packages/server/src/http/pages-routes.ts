@@ -265,9 +265,11 @@ export function pagesRouter({ store, now, codeTtl, throttle }: PagesOptions): Ro
   router.get('/oauth/authorize', (req, res) => {
     const checked = checkAuthorizationRequest(store, authorizationParams(req.query));
     if (checked.outcome === 'show-error') throw new ApiError(400, checked.message);
-    if (checked.outcome === 'redirect-error') return redirect(res, checked.location);
+    // Anyone can register an application with any redirect URI, so an error redirect for an anonymous visitor
+    // would make this endpoint an open redirector (RFC 9700 section 4.11.2): sign in first, on this origin.
     const user = signedIn(req, res);
     if (!user) return;
+    if (checked.outcome === 'redirect-error') return redirect(res, checked.location);
     res.locals.redirectSource = formActionSource(checked.request.redirect_uri);
     consentPolicy(req, res, (err?: unknown) => {
       if (err) throw err;

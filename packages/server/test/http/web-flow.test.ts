@@ -146,12 +146,24 @@ describe('the web application flow', () => {
     }
   });
 
-  it('reports an unsupported response_type to the client by redirect', async () => {
-    const response = await new Agent(server.baseUrl).get(authorizeUrl({ ...baseParams, response_type: 'token', state: 's1' }));
+  it.each([
+    ['an unsupported response_type', { response_type: 'token' }, 'unsupported_response_type'],
+    ['an unknown scope', { scope: 'admin' }, 'invalid_scope'],
+    ['a plain PKCE challenge', { code_challenge: 'abc', code_challenge_method: 'plain' }, 'invalid_request'],
+  ])('never sends an anonymous visitor to the client for %s; sign-in first, then the error redirect', async (_name, extra, error) => {
+    const agent = new Agent(server.baseUrl);
+    const anonymous = await agent.get(authorizeUrl({ ...baseParams, ...extra, state: 's1' }));
+    expect(anonymous.status).toBe(302);
+    const signInUrl = new URL(location(anonymous), server.baseUrl);
+    expect(signInUrl.origin).toBe(server.baseUrl);
+    expect(signInUrl.pathname).toBe('/users/sign_in');
+
+    const back = await signIn(agent, seed.jsmith, signInUrl.searchParams.get('return_to')!);
+    const response = await agent.get(location(back));
     expect(response.status).toBe(302);
     const callback = new URL(location(response));
     expect(`${callback.origin}${callback.pathname}`).toBe(seed.redirectUri);
-    expect(callback.searchParams.get('error')).toBe('unsupported_response_type');
+    expect(callback.searchParams.get('error')).toBe(error);
     expect(callback.searchParams.get('state')).toBe('s1');
   });
 
