@@ -31,6 +31,9 @@ async function main(): Promise<void> {
       ].join('\n'),
     );
   }
+  for (const id of config.introspectionClients) {
+    if (!store.lookup('applications', 'uid', id)) console.warn(`tokenbell: --introspection-clients names "${id}", which is not the App ID of any application here (yet)`);
+  }
   const app = createApp({ store, config });
   // The first request would otherwise wait for the document to load and its checks to compile (about half a second).
   await warmUp(app);

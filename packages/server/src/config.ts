@@ -25,6 +25,8 @@ export interface Config {
    * came over https. Off by default, so a client cannot pick its own address for the sign-in throttle.
    */
   trustProxy: boolean | number | string;
+  /** App IDs of resource servers that may introspect every token; other clients only their own (RFC 7662 section 4). */
+  introspectionClients: string[];
 }
 
 export const defaults = {
@@ -56,6 +58,7 @@ export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env)
       seed: { type: 'string' },
       'validate-responses': { type: 'boolean' },
       'trust-proxy': { type: 'string' },
+      'introspection-clients': { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -81,6 +84,10 @@ export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env)
     bodyLimit: defaults.bodyLimit,
     secureCookies: baseUrl.startsWith('https:'),
     trustProxy: trustProxyFrom(values['trust-proxy'] ?? env.TOKENBELL_TRUST_PROXY),
+    introspectionClients: (values['introspection-clients'] ?? env.TOKENBELL_INTROSPECTION_CLIENTS ?? '')
+      .split(',')
+      .map((id) => id.trim())
+      .filter((id) => id !== ''),
   };
 }
 
@@ -110,4 +117,7 @@ export const usage = `Usage: tokenbell [options]
   --validate-responses  validate every response against the OpenAPI document
   --trust-proxy VALUE   trust X-Forwarded-* from these proxies: true, a hop count, or
                         addresses/subnets such as loopback (TOKENBELL_TRUST_PROXY, default false)
+  --introspection-clients IDS
+                        App IDs (comma-separated) of resource servers that may introspect
+                        every token; other clients only their own (TOKENBELL_INTROSPECTION_CLIENTS)
 `;

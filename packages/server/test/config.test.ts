@@ -18,3 +18,11 @@ describe('--trust-proxy', () => {
     expect(() => configFrom(['--trust-proxy', 'loopback, 10.0.0.300'])).toThrow(/10\.0\.0\.300/);
   });
 });
+
+describe('--introspection-clients', () => {
+  it('reads a comma-separated list of App IDs from the flag or the environment, empty by default', () => {
+    expect(configFrom([]).introspectionClients).toEqual([]);
+    expect(configFrom(['--introspection-clients', 'a1, b2,,']).introspectionClients).toEqual(['a1', 'b2']);
+    expect(configFrom([], { TOKENBELL_INTROSPECTION_CLIENTS: 'rs-1' }).introspectionClients).toEqual(['rs-1']);
+  });
+});

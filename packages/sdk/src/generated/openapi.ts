@@ -80,9 +80,11 @@ export interface paths {
         put?: never;
         /**
          * Revoke an access or refresh token (RFC 7009).
-         * @description Revokes the token and the other member of its pair. Answers 200 also for an unknown, expired or already revoked
-         *     token (RFC 7009 section 2.2). A token issued to a confidential client may only be revoked by that client,
-         *     authenticated by body parameters or HTTP Basic.
+         * @description Revokes the token and the other member of its pair. A client authenticates by body parameters or HTTP Basic
+         *     and may revoke only the tokens issued to it (`unauthorized_client` otherwise); for an unknown, expired or
+         *     already revoked token it gets 200 too (RFC 7009 section 2.2). Without client authentication only a token of
+         *     the password grant without a client can be revoked, by presenting it; any other token, unknown ones included,
+         *     is answered `invalid_client` alike, so an unauthenticated caller learns nothing about tokens of clients.
          */
         post: operations["revokeToken"];
         delete?: never;
@@ -103,7 +105,10 @@ export interface paths {
         /**
          * Introspect a token (RFC 7662).
          * @description Tells an authenticated client (body parameters or HTTP Basic) whether a token is active and what it grants.
-         *     An unknown, expired or revoked token answers `{"active": false}` and nothing else.
+         *     A client learns about the tokens issued to it only (RFC 7662 section 4), unless the instance names it a
+         *     resource server that may introspect every token (the reference server's `--introspection-clients`). An
+         *     unknown, expired or revoked token, or a token the client may not introspect, answers `{"active": false}`
+         *     and nothing else.
          */
         post: operations["introspectToken"];
         delete?: never;

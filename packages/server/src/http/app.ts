@@ -14,7 +14,7 @@ import { pageAssets, pageHeaders, pagePaths, pageSessions, pagesRouter } from '.
 export interface AppOptions {
   store: Store;
   config: Pick<Config, 'baseUrl' | 'tokenTtl' | 'codeTtl' | 'validateResponses' | 'bodyLimit' | 'secureCookies'> &
-    Partial<Pick<Config, 'trustProxy'>>;
+    Partial<Pick<Config, 'trustProxy' | 'introspectionClients'>>;
   /** The clock, in seconds since the epoch; tests move it to expire codes and tokens. */
   now?: () => number;
   log?: (message: string) => void;
@@ -116,7 +116,7 @@ export function createApp({ store, config, now = wallClock, log, throttle = new 
   // Sessions and CSRF only on the pages, and before validation: a forged form gets 403 whatever its fields.
   app.use(pageSessions(pages));
   app.use(validation);
-  app.use(oauthRouter({ store, baseUrl: config.baseUrl, tokenTtl: config.tokenTtl, now, throttle }));
+  app.use(oauthRouter({ store, baseUrl: config.baseUrl, tokenTtl: config.tokenTtl, now, throttle, introspectionClients: config.introspectionClients ?? [] }));
   app.use(pagesRouter(pages));
   app.use(errorHandler(log));
   app.use(lastResortHandler(log));

@@ -10,6 +10,7 @@ import { findActiveAccessToken } from '../domain/oauth/tokens.js';
 import type { LoginThrottle } from '../domain/login-throttle.js';
 import { grantTypes, scopes } from '../openapi/document.js';
 import type { Store } from '../store/file-store.js';
+import type { ApplicationRecord } from '../store/schema.js';
 
 type Schemas = components['schemas'];
 
@@ -19,6 +20,8 @@ export interface OAuthRouterOptions {
   tokenTtl: number;
   now: () => number;
   throttle: LoginThrottle;
+  /** App IDs of the clients (resource servers) that may introspect every token, not only their own. */
+  introspectionClients: readonly string[];
 }
 
 const presentedClient = (req: Request) => {
@@ -52,7 +55,7 @@ export function metadata(baseUrl: string): Schemas['AuthorizationServerMetadata'
   };
 }
 
-export function oauthRouter({ store, baseUrl, tokenTtl, now, throttle }: OAuthRouterOptions): Router {
+export function oauthRouter({ store, baseUrl, tokenTtl, now, throttle, introspectionClients }: OAuthRouterOptions): Router {
   const router = Router();
   const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
@@ -82,10 +85,11 @@ export function oauthRouter({ store, baseUrl, tokenTtl, now, throttle }: OAuthRo
     res.json({});
   });
 
+  const introspectsEveryToken = (client: ApplicationRecord) => introspectionClients.includes(client.uid);
   router.post('/oauth/introspect', (req, res) => {
     const body = req.body as Schemas['IntrospectionRequest'];
-    authenticateClientRequest(store, presentedClient(req), { required: true });
-    res.set(noStore).json(introspectToken(store, body, now()));
+    const client = authenticateClientRequest(store, presentedClient(req), { required: true })!;
+    res.set(noStore).json(introspectToken(store, client, body, now(), { introspectsEveryToken }));
   });
 
   router.get('/oauth/token/info', (req, res) => {

@@ -39,6 +39,8 @@ export interface TestServerOptions {
   validateResponses?: boolean;
   /** Settings as behind a reverse proxy. */
   proxy?: { baseUrl: string; trustProxy: string | number | boolean };
+  /** App IDs that may introspect every token (`--introspection-clients`). */
+  introspectionClients?: string[];
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -59,6 +61,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       validateResponses: options.validateResponses ?? true,
       bodyLimit: '100kb',
       secureCookies: false,
+      introspectionClients: options.introspectionClients ?? [],
       ...(options.proxy ? { ...options.proxy, secureCookies: options.proxy.baseUrl.startsWith('https:') } : {}),
     },
   });

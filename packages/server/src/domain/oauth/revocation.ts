@@ -3,7 +3,7 @@ import type { components } from '../../generated/openapi.js';
 import type { Store } from '../../store/file-store.js';
 import type { AccessTokenRecord, ApplicationRecord } from '../../store/schema.js';
 import { digest } from '../secrets.js';
-import { OAuthError } from './errors.js';
+import { OAuthError, invalidClient } from './errors.js';
 import { formatScope } from './scopes.js';
 import { isExpired } from './tokens.js';
 
@@ -23,6 +23,11 @@ function findEitherToken(store: Store, token: string, hint: Hint): { record: Acc
 /**
  * RFC 7009 section 2.1: revokes the token and the other member of its pair. Unknown or already invalid tokens are
  * answered as success (section 2.2); a token of another client is refused (`unauthorized_client`).
+ *
+ * Without client authentication only a token issued without a client (the anonymous password grant) can be
+ * revoked, by whoever presents it; it could be tried at the API anyway. Anything else, unknown or issued to a
+ * client, is answered `invalid_client` alike, so an unauthenticated caller cannot tell a live refresh token from
+ * a made-up one.
  */
 export async function revokeToken(
   store: Store,
@@ -31,6 +36,7 @@ export async function revokeToken(
   now: number,
 ): Promise<void> {
   const found = findEitherToken(store, params.token, params.token_type_hint);
+  if (client === null && found?.record.application_id !== null) throw invalidClient();
   if (!found || found.record.revoked_at !== null) return;
   const { record } = found;
   if (record.application_id !== null && record.application_id !== client?.id) {
@@ -41,11 +47,22 @@ export async function revokeToken(
 
 export type IntrospectionResponse = components['schemas']['IntrospectionResponse'];
 
-/** RFC 7662 section 2.2: an unusable token shows `active: false` and nothing else. */
-export function introspectToken(store: Store, params: { token: string; token_type_hint?: string | undefined }, now: number): IntrospectionResponse {
+/**
+ * RFC 7662 section 2.2: an unusable token shows `active: false` and nothing else. Section 4: a client learns about
+ * the tokens issued to it only, unless the instance lets it introspect every token (a resource server, named in
+ * `--introspection-clients`); any other token looks exactly like an unknown one.
+ */
+export function introspectToken(
+  store: Store,
+  client: ApplicationRecord,
+  params: { token: string; token_type_hint?: string | undefined },
+  now: number,
+  { introspectsEveryToken }: { introspectsEveryToken: (client: ApplicationRecord) => boolean },
+): IntrospectionResponse {
   const found = findEitherToken(store, params.token, params.token_type_hint);
   if (!found || found.record.revoked_at !== null) return { active: false };
   const { record, kind } = found;
+  if (record.application_id !== client.id && !introspectsEveryToken(client)) return { active: false };
   if (kind === 'access_token' && isExpired(record, now)) return { active: false };
   const user = store.lookup('users', 'id', record.user_id);
   if (!user || user.state !== 'active') return { active: false };
