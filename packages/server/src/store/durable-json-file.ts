@@ -36,30 +36,38 @@ export class DurableJsonFile<T> implements Adapter<T> {
   async write(data: T): Promise<void> {
     // Compact JSON: the file is for the server, and stringify/write time grows with every byte.
     const text = JSON.stringify(data);
-    const directory = dirname(this.file);
-    // Same directory, so the rename never crosses a file system and stays atomic.
-    const temp = join(directory, `.${basename(this.file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-    // 0600: the file holds the session key and credential digests.
-    const handle = await open(temp, 'wx', 0o600);
-    try {
-      await handle.writeFile(text, 'utf8');
-      await handle.sync();
-    } catch (error) {
-      await handle.close().catch(() => undefined);
-      await unlink(temp).catch(() => undefined);
-      throw error;
-    }
-    await handle.close();
-    try {
-      await rename(temp, this.file);
-    } catch (error) {
-      await unlink(temp).catch(() => undefined);
-      throw error;
-    }
-    // The rename lives in the directory entry; without this fsync it may be lost even though the data is on disk.
-    await syncDirectory(directory);
+    await writeFileDurably(this.file, text);
     this.#bytes = text.length;
   }
+}
+
+/**
+ * Replaces `file` with `text` so that after a crash it holds either the old or the new text, never a mix, and the
+ * new one once this resolves: a temporary file beside it (0600: the store's files hold the session key and
+ * credential digests), fsync'ed, renamed over it, and the directory fsync'ed.
+ */
+export async function writeFileDurably(file: string, text: string): Promise<void> {
+  const directory = dirname(file);
+  // Same directory, so the rename never crosses a file system and stays atomic.
+  const temp = join(directory, `.${basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await open(temp, 'wx', 0o600);
+  try {
+    await handle.writeFile(text, 'utf8');
+    await handle.sync();
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await unlink(temp).catch(() => undefined);
+    throw error;
+  }
+  await handle.close();
+  try {
+    await rename(temp, file);
+  } catch (error) {
+    await unlink(temp).catch(() => undefined);
+    throw error;
+  }
+  // The rename lives in the directory entry; without this fsync it may be lost even though the data is on disk.
+  await syncDirectory(directory);
 }
 
 /** Makes a rename or a new file in `directory` durable. */

@@ -6,10 +6,8 @@
 // File format: a header line `{"journal":G}` naming the generation, then lines of operations. A snapshot written
 // at generation G (its `journal` field) already holds every journal of an earlier generation, so a journal left
 // behind by a crash between the two steps of a compaction is recognised as stale and ignored.
-import { randomBytes } from 'node:crypto';
-import { open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import { syncDirectory } from './durable-json-file.js';
+import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { writeFileDurably } from './durable-json-file.js';
 
 /** A change to the store, replayable against the snapshot it followed. Keys are the collection's primary key. */
 export type JournalOp =
@@ -47,23 +45,7 @@ export class Journal {
 
   /** Replaces any journal at `file` with an empty one of `generation`, atomically and durably. */
   static async create(file: string, generation: number): Promise<Journal> {
-    const header = `${JSON.stringify({ journal: generation })}\n`;
-    const directory = dirname(file);
-    const temp = join(directory, `.${basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-    const handle = await open(temp, 'wx', 0o600);
-    try {
-      await handle.writeFile(header, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    try {
-      await rename(temp, file);
-    } catch (error) {
-      await unlink(temp).catch(() => undefined);
-      throw error;
-    }
-    await syncDirectory(directory);
+    await writeFileDurably(file, `${JSON.stringify({ journal: generation })}\n`);
     return new Journal(file, await open(file, 'a'), 0);
   }
 
