@@ -1,6 +1,8 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { generateTypes } from '../../scripts/lib/generate-types.js';
@@ -19,15 +21,36 @@ describe('openapi/openapi.yaml', () => {
     expect(Object.keys(bundled.paths).length).toBeGreaterThan(10);
   });
 
+  /** Spectral's findings for a document, and its exit code (1 when an error-severity finding exists). */
+  async function spectral(document: string): Promise<{ code: number; findings: { severity: number; message: string; path: string[] }[] }> {
+    const args = ['spectral', 'lint', document, '--ruleset', '.spectral.yaml', '--fail-severity', 'error', '-f', 'json', '-q'];
+    const result = await run('npx', args, { cwd: repoRoot }).then(
+      (r) => ({ ...r, code: 0 }),
+      (e: { stdout: string; stderr: string; code: number }) => e,
+    );
+    // Quiet JSON output is "[]" when there is nothing to say; no output at all means Spectral did not run.
+    expect(result.stdout.trim(), result.stderr).not.toBe('');
+    return { code: result.code, findings: JSON.parse(result.stdout) };
+  }
+
   it("passes Spectral's spectral:oas ruleset with no errors", async () => {
-    const result = await run(
-      'npx',
-      ['spectral', 'lint', openapiPath, '--ruleset', '.spectral.yaml', '--fail-severity', 'error', '-f', 'json', '-q'],
-      { cwd: repoRoot },
-    ).catch((e: { stdout: string; code: number }) => e);
-    const findings = JSON.parse(result.stdout || '[]') as { severity: number; message: string; path: string[] }[];
-    const errors = findings.filter((f) => f.severity === 0).map((f) => `${f.path.join('.')}: ${f.message}`);
-    expect(errors).toEqual([]);
+    const { code, findings } = await spectral(openapiPath);
+    expect(findings.filter((f) => f.severity === 0).map((f) => `${f.path.join('.')}: ${f.message}`)).toEqual([]);
+    expect(code).toBe(0);
+  }, 60_000);
+
+  it('is checked by a Spectral run that does fail a broken document', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tokenbell-spectral-'));
+    try {
+      const broken = join(dir, 'broken.yaml');
+      // An operation whose path parameter is not declared: an error under spectral:oas.
+      await writeFile(broken, 'openapi: 3.1.0\ninfo: { title: t, version: "1" }\npaths:\n  /a/{id}:\n    get:\n      responses: { "200": { description: ok } }\n');
+      const { code, findings } = await spectral(broken);
+      expect(code).toBe(1);
+      expect(findings.some((f) => f.severity === 0)).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 
   it('has only examples that validate against their schemas', async () => {
