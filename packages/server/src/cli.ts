@@ -2,7 +2,8 @@
 // `tokenbell` / `npm start`: open the store, seed it, and serve until SIGINT or SIGTERM.
 import { readFile } from 'node:fs/promises';
 import { ConfigError, configFrom, usage } from './config.js';
-import { createApp, warmUp } from './http/app.js';
+import { createApp } from './http/app.js';
+import { openApiValidation, warmUpValidation } from './http/openapi-validation.js';
 import { ensureDemoData, loadSeed } from './store/seed.js';
 import { openStore, pruneStore } from './store/file-store.js';
 
@@ -34,9 +35,10 @@ async function main(): Promise<void> {
   for (const id of config.introspectionClients) {
     if (!store.lookup('applications', 'uid', id)) console.warn(`tokenbell: --introspection-clients names "${id}", which is not the App ID of any application here (yet)`);
   }
-  const app = createApp({ store, config });
   // The first request would otherwise wait for the document to load and its checks to compile (about half a second).
-  await warmUp(app);
+  const validation = openApiValidation({ validateResponses: config.validateResponses });
+  await warmUpValidation(validation);
+  const app = createApp({ store, config, validation });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

@@ -8,7 +8,7 @@ import { apiRouter } from './api-routes.js';
 import { apiV3Url, areaOf, isServedApiPath, oauthEndpointOf } from './areas.js';
 import { ApiError, errorHandler, lastResortHandler } from './errors.js';
 import { oauthRouter } from './oauth-routes.js';
-import { openApiValidation, warmUpValidation } from './openapi-validation.js';
+import { openApiValidation, routingSettings } from './openapi-validation.js';
 import { pageAssets, pageHeaders, pagePaths, pageSessions, pagesRouter } from './pages-routes.js';
 
 export interface AppOptions {
@@ -20,6 +20,11 @@ export interface AppOptions {
   log?: (message: string) => void;
   /** Password-check throttling shared by sign-in and the password grant; tests pass one with their own policy. */
   throttle?: LoginThrottle;
+  /**
+   * The request validator's chain (`openApiValidation`), when the caller has warmed it up (`warmUpValidation`), as
+   * the CLI does before listening; built here otherwise, and then each operation's checks compile on first use.
+   */
+  validation?: RequestHandler[];
 }
 
 const wallClock = () => Math.floor(Date.now() / 1000);
@@ -74,23 +79,15 @@ function bodyParsers(limit: string): RequestHandler {
   };
 }
 
-const warmUps = new WeakMap<express.Express, () => Promise<void>>();
-
-/** Builds the validator's checks for every documented operation now; the CLI awaits it before listening. */
-export function warmUp(app: express.Express): Promise<void> {
-  return warmUps.get(app)?.() ?? Promise.resolve();
-}
-
-export function createApp({ store, config, now = wallClock, log, throttle = new LoginThrottle() }: AppOptions): express.Express {
+export function createApp({ store, config, now = wallClock, log, throttle = new LoginThrottle(), validation }: AppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('query parser', 'extended');
+  for (const [setting, value] of Object.entries(routingSettings)) app.set(setting, value);
   // req.ip (the sign-in throttle's key) and req.secure (the session cookie's Secure flag) follow it.
   app.set('trust proxy', config.trustProxy ?? false);
   const bodies = bodyParsers(config.bodyLimit);
   // One validator for both branches: its compiled schemas and route table are shared.
-  const validation = openApiValidation({ validateResponses: config.validateResponses });
-  warmUps.set(app, () => warmUpValidation(validation, app));
+  validation ??= openApiValidation({ validateResponses: config.validateResponses });
 
   // The API, the hot path, is its own branch: its requests pass only the steps that apply to them, not the page
   // headers, sessions, and the OAuth and page routes that each cost a match per request. The branch is not
