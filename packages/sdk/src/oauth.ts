@@ -235,7 +235,8 @@ export interface PasswordGrantOptions extends EndpointOptions, Partial<ClientCre
 /**
  * Exchanges a user's credentials for an access token: the resource owner password credentials grant
  * (RFC 6749 section 4.3.2). Only for highly trusted clients, which must not store the credentials;
- * refused with `invalid_grant` for users with two-factor authentication. The answer has no refresh token.
+ * refused with `invalid_grant` for users with two-factor authentication, exactly as for a wrong password.
+ * The answer has no refresh token.
  * @throws {@link OAuthError}; {@link TokenbellNetworkError}.
  */
 export function passwordGrant(options: PasswordGrantOptions): Promise<TokenResponse> {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `tokenbell` / `npm start`: open the store, seed it, and serve until SIGINT or SIGTERM.
 import { readFile } from 'node:fs/promises';
-import { ConfigError, configFrom, usage } from './config.js';
+import { ConfigError, configFrom, configWarnings, usage } from './config.js';
 import { createApp } from './http/app.js';
 import { openApiValidation, warmUpValidation } from './http/openapi-validation.js';
 import { ensureDemoData, loadSeed } from './store/seed.js';
@@ -32,6 +32,7 @@ async function main(): Promise<void> {
       ].join('\n'),
     );
   }
+  for (const warning of configWarnings(config)) console.warn(`tokenbell: ${warning}`);
   for (const id of config.introspectionClients) {
     if (!store.lookup('applications', 'uid', id)) console.warn(`tokenbell: --introspection-clients names "${id}", which is not the App ID of any application here (yet)`);
   }

@@ -105,6 +105,21 @@ function trustProxyFrom(value: string | undefined): boolean | number | string {
   return setting;
 }
 
+/**
+ * Settings that work but are rarely what the operator meant, each as one line for the log at start-up.
+ * `--trust-proxy true` believes the left-most X-Forwarded-For address, which the client writes itself: anyone could
+ * then pick a fresh address for every guess and never meet the per-address sign-in limit.
+ */
+export function configWarnings(config: Pick<Config, 'trustProxy'>): string[] {
+  const warnings: string[] = [];
+  if (config.trustProxy === true) {
+    warnings.push(
+      '--trust-proxy true believes any X-Forwarded-For a client sends, so clients can choose their own address for the sign-in throttle; name the proxy instead (loopback, its address or subnet) or the number of proxies in front',
+    );
+  }
+  return warnings;
+}
+
 export const usage = `Usage: tokenbell [options]
 
   --port N              port to listen on (PORT, default 3000)

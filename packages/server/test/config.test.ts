@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, configFrom } from '../src/config.js';
+import { ConfigError, configFrom, configWarnings } from '../src/config.js';
 
 describe('--trust-proxy', () => {
   it.each([
@@ -11,6 +11,13 @@ describe('--trust-proxy', () => {
     [[], { TOKENBELL_TRUST_PROXY: 'uniquelocal' }, 'uniquelocal'],
   ])('%j with %j is %j', (argv, env, expected) => {
     expect(configFrom(argv, env).trustProxy).toEqual(expected);
+  });
+
+  it('warns about true, which lets a client pick its own address, and about nothing else', () => {
+    expect(configWarnings(configFrom(['--trust-proxy', 'true']))).toEqual([expect.stringMatching(/^--trust-proxy true .*X-Forwarded-For.*loopback/)]);
+    for (const safe of [[], ['--trust-proxy', 'loopback'], ['--trust-proxy', '1'], ['--trust-proxy', 'false']]) {
+      expect(configWarnings(configFrom(safe))).toEqual([]);
+    }
   });
 
   it('refuses an address that is not one, at start-up, naming it', () => {

@@ -4,18 +4,22 @@
 // * Per client address: at most `perAddress.failures` failed attempts in a fixed window; after that every attempt
 //   from that address is refused with 429 until the window ends. This stops one machine guessing, whatever
 //   accounts it aims at.
-// * Per account: at most `perAccount.failures` failed attempts in a fixed window, from any address, so a guesser
-//   spread over many addresses is slowed as well. An attacker must not be able to lock the real user out, so the
-//   window is short, it always ends, and an address this account signed in from successfully (within
-//   `knownAddressSeconds`) is exempt from the per-account limit (never from its own per-address one).
+// * Per login, as typed (case-insensitive): at most `perLogin.failures` failed attempts in a fixed window, from any
+//   address, so a guesser spread over many addresses is slowed as well. The count is the login string's, not the
+//   account's: were a username and its e-mail address counted together, exhausting one and trying the other would
+//   tell a guesser that they belong to one account. For the same reason an unknown login is counted and refused
+//   exactly like a known one. An attacker must not be able to lock the real user out, so the window is short, it
+//   always ends, and an address the account signed in from successfully (within `knownAddressSeconds`) is exempt
+//   from the per-login limit (never from its own per-address one).
 //
 // Attempts are counted before the password is checked, so a burst of concurrent guesses cannot all slip in while
-// the first ones are still hashing; a success gives its address point back and clears the account's count.
+// the first ones are still hashing; a success gives its address point back and clears the login's count.
 // The counters live in memory: a restart forgets them, which errs towards letting the real user in.
 //
-// Codes of the second factor (two-factor accounts on the sign-in form) are counted exactly like passwords. For
-// such an account the right password alone completes nothing: the account's count is cleared, and the address
-// remembered as the account's, only once the code is right too.
+// Codes of the second factor (two-factor accounts on the sign-in form) are counted per account with the same
+// limits: only someone who knew the password gets that far, so the account's id reveals nothing. For such an account
+// the right password alone completes nothing, and where no second factor can follow (the password grant) it is
+// a failure like any wrong password, so that neither the answer nor the count tells a guesser it was right.
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Store } from '../store/file-store.js';
 import type { UserRecord } from '../store/schema.js';
@@ -24,13 +28,13 @@ import { useCode } from './two-factor.js';
 
 export interface LoginThrottlePolicy {
   perAddress: { failures: number; windowSeconds: number };
-  perAccount: { failures: number; windowSeconds: number };
+  perLogin: { failures: number; windowSeconds: number };
   knownAddressSeconds: number;
 }
 
 export const defaultLoginThrottlePolicy: LoginThrottlePolicy = {
   perAddress: { failures: 30, windowSeconds: 10 * 60 },
-  perAccount: { failures: 10, windowSeconds: 10 * 60 },
+  perLogin: { failures: 10, windowSeconds: 10 * 60 },
   knownAddressSeconds: 30 * 24 * 60 * 60,
 };
 
@@ -54,52 +58,68 @@ const retryAfter = (refusal: unknown): number => {
 };
 
 const accountOf = (userId: number) => `user:${userId}`;
+const loginKey = (login: string) => `login:${login.toLowerCase()}`;
+
+export interface PasswordCheckOptions {
+  /**
+   * Whether a right password of a two-factor account may go on to the code step (the sign-in form) or, with no
+   * second step (the password grant), must count and answer as a failure.
+   */
+  secondFactorCanFollow: boolean;
+}
 
 export class LoginThrottle {
   readonly #policy: LoginThrottlePolicy;
   readonly #byAddress: RateLimiterMemory;
-  readonly #byAccount: RateLimiterMemory;
+  /** Failed passwords per login string, and failed codes per account (keys from loginKey and accountOf). */
+  readonly #byLogin: RateLimiterMemory;
   /** account key -> address -> when the account last signed in from there (ms). */
   readonly #knownAddresses = new Map<string, Map<string, number>>();
 
   constructor(policy: LoginThrottlePolicy = defaultLoginThrottlePolicy) {
     this.#policy = policy;
     this.#byAddress = new RateLimiterMemory({ keyPrefix: 'address', points: policy.perAddress.failures, duration: policy.perAddress.windowSeconds });
-    this.#byAccount = new RateLimiterMemory({ keyPrefix: 'account', points: policy.perAccount.failures, duration: policy.perAccount.windowSeconds });
+    this.#byLogin = new RateLimiterMemory({ keyPrefix: 'login', points: policy.perLogin.failures, duration: policy.perLogin.windowSeconds });
   }
 
   /**
-   * `authenticate` under the policy: the user, or null for wrong credentials; throws LoginThrottledError when the
-   * address or the account has used up its attempts (without checking the password at all).
+   * `authenticate` under the policy: the user, or null for wrong credentials (and, unless a second factor can
+   * follow, for the right password of a two-factor account); throws LoginThrottledError when the address or the
+   * login has used up its attempts (without checking the password at all).
    */
-  async authenticate(store: Store, login: string, password: string, address: string): Promise<UserRecord | null> {
+  async authenticate(store: Store, login: string, password: string, address: string, options: PasswordCheckOptions): Promise<UserRecord | null> {
     const user = findUserByLogin(store, login);
-    // The user's id when the login names one, so its username and e-mail address share one budget.
-    const account = user ? accountOf(user.id) : `login:${login.toLowerCase()}`;
-    return this.#attempt(account, address, async () => {
+    return this.#attempt(loginKey(login), user ? accountOf(user.id) : null, address, async () => {
       const authenticated = await authenticate(store, login, password);
-      return { result: authenticated, passed: authenticated !== null, complete: authenticated !== null && !authenticated.two_factor_enabled };
+      const needsCode = authenticated !== null && authenticated.two_factor_enabled;
+      if (needsCode && !options.secondFactorCanFollow) return { result: null, passed: false, complete: false };
+      return { result: authenticated, passed: authenticated !== null, complete: authenticated !== null && !needsCode };
     });
   }
 
   /** A second-factor code under the same policy: true when it was right (and is now spent). */
   async verifyCode(store: Store, userId: number, code: string, nowSeconds: number, address: string): Promise<boolean> {
-    return this.#attempt(accountOf(userId), address, async () => {
+    const account = accountOf(userId);
+    return this.#attempt(account, account, address, async () => {
       const passed = await useCode(store, userId, code, nowSeconds);
       return { result: passed, passed, complete: passed };
     });
   }
 
-  async #attempt<T>(account: string, address: string, check: () => Promise<{ result: T; passed: boolean; complete: boolean }>): Promise<T> {
+  /**
+   * `counted` is the key whose count the attempt uses (a login, or an account for codes); `account` the account the
+   * attempt names, if any: an address it signed in from is exempt from that count, and a success remembers it.
+   */
+  async #attempt<T>(counted: string, account: string | null, address: string, check: () => Promise<{ result: T; passed: boolean; complete: boolean }>): Promise<T> {
     try {
       await this.#byAddress.consume(address);
     } catch (refusal) {
       throw new LoginThrottledError(retryAfter(refusal));
     }
-    const countsForAccount = !this.#isKnown(account, address);
-    if (countsForAccount) {
+    const known = account !== null && this.#isKnown(account, address);
+    if (!known) {
       try {
-        await this.#byAccount.consume(account);
+        await this.#byLogin.consume(counted);
       } catch (refusal) {
         // Refused before any check, so it was no attempt from this address.
         await this.#byAddress.reward(address);
@@ -109,11 +129,11 @@ export class LoginThrottle {
     const { result, passed, complete } = await check();
     if (passed) await this.#byAddress.reward(address);
     if (complete) {
-      await this.#byAccount.delete(account);
-      this.#remember(account, address);
-    } else if (passed && countsForAccount) {
+      await this.#byLogin.delete(counted);
+      if (account !== null) this.#remember(account, address);
+    } else if (passed && !known) {
       // A right password before the code is no failure, but clears nothing either: the code step still counts.
-      await this.#byAccount.reward(account);
+      await this.#byLogin.reward(counted);
     }
     return result;
   }

@@ -58,8 +58,9 @@ export interface paths {
          *       one of the authorization request; `code_verifier` is required when a PKCE challenge was sent. A code used
          *       twice fails and revokes every token issued from it.
          *     * `password`: `username` is the login name or e-mail address. Refused with `invalid_grant` for users with
-         *       two-factor authentication (release 8.11 and later); they use personal access tokens. The answer has no
-         *       `refresh_token`.
+         *       two-factor authentication (release 8.11 and later); they use personal access tokens. That answer is the
+         *       same as for a wrong password, so it never confirms a password. Failed attempts are limited per client
+         *       address and per login (429 with `Retry-After`). The answer has no `refresh_token`.
          *     * `refresh_token`: answers a new access token and a new refresh token; the old pair is revoked.
          */
         post: operations["createToken"];
@@ -1274,7 +1275,7 @@ export interface components {
             };
         };
         /**
-         * @description Too many failed password checks from this client address, or for this account, in a short window; the password
+         * @description Too many failed password checks from this client address, or for this login, in a short window; the password
          *     was not checked. RFC 6749 has no error code for this, so it is an `invalid_request` with status 429;
          *     `Retry-After` says when to try again. (`slow_down` belongs to the device flow's polling and is not used here.)
          */

@@ -72,7 +72,7 @@ export function oauthRouter({ store, baseUrl, tokenTtl, now, throttle, introspec
     } else {
       // Spec 4.2 states no client credentials for the password grant; when sent they must be right.
       const client = authenticateClientRequest(store, presentedClient(req), { required: false });
-      const checkPassword = (login: string, password: string) => throttle.authenticate(store, login, password, req.ip ?? '');
+      const checkPassword = (login: string, password: string) => throttle.authenticate(store, login, password, req.ip ?? '', { secondFactorCanFollow: false });
       answer = await passwordGrant({ ...base, client, checkPassword }, body);
     }
     res.set(noStore).json(answer);

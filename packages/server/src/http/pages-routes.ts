@@ -236,7 +236,7 @@ export function pagesRouter({ store, now, codeTtl, throttle }: PagesOptions): Ro
     const body = req.body as Schemas['SignInForm'];
     const returnTo = localPath(body.return_to);
     if ('otp_attempt' in body) return codeStep(req, res, body.otp_attempt, returnTo);
-    const user = await throttle.authenticate(store, body.login, body.password, req.ip ?? '');
+    const user = await throttle.authenticate(store, body.login, body.password, req.ip ?? '', { secondFactorCanFollow: true });
     if (!user) {
       // One message whatever was wrong, so the page does not tell which logins exist.
       html(res, 401, signInPage({ csrf: csrfToken(req), returnTo, login: body.login, error: 'Invalid login or password.' }));

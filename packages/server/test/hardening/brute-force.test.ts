@@ -1,5 +1,6 @@
 // Password guessing, over real HTTP from several loopback addresses (127.0.0.x): the sign-in form and the password
-// grant share per-address and per-account limits, answer 429 with Retry-After, and never lock the real user out.
+// grant share per-address and per-login limits, answer 429 with Retry-After, never lock the real user out, and never
+// tell a guesser which logins belong to one account or that a two-factor account's password was right.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LoginThrottle } from '../../src/domain/login-throttle.js';
 import { currentCode } from '../../src/domain/two-factor.js';
@@ -10,7 +11,7 @@ import { rawRequest, type RawResponse } from './support.js';
 const windowSeconds = 2;
 const policy = {
   perAddress: { failures: 6, windowSeconds },
-  perAccount: { failures: 3, windowSeconds },
+  perLogin: { failures: 3, windowSeconds },
   knownAddressSeconds: 3600,
 };
 
@@ -45,17 +46,17 @@ function expectThrottledToken(response: RawResponse): void {
   expect(JSON.parse(response.body)).toEqual({ error: 'invalid_request', error_description: expect.stringMatching(/^Too many failed sign-in attempts\. Try again in \d+ seconds?\.$/) });
 }
 
-describe('per account', () => {
+describe('per login', () => {
   it('refuses the password grant with 429 after too many failures, even with the right password, until the window ends', async () => {
     const attacker = freshAddress();
-    for (let i = 0; i < policy.perAccount.failures; i++) {
+    for (let i = 0; i < policy.perLogin.failures; i++) {
       const response = await passwordGrant(attacker, 'jsmith', `wrong-${i}`);
       expect(response.status).toBe(400);
       expect(JSON.parse(response.body).error).toBe('invalid_grant');
     }
     expectThrottledToken(await passwordGrant(attacker, 'jsmith', seed.jsmith.password));
-    // Another address the account never signed in from is refused too: the limit is the account's.
-    expectThrottledToken(await passwordGrant(freshAddress(), 'jsmith@example.com', seed.jsmith.password));
+    // Another address the account never signed in from is refused too (the login is counted, in any case).
+    expectThrottledToken(await passwordGrant(freshAddress(), 'JSmith', seed.jsmith.password));
     // Other accounts are not affected.
     expect((await passwordGrant(attacker, 'mallory', seed.mallory.password)).status).toBe(200);
 
@@ -63,11 +64,48 @@ describe('per account', () => {
     expect((await passwordGrant(attacker, 'jsmith', seed.jsmith.password)).status).toBe(200);
   });
 
+  it('does not tell a guesser that a username and an e-mail address belong to one account', async () => {
+    const attacker = freshAddress();
+    for (let i = 0; i < policy.perLogin.failures; i++) await passwordGrant(attacker, 'jsmith', `wrong-${i}`);
+    expectThrottledToken(await passwordGrant(attacker, 'jsmith', 'wrong'));
+    // The same account's e-mail address answers as any other login would: its own count has not been touched.
+    const other = await passwordGrant(attacker, 'jsmith@example.com', 'wrong');
+    expect(other.status).toBe(400);
+    expect(JSON.parse(other.body).error).toBe('invalid_grant');
+    await wait(windowSeconds * 1000 + 200);
+  });
+
+  it('refuses an exhausted unknown login exactly as an exhausted known one', async () => {
+    const attacker = freshAddress();
+    const exhaust = async (login: string) => {
+      for (let i = 0; i < policy.perLogin.failures; i++) expect((await passwordGrant(attacker, login, `wrong-${i}`)).status).toBe(400);
+      return passwordGrant(attacker, login, 'wrong');
+    };
+    const [known, unknown] = [await exhaust('mallory'), await exhaust('nobody-at-all')];
+    expectThrottledToken(known);
+    expectThrottledToken(unknown);
+    expect(JSON.parse(unknown.body)).toEqual(JSON.parse(known.body));
+    await wait(windowSeconds * 1000 + 200);
+  });
+
+  it("counts a two-factor account's right password on the password grant as a failure, answered as one", async () => {
+    const attacker = freshAddress();
+    const wrong = await passwordGrant(attacker, 'awong', 'wrong');
+    for (let i = 1; i < policy.perLogin.failures; i++) {
+      const right = await passwordGrant(attacker, 'awong', seed.awong.password);
+      expect(right.status).toBe(wrong.status);
+      expect(right.body).toBe(wrong.body);
+    }
+    // Had the right password been a success for the count, a guesser would see it by not being refused here.
+    expectThrottledToken(await passwordGrant(attacker, 'awong', seed.awong.password));
+    await wait(windowSeconds * 1000 + 200);
+  });
+
   it('lets the real user in from an address they signed in from before while an attacker exhausts the account', async () => {
     const home = freshAddress();
     expect((await signInForm(home, 'mallory', seed.mallory.password)).status).toBe(302);
     const attackers = [freshAddress(), freshAddress()];
-    for (let i = 0; i < policy.perAccount.failures; i++) await passwordGrant(attackers[i % 2]!, 'mallory', `guess-${i}`);
+    for (let i = 0; i < policy.perLogin.failures; i++) await passwordGrant(attackers[i % 2]!, 'mallory', `guess-${i}`);
     const refused = await signInForm(attackers[0]!, 'mallory', seed.mallory.password);
     expect(refused.status).toBe(429);
 
@@ -111,7 +149,7 @@ describe('per client address', () => {
 });
 
 describe('the default policy', () => {
-  it('allows ten failures per account, then answers 429 for the rest of a ten-minute window', async () => {
+  it('allows ten failures per login, then answers 429 for the rest of a ten-minute window', async () => {
     const defaults = await startTestServer();
     try {
       const grant = (password: string) =>
@@ -139,7 +177,7 @@ describe('second factor', () => {
     expect((await post({ login: seed.awong.username, password: seed.awong.password })).status).toBe(200);
     const right = currentCode(seed.awong.otpSecret, server.now());
     const wrong = right === '000000' ? '111111' : '000000';
-    for (let i = 0; i < policy.perAccount.failures; i++) expect((await post({ otp_attempt: wrong })).status).toBe(401);
+    for (let i = 0; i < policy.perLogin.failures; i++) expect((await post({ otp_attempt: wrong })).status).toBe(401);
     const refused = await post({ otp_attempt: right });
     expect(refused.status).toBe(429);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);

@@ -207,4 +207,12 @@ describe('a data file that cannot be used', () => {
     expect(cli.output()).toContain(`cannot read the data file ${file}`);
     expect(cli.output()).not.toMatch(/\n\s+at /);
   });
+
+  it('warns at start-up, in one line, when --trust-proxy true lets clients choose their address', async () => {
+    const cli = track(await startCli(['--memory', '--trust-proxy', 'true']));
+    const warning = cli.output().split('\n').find((line) => line.startsWith('tokenbell: --trust-proxy true'));
+    expect(warning).toMatch(/X-Forwarded-For/);
+    const quiet = track(await startCli(['--memory', '--trust-proxy', 'loopback']));
+    expect(quiet.output()).not.toContain('--trust-proxy');
+  });
 });

@@ -43,7 +43,7 @@ describe('behind a reverse proxy', () => {
     const throttle = new LoginThrottle({
       ...defaultLoginThrottlePolicy,
       perAddress: { failures: 3, windowSeconds: 600 },
-      perAccount: { failures: 100, windowSeconds: 600 },
+      perLogin: { failures: 100, windowSeconds: 600 },
     });
     server = await startTestServer({ throttle, proxy: { baseUrl: 'https://tokenbell.example', trustProxy } });
     const grant = (address: string) =>

@@ -156,8 +156,12 @@ describe('password grant', () => {
     expect(unknown).toEqual(wrong);
   });
 
-  it('refuses users with two-factor authentication and says why', async () => {
-    const body = await expectOAuthError(await password('awong', 'two-factor-makes-passwords-useless'), 400, 'invalid_grant');
+  it('refuses users with two-factor authentication exactly as a wrong password, with a description that covers both', async () => {
+    const right = await password('awong', seed.awong.password);
+    const wrong = await password('awong', 'not-the-password');
+    expect(right.status).toBe(wrong.status);
+    expect(await right.text()).toBe(await wrong.text());
+    const body = await expectOAuthError(await password('awong', seed.awong.password), 400, 'invalid_grant');
     expect(body.error_description).toMatch(/two-factor/i);
     expect(body.error_description).toMatch(/personal access token/i);
   });

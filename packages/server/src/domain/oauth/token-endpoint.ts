@@ -17,7 +17,10 @@ export interface GrantContext {
   client: ApplicationRecord | null;
   now: number;
   tokenTtl: number;
-  /** How the password grant checks credentials: the HTTP layer passes the throttled check (login-throttle.ts). */
+  /**
+   * How the password grant checks credentials: the HTTP layer passes the throttled check (login-throttle.ts), which
+   * answers null for a two-factor account's right password too.
+   */
   checkPassword?: (login: string, password: string) => Promise<UserRecord | null>;
 }
 
@@ -67,9 +70,13 @@ export async function exchangeAuthorizationCode(
   });
 }
 
-export const twoFactorDescription =
-  'This account has two-factor authentication enabled, so the password grant is disabled for it. Use a personal access token instead.';
-export const wrongCredentialsDescription = 'Invalid username or password.';
+/**
+ * The one answer for an unknown login, a wrong password and the right password of a two-factor account (spec 5.4):
+ * the grant must not confirm a two-factor account's password, so it says what to do in either case (as GitLab, whose
+ * answer is the same for both).
+ */
+export const invalidCredentialsDescription =
+  'Invalid username or password. Accounts with two-factor authentication cannot use the password grant: use a personal access token.';
 
 /** Section 4.3: credentials are used for this one request; no refresh token is issued (spec 2.2). */
 export async function passwordGrant(ctx: GrantContext, params: Schemas['PasswordTokenRequest']): Promise<TokenResponse> {
@@ -77,10 +84,7 @@ export async function passwordGrant(ctx: GrantContext, params: Schemas['Password
   // Without a client the user may ask for any scope; `api` is what the password grant has always given.
   const scopes = client ? grantedScopes(params.scope, client.scopes) : grantedScopes(params.scope, allScopes, ['api']);
   const user = await (ctx.checkPassword ?? ((login, password) => authenticate(store, login, password)))(params.username, params.password);
-  // One description for an unknown user and a wrong password, so the answer never says which.
-  if (!user) throw new OAuthError('invalid_grant', wrongCredentialsDescription);
-  // Spec 5.4 (release 8.11): said only after the password was right, so it reveals nothing to a guesser.
-  if (user.two_factor_enabled) throw new OAuthError('invalid_grant', twoFactorDescription);
+  if (!user || user.two_factor_enabled) throw new OAuthError('invalid_grant', invalidCredentialsDescription);
   return store.commit(() =>
     insertTokenPair(store, {
       user_id: user.id,
