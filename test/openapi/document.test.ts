@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { generateTypes } from '../../scripts/lib/generate-types.js';
 import { findInvalidExamples } from '../../scripts/lib/openapi-examples.js';
-import { generatedTypesPaths, openapiPath, repoRoot } from '../../scripts/lib/paths.js';
+import { generatedTypesPath, openapiPath, repoRoot } from '../../scripts/lib/paths.js';
 
 const run = promisify(execFile);
 type Json = Record<string, any>;
@@ -83,8 +83,8 @@ describe('openapi/openapi.yaml', () => {
 });
 
 describe('generated SDK types', () => {
-  it.each(generatedTypesPaths)('%s is up to date with the document (run npm run generate)', async (path) => {
-    const current = await readFile(path, 'utf8');
-    expect(current === (await generateTypes()), `${path} is stale`).toBe(true);
+  it('are up to date with the document (run npm run generate)', async () => {
+    const current = await readFile(generatedTypesPath, 'utf8');
+    expect(current === (await generateTypes()), `${generatedTypesPath} is stale`).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 // Reading and changing a user's notification settings (spec 2.3-2.5, 4.4-4.5). The parameters arrive already
 // validated against the document; this module applies them and shapes the answers.
-import type { components } from '../generated/openapi.js';
+import type { components } from '@tokenbell/sdk';
 import { notificationEvents } from '../openapi/document.js';
 import { DEFAULT_GLOBAL_LEVEL, noEvents, notificationEmailOf } from './notification-levels.js';
 import { type Store, notificationSettingKey } from '../store/file-store.js';

@@ -1,6 +1,6 @@
 // /api/v3: thin handlers over the domain. Requests reach here authenticated and validated against the document.
 import { Router, type Request, type RequestHandler } from 'express';
-import type { components } from '../generated/openapi.js';
+import type { components } from '@tokenbell/sdk';
 import type { ApiPrincipal } from '../domain/api-authentication.js';
 import {
   presentGlobal,

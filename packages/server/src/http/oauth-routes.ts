@@ -1,7 +1,7 @@
 // OAuth JSON endpoints: token, revocation, introspection, token info and server metadata.
 // The browser-facing authorization endpoint lives with the pages (pages-routes.ts).
 import { Router, type Request } from 'express';
-import type { components } from '../generated/openapi.js';
+import type { components } from '@tokenbell/sdk';
 import { authenticateClientRequest } from '../domain/oauth/client-authentication.js';
 import { OAuthError } from '../domain/oauth/errors.js';
 import { introspectToken, revokeToken } from '../domain/oauth/revocation.js';

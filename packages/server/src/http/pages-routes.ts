@@ -2,7 +2,7 @@
 // personal access tokens. Handlers are thin: the rules live in the domain, the markup in src/pages.
 import helmet from 'helmet';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import type { components } from '../generated/openapi.js';
+import type { components } from '@tokenbell/sdk';
 import { AccountError, createPersonalAccessToken, listPersonalAccessTokens, revokePersonalAccessToken } from '../domain/accounts.js';
 import type { LoginThrottle } from '../domain/login-throttle.js';
 import { ApplicationError, deleteApplication, listApplications, registerApplication } from '../domain/applications.js';

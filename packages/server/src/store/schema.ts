@@ -1,6 +1,6 @@
 // The shape of the JSON data file. Secrets (passwords, tokens, codes, client secrets) appear only as digests:
 // passwords as scrypt hashes, random high-entropy values as SHA-256 hex digests (see domain/secrets.ts).
-import type { components } from '../generated/openapi.js';
+import type { components } from '@tokenbell/sdk';
 
 type Schemas = components['schemas'];
 export type NotificationLevel = Schemas['NotificationLevel'];

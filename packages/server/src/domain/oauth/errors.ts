@@ -1,4 +1,4 @@
-import type { components } from '../../generated/openapi.js';
+import type { components } from '@tokenbell/sdk';
 
 export type OAuthErrorCode = components['schemas']['OAuthError']['error'];
 

@@ -1,5 +1,5 @@
 // Token revocation (RFC 7009) and introspection (RFC 7662).
-import type { components } from '../../generated/openapi.js';
+import type { components } from '@tokenbell/sdk';
 import type { Store } from '../../store/file-store.js';
 import type { AccessTokenRecord, ApplicationRecord } from '../../store/schema.js';
 import { digest } from '../secrets.js';

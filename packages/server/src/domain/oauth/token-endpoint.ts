@@ -1,5 +1,5 @@
 // The token endpoint's grants (RFC 6749 sections 4.1.3, 4.3.2 and 6; RFC 7636 section 4.6).
-import type { components } from '../../generated/openapi.js';
+import type { components } from '@tokenbell/sdk';
 import type { Store } from '../../store/file-store.js';
 import type { ApplicationRecord, Scope, UserRecord } from '../../store/schema.js';
 import { authenticate } from '../accounts.js';

@@ -1,6 +1,6 @@
 // Access and refresh tokens: issued in pairs, found by the SHA-256 digest index, revoked as a pair.
 import { nanoid } from 'nanoid';
-import type { components } from '../../generated/openapi.js';
+import type { components } from '@tokenbell/sdk';
 import type { Store } from '../../store/file-store.js';
 import type { AccessTokenRecord, Scope } from '../../store/schema.js';
 import { digest, newSecret } from '../secrets.js';
