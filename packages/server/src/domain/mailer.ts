@@ -2,7 +2,7 @@
 // small: a pluggable sink, a console sink for development and a JSON-lines file that tests and operators can read.
 import { appendFile } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
-import type { StoreData } from '../store/schema.js';
+import type { Store } from '../store/file-store.js';
 import { recipientsFor, type NotifiableEvent, type Recipient } from './recipients.js';
 import { projectFullPath } from './visibility.js';
 
@@ -51,10 +51,10 @@ const reasonText: Record<Recipient['reason'], string> = {
 };
 
 /** Mails every recipient of the event, one message each, in recipient order; returns the recipients. */
-export async function notify(data: StoreData, mailer: Mailer, event: NotifiableEvent): Promise<Recipient[]> {
-  const recipients = recipientsFor(data, event);
+export async function notify(store: Store, mailer: Mailer, event: NotifiableEvent): Promise<Recipient[]> {
+  const recipients = recipientsFor(store, event);
   // recipientsFor has already refused an unknown project.
-  const project = data.projects.find((p) => p.id === event.project_id)!;
+  const project = store.lookup('projects', 'id', event.project_id)!;
   const path = projectFullPath(project);
   for (const r of recipients) {
     await mailer.send({

@@ -2,14 +2,8 @@
 // #find_notification_setting (app/models/notification_recipient.rb): the project setting unless it is `global` or
 // absent, then the project's group setting on the same terms, then the user's global setting.
 import { notificationEvents } from '../openapi/document.js';
-import type {
-  NotificationEvents,
-  NotificationLevel,
-  NotificationSettingRecord,
-  ProjectRecord,
-  StoreData,
-  UserRecord,
-} from '../store/schema.js';
+import { type Store, notificationSettingKey } from '../store/file-store.js';
+import type { NotificationEvents, NotificationLevel, NotificationSettingRecord, ProjectRecord, UserRecord } from '../store/schema.js';
 
 /** A level after resolution; `global` only ever points elsewhere, so it never comes out. */
 export type ResolvedLevel = Exclude<NotificationLevel, 'global'>;
@@ -28,43 +22,35 @@ export function noEvents(): NotificationEvents {
   return Object.fromEntries(notificationEvents.map((e) => [e, false])) as NotificationEvents;
 }
 
+/** The setting the user stored for a source (global: `sourceId` null), if any. */
 export function findSetting(
-  data: StoreData,
+  store: Store,
   userId: number,
   sourceType: NotificationSettingRecord['source_type'],
   sourceId: number | null,
 ): NotificationSettingRecord | undefined {
-  return data.notificationSettings.find(
-    (s) => s.user_id === userId && s.source_type === sourceType && (sourceType === 'global' || s.source_id === sourceId),
-  );
+  return store.lookup('notificationSettings', 'key', notificationSettingKey(userId, sourceType, sourceId));
 }
 
 function decided(setting: NotificationSettingRecord | undefined): setting is NotificationSettingRecord & { level: ResolvedLevel } {
   return setting !== undefined && setting.level !== 'global';
 }
 
-function globalSetting(data: StoreData, userId: number): EffectiveSetting {
-  const g = findSetting(data, userId, 'global', null);
+function globalSetting(store: Store, userId: number): EffectiveSetting {
+  const g = findSetting(store, userId, 'global', null);
   // A stored global setting of `global` would refer to itself (the document refuses it); treat it like none.
   if (decided(g)) return { level: g.level, events: { ...g.events }, source: 'global' };
   return { level: DEFAULT_GLOBAL_LEVEL, events: g ? { ...g.events } : noEvents(), source: 'global' };
 }
 
-export function effectiveSetting(data: StoreData, userId: number, project: ProjectRecord): EffectiveSetting {
-  const own = findSetting(data, userId, 'project', project.id);
+export function effectiveSetting(store: Store, userId: number, project: ProjectRecord): EffectiveSetting {
+  const own = findSetting(store, userId, 'project', project.id);
   if (decided(own)) return { level: own.level, events: { ...own.events }, source: 'project' };
   if (project.group_id !== null) {
-    const group = findSetting(data, userId, 'group', project.group_id);
+    const group = findSetting(store, userId, 'group', project.group_id);
     if (decided(group)) return { level: group.level, events: { ...group.events }, source: 'group' };
   }
-  return globalSetting(data, userId);
-}
-
-/** The same resolution for a group (group setting, then global), for the group-level API and group mail. */
-export function effectiveGroupSetting(data: StoreData, userId: number, groupId: number): EffectiveSetting {
-  const group = findSetting(data, userId, 'group', groupId);
-  if (decided(group)) return { level: group.level, events: { ...group.events }, source: 'group' };
-  return globalSetting(data, userId);
+  return globalSetting(store, userId);
 }
 
 /** Where mail for the user goes: the global setting's address when one is set, else the account's. */
@@ -72,6 +58,6 @@ export function notificationEmailOf(globalSetting: NotificationSettingRecord | u
   return globalSetting?.notification_email || user.email;
 }
 
-export function notificationEmail(data: StoreData, user: UserRecord): string {
-  return notificationEmailOf(findSetting(data, user.id, 'global', null), user);
+export function notificationEmail(store: Store, user: UserRecord): string {
+  return notificationEmailOf(findSetting(store, user.id, 'global', null), user);
 }

@@ -2,18 +2,14 @@
 // validated against the document; this module applies them and shapes the answers.
 import type { components } from '@tokenbell/sdk';
 import { notificationEvents } from '../openapi/document.js';
-import { DEFAULT_GLOBAL_LEVEL, noEvents, notificationEmailOf } from './notification-levels.js';
-import { type Store, notificationSettingKey } from '../store/file-store.js';
+import { DEFAULT_GLOBAL_LEVEL, findSetting, noEvents, notificationEmailOf } from './notification-levels.js';
+import type { Store } from '../store/file-store.js';
 import type { NotificationEvents, NotificationSettingRecord, UserRecord } from '../store/schema.js';
 
 type Schemas = components['schemas'];
 export type SourceType = 'group' | 'project';
 export type GlobalSettingsParams = Schemas['GlobalNotificationSettingsUpdate'];
 export type SourceSettingsParams = Schemas['NotificationSettingsUpdate'];
-
-function findSetting(store: Store, userId: number, type: NotificationSettingRecord['source_type'], sourceId: number | null) {
-  return store.lookup('notificationSettings', 'key', notificationSettingKey(userId, type, sourceId));
-}
 
 /** Query strings and forms send booleans as text; the document allows both spellings. */
 const toBoolean = (flag: Schemas['EventFlag']) => flag === true || flag === 'true';

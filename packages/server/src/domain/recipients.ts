@@ -8,6 +8,7 @@
 // keeps a candidate only when the user's resolved level accepts that tag, and finally keeps one entry per user. The
 // same three steps are below.
 import { notificationEvents } from '../openapi/document.js';
+import type { Store } from '../store/file-store.js';
 import type { NotificationEvent, ProjectRecord, StoreData, UserRecord } from '../store/schema.js';
 import { effectiveSetting, notificationEmail, type EffectiveSetting } from './notification-levels.js';
 import { canSeeProject } from './visibility.js';
@@ -109,7 +110,7 @@ function interestedUsers(data: StoreData, project: ProjectRecord): Set<number> {
   return ids;
 }
 
-function candidatesFor(data: StoreData, project: ProjectRecord, event: NotifiableEvent): Candidate[] {
+function candidatesFor(store: Store, project: ProjectRecord, event: NotifiableEvent): Candidate[] {
   if (pipelineEvents.has(event.kind)) {
     // NotificationService#pipeline_finished: only the pipeline's user, tagged :watch, so `custom` needs the event's
     // flag and `mention` never qualifies. Watchers, members and mentions are not consulted.
@@ -122,8 +123,8 @@ function candidatesFor(data: StoreData, project: ProjectRecord, event: Notifiabl
       (userId): Candidate => ({ userId, type: mentionType, reason: mentionType === 'mention' ? 'mentioned' : 'participating' }),
     ),
   ];
-  for (const userId of interestedUsers(data, project)) {
-    const setting = effectiveSetting(data, userId, project);
+  for (const userId of interestedUsers(store.data, project)) {
+    const setting = effectiveSetting(store, userId, project);
     // Builder::Base#add_project_watchers / #add_custom_notifications select on the resolved level.
     if (setting.level === 'watch') candidates.push({ userId, type: 'watch', reason: 'watching' });
     else if (setting.level === 'custom' && setting.events[event.kind]) candidates.push({ userId, type: 'custom', reason: 'custom' });
@@ -131,7 +132,8 @@ function candidatesFor(data: StoreData, project: ProjectRecord, event: Notifiabl
   return candidates;
 }
 
-export function recipientsFor(data: StoreData, event: NotifiableEvent): Recipient[] {
+export function recipientsFor(store: Store, event: NotifiableEvent): Recipient[] {
+  const { data } = store;
   if (!notificationEvents.includes(event.kind)) throw new RangeError(`unknown notification event: ${String(event.kind)}`);
   const project = data.projects.find((p) => p.id === event.project_id);
   if (!project) throw new RangeError(`unknown project: ${event.project_id}`);
@@ -143,7 +145,7 @@ export function recipientsFor(data: StoreData, event: NotifiableEvent): Recipien
   const best = new Map<number, Candidate>();
   const settings = new Map<number, EffectiveSetting>();
 
-  for (const c of candidatesFor(data, project, event)) {
+  for (const c of candidatesFor(store, project, event)) {
     const user = users.get(c.userId);
     // NotificationRecipient#notifiable?: has_access? (receive_notifications is refused to blocked users, then
     // read_project), then own_activity?, then the level.
@@ -151,7 +153,7 @@ export function recipientsFor(data: StoreData, event: NotifiableEvent): Recipien
     if (skipAuthor && user.id === event.author_id) continue;
     let setting = settings.get(user.id);
     if (!setting) {
-      setting = effectiveSetting(data, user.id, project);
+      setting = effectiveSetting(store, user.id, project);
       settings.set(user.id, setting);
     }
     if (!levelAccepts(setting, c.type, event.kind)) continue;
@@ -163,6 +165,6 @@ export function recipientsFor(data: StoreData, event: NotifiableEvent): Recipien
 
   return [...best.values()]
     .sort((a, b) => a.userId - b.userId)
-    .map((c) => ({ user_id: c.userId, email: notificationEmail(data, users.get(c.userId)!), reason: c.reason }));
+    .map((c) => ({ user_id: c.userId, email: notificationEmail(store, users.get(c.userId)!), reason: c.reason }));
 }
 

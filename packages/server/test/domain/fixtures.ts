@@ -1,6 +1,6 @@
 // Small in-memory StoreData objects for domain tests, built step by step so each test states only what it relies on.
 import { notificationEvents } from '../../src/openapi/document.js';
-import { freshData } from '../../src/store/file-store.js';
+import { freshData, memoryStoreOf, type Store } from '../../src/store/file-store.js';
 import {
   type GroupRecord,
   type Membership,
@@ -26,9 +26,17 @@ export function eventsExcept(off: readonly NotificationEvent[]): NotificationEve
   return events(notificationEvents.filter((e) => !off.includes(e)));
 }
 
+/** A store over a copy of `data` (the store freezes what it takes), for the domain functions that query one. */
+export const storeOf = (data: StoreData): Store => memoryStoreOf(structuredClone(data));
+
 export class StoreBuilder {
   // The store's own empty data, so a new collection reaches these tests too; a fixed key keeps them deterministic.
   readonly data: StoreData = { ...freshData(), secrets: { sessionKey: 'test-session-key' } };
+
+  /** A store holding what was built so far. */
+  store(): Store {
+    return storeOf(this.data);
+  }
 
   user(username: string, extra: Partial<Omit<UserRecord, 'id' | 'username'>> = {}): UserRecord {
     const id = ++this.data.sequences.users;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { NotificationLevel } from '../../src/store/schema.js';
 import { notificationLevels } from '../../src/openapi/document.js';
-import { effectiveGroupSetting, effectiveSetting, notificationEmail } from '../../src/domain/notification-levels.js';
+import { effectiveSetting, findSetting, notificationEmail } from '../../src/domain/notification-levels.js';
 import { events, StoreBuilder } from './fixtures.js';
 
 type Stored = NotificationLevel | null;
@@ -34,7 +34,7 @@ describe('effectiveSetting: project over group over global', () => {
     if (project) b.projectSetting(user, p, project);
     if (group) b.groupSetting(user, g, group);
     if (global) b.globalSetting(user, global);
-    const s = effectiveSetting(b.data, user.id, p);
+    const s = effectiveSetting(b.store(), user.id, p);
     expect(s.level).toBe(level);
     expect(s.source).toBe(source);
   });
@@ -46,7 +46,7 @@ describe('effectiveSetting: project over group over global', () => {
     const other = b.group('other');
     const p = b.project('widgets', 'private', g);
     b.groupSetting(user, other, 'watch');
-    expect(effectiveSetting(b.data, user.id, p)).toMatchObject({ level: 'participating', source: 'global' });
+    expect(effectiveSetting(b.store(), user.id, p)).toMatchObject({ level: 'participating', source: 'global' });
   });
 
   it('settings of other users do not apply', () => {
@@ -55,7 +55,7 @@ describe('effectiveSetting: project over group over global', () => {
     const other = b.user('other');
     const p = b.project('widgets', 'private', null);
     b.projectSetting(other, p, 'watch').globalSetting(other, 'disabled');
-    expect(effectiveSetting(b.data, user.id, p).level).toBe('participating');
+    expect(effectiveSetting(b.store(), user.id, p).level).toBe('participating');
   });
 
   it('never resolves to global, whatever is stored', () => {
@@ -64,7 +64,7 @@ describe('effectiveSetting: project over group over global', () => {
       const user = b.user('u');
       const p = b.project('widgets', 'private', null);
       b.projectSetting(user, p, level);
-      expect(effectiveSetting(b.data, user.id, p).level).not.toBe('global');
+      expect(effectiveSetting(b.store(), user.id, p).level).not.toBe('global');
     }
   });
 });
@@ -88,14 +88,14 @@ describe('effectiveSetting: events come from the setting that decided', () => {
     b.projectSetting(user, p, projectLevel, projectEvents)
       .groupSetting(user, g, groupLevel, groupEvents)
       .globalSetting(user, 'custom', { events: globalEvents });
-    expect(effectiveSetting(b.data, user.id, p).events).toEqual(expected);
+    expect(effectiveSetting(b.store(), user.id, p).events).toEqual(expected);
   });
 
   it('all events false when nothing is stored', () => {
     const b = new StoreBuilder();
     const user = b.user('u');
     const p = b.project('widgets', 'private', null);
-    expect(effectiveSetting(b.data, user.id, p).events).toEqual(events());
+    expect(effectiveSetting(b.store(), user.id, p).events).toEqual(events());
   });
 
   it('returns a copy, so callers cannot change the store through it', () => {
@@ -103,23 +103,9 @@ describe('effectiveSetting: events come from the setting that decided', () => {
     const user = b.user('u');
     const p = b.project('widgets', 'private', null);
     b.projectSetting(user, p, 'custom', events(['new_issue']));
-    effectiveSetting(b.data, user.id, p).events.new_issue = false;
-    expect(b.data.notificationSettings[0]!.events.new_issue).toBe(true);
-  });
-});
-
-describe('effectiveGroupSetting', () => {
-  it.each([
-    ['watch', 'disabled', 'watch', 'group'],
-    ['global', 'mention', 'mention', 'global'],
-    [null, null, 'participating', 'global'],
-  ] as const)('group %s, global %s → %s from %s', (group, global, level, source) => {
-    const b = new StoreBuilder();
-    const user = b.user('u');
-    const g = b.group('acme');
-    if (group) b.groupSetting(user, g, group);
-    if (global) b.globalSetting(user, global);
-    expect(effectiveGroupSetting(b.data, user.id, g.id)).toMatchObject({ level, source });
+    const store = b.store();
+    effectiveSetting(store, user.id, p).events.new_issue = false;
+    expect(findSetting(store, user.id, 'project', p.id)?.events.new_issue).toBe(true);
   });
 });
 
@@ -132,6 +118,6 @@ describe('notificationEmail', () => {
     const b = new StoreBuilder();
     const user = b.user('u');
     if (stored) b.globalSetting(user, 'participating', address ? { notification_email: address } : {});
-    expect(notificationEmail(b.data, user)).toBe(expected);
+    expect(notificationEmail(b.store(), user)).toBe(expected);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { NotificationEvent } from '../../src/store/schema.js';
 import { notificationEvents } from '../../src/openapi/document.js';
 import { recipientsFor, type NotifiableEvent, type Recipient } from '../../src/domain/recipients.js';
-import { events, eventsExcept, StoreBuilder } from './fixtures.js';
+import { events, eventsExcept, storeOf, StoreBuilder } from './fixtures.js';
 
 type Level = 'disabled' | 'participating' | 'watch' | 'mention' | 'custom+' | 'custom-' | 'global>watch' | 'group>watch' | 'default';
 type Relationship = 'participant' | 'mentioned' | 'member' | 'watcher/private' | 'watcher/public' | 'author' | 'blocked';
@@ -199,7 +199,7 @@ describe('recipientsFor: level × relationship × event', () => {
 
   it.each(rows)('$relationship at $level, $kind → $expected', ({ relationship, level, kind, expected }) => {
     const { data, subject, event } = scenario(relationship, level, kind);
-    const mine = recipientsFor(data, event).filter((r) => r.user_id === subject.id);
+    const mine = recipientsFor(storeOf(data), event).filter((r) => r.user_id === subject.id);
     expect(mine).toEqual(expected === null ? [] : [{ user_id: subject.id, email: subject.email, reason: expected }]);
   });
 });
@@ -217,7 +217,7 @@ describe('recipientsFor: every event kind', () => {
     b.projectSetting(on, project, 'custom', events([kind])).projectSetting(off, project, 'custom', eventsExcept([kind]));
     // Pipeline mail is only ever for the pipeline's user, so both are made that for pipeline events.
     const participants = pipeline.has(kind) ? [on.id, off.id] : [author.id];
-    const got = recipientsFor(b.data, { kind, project_id: project.id, author_id: author.id, participants, mentioned: [] });
+    const got = recipientsFor(b.store(), { kind, project_id: project.id, author_id: author.id, participants, mentioned: [] });
     expect(got).toEqual([{ user_id: on.id, email: 'on@example.com', reason: 'custom' }]);
   });
 
@@ -227,7 +227,7 @@ describe('recipientsFor: every event kind', () => {
     const author = b.user('author');
     const watcher = b.user('watcher');
     b.member(project, author).member(project, watcher).projectSetting(watcher, project, 'watch');
-    const got = recipientsFor(b.data, { kind, project_id: project.id, author_id: author.id, participants: [author.id], mentioned: [] });
+    const got = recipientsFor(b.store(), { kind, project_id: project.id, author_id: author.id, participants: [author.id], mentioned: [] });
     expect(got.map((r) => [r.user_id, r.reason])).toEqual([[watcher.id, 'watching']]);
   });
 
@@ -235,8 +235,8 @@ describe('recipientsFor: every event kind', () => {
     const b = new StoreBuilder();
     const project = b.project('widgets', 'public', null);
     const base = { project_id: project.id, author_id: 1, participants: [], mentioned: [] };
-    expect(() => recipientsFor(b.data, { ...base, kind: 'push_to_merge_request' as NotificationEvent })).toThrow(RangeError);
-    expect(() => recipientsFor(b.data, { ...base, kind: 'new_issue', project_id: 999 })).toThrow(RangeError);
+    expect(() => recipientsFor(b.store(), { ...base, kind: 'push_to_merge_request' as NotificationEvent })).toThrow(RangeError);
+    expect(() => recipientsFor(b.store(), { ...base, kind: 'new_issue', project_id: 999 })).toThrow(RangeError);
   });
 });
 
@@ -255,7 +255,7 @@ describe('recipientsFor: addresses, duplicates, order', () => {
     const without = b.user('bob');
     b.globalSetting(withAddress, 'participating', { notification_email: 'alice-alerts@example.org' });
     b.globalSetting(without, 'participating');
-    const got = recipientsFor(b.data, {
+    const got = recipientsFor(b.store(), {
       kind: 'new_issue',
       project_id: project.id,
       author_id: author.id,
@@ -275,7 +275,7 @@ describe('recipientsFor: addresses, duplicates, order', () => {
     const x = b.user('x');
     b.member(group, x).member(project, y).member(project, z);
     b.projectSetting(x, project, 'watch').projectSetting(y, project, 'custom', events(['new_note'])).projectSetting(z, project, 'watch');
-    const got = recipientsFor(b.data, {
+    const got = recipientsFor(b.store(), {
       kind: 'new_note',
       project_id: project.id,
       author_id: author.id,
@@ -291,7 +291,7 @@ describe('recipientsFor: addresses, duplicates, order', () => {
 
   it('ignores user ids that do not exist', () => {
     const { b, project, author } = world();
-    const got = recipientsFor(b.data, { kind: 'new_issue', project_id: project.id, author_id: author.id, participants: [404], mentioned: [405] });
+    const got = recipientsFor(b.store(), { kind: 'new_issue', project_id: project.id, author_id: author.id, participants: [404], mentioned: [405] });
     expect(got).toEqual([]);
   });
 });
@@ -303,7 +303,7 @@ describe('recipientsFor: who counts as watching', () => {
     const author = b.user('author');
     const globalWatcher = b.user('everything');
     b.globalSetting(globalWatcher, 'watch');
-    const got = recipientsFor(b.data, { kind: 'new_issue', project_id: project.id, author_id: author.id, participants: [author.id], mentioned: [] });
+    const got = recipientsFor(b.store(), { kind: 'new_issue', project_id: project.id, author_id: author.id, participants: [author.id], mentioned: [] });
     expect(got).toEqual([]);
   });
 
@@ -313,7 +313,7 @@ describe('recipientsFor: who counts as watching', () => {
     const author = b.user('author');
     const admin = b.user('root', { is_admin: true });
     b.member(project, author).projectSetting(admin, project, 'watch');
-    const got = recipientsFor(b.data, { kind: 'new_issue', project_id: project.id, author_id: author.id, participants: [author.id], mentioned: [] });
+    const got = recipientsFor(b.store(), { kind: 'new_issue', project_id: project.id, author_id: author.id, participants: [author.id], mentioned: [] });
     expect(got.map((r) => [r.user_id, r.reason])).toEqual([[admin.id, 'watching']]);
   });
 
@@ -323,7 +323,7 @@ describe('recipientsFor: who counts as watching', () => {
     const author = b.user('author');
     const former = b.user('former');
     b.member(project, author);
-    const got = recipientsFor(b.data, { kind: 'new_note', project_id: project.id, author_id: author.id, participants: [former.id], mentioned: [former.id] });
+    const got = recipientsFor(b.store(), { kind: 'new_note', project_id: project.id, author_id: author.id, participants: [former.id], mentioned: [former.id] });
     expect(got).toEqual([]);
   });
 
@@ -333,7 +333,7 @@ describe('recipientsFor: who counts as watching', () => {
     const author = b.user('author');
     const assignee = b.user('assignee');
     b.member(project, author).member(project, assignee).projectSetting(assignee, project, 'mention');
-    const got = recipientsFor(b.data, { kind, project_id: project.id, author_id: author.id, participants: [author.id, assignee.id], mentioned: [assignee.id] });
+    const got = recipientsFor(b.store(), { kind, project_id: project.id, author_id: author.id, participants: [author.id, assignee.id], mentioned: [assignee.id] });
     expect(got.map((r) => [r.user_id, r.reason])).toEqual([[assignee.id, 'mentioned']]);
   });
 });
