@@ -6,6 +6,7 @@ import { scopes as knownScopes } from '../openapi/document.js';
 import { hashPassword, verifyPassword, verifyPasswordAgainstNothing } from './passwords.js';
 import { digest, newSecret } from './secrets.js';
 import { checkOtpSecret } from './two-factor.js';
+import { activeUser, isActive } from './users.js';
 
 /** A rejected account or token field; `field` names the input, `message` says what is wrong with it. */
 export class AccountError extends Error {
@@ -132,7 +133,7 @@ export async function authenticate(store: Store, login: string, password: string
   const user = findUserByLogin(store, login);
   if (!user) return verifyPasswordAgainstNothing(password).then(() => null);
   const ok = await verifyPassword(password, user.passwordHash);
-  return ok && user.state === 'active' ? user : null;
+  return ok && isActive(user) ? user : null;
 }
 
 /** Checks a token's fields (not the store); answers them with defaults filled in; throws AccountError. */
@@ -197,8 +198,7 @@ export function findActivePersonalAccessToken(
   const record = store.lookup('personalAccessTokens', 'tokenDigest', digest(token));
   if (!record || record.revoked) return null;
   if (record.expires_at !== null && now.getTime() >= endOfDayUtc(record.expires_at)) return null;
-  const user = store.lookup('users', 'id', record.user_id);
-  return user && user.state === 'active' ? record : null;
+  return activeUser(store, record.user_id) ? record : null;
 }
 
 /** The user's tokens, newest first. */

@@ -4,6 +4,7 @@ import type { Store } from '../store/file-store.js';
 import type { Scope, UserRecord } from '../store/schema.js';
 import { findActivePersonalAccessToken } from './accounts.js';
 import { findActiveAccessToken } from './oauth/tokens.js';
+import { activeUser } from './users.js';
 
 export interface PresentedApiCredentials {
   accessTokenQuery?: unknown;
@@ -26,26 +27,36 @@ function bearerToken(header: string | undefined): string | null | undefined {
   return match ? match[1]! : null;
 }
 
-export function authenticateApiRequest(store: Store, presented: PresentedApiCredentials, now: number): ApiAuthentication {
+export type PresentedAccessToken = { token: string; via: 'bearerAuth' | 'accessTokenQuery' } | 'missing' | 'invalid';
+
+/**
+ * The OAuth access token a request presents, in the header (RFC 6750 section 2.1) or the query (2.3): `missing`
+ * when neither, `invalid` when one is malformed or the two are different tokens (section 2: one method at a time).
+ */
+export function presentedAccessToken(presented: Omit<PresentedApiCredentials, 'privateToken'>): PresentedAccessToken {
   const viaHeader = bearerToken(presented.authorization);
   const viaQuery = presented.accessTokenQuery;
-  const privateToken = presented.privateToken;
-  if (viaHeader === undefined && viaQuery === undefined && privateToken === undefined) return { ok: false, reason: 'missing' };
-  // Several methods at once must all agree on one token; two different tokens are refused (RFC 6750 section 2).
-  const oauthTokens = [viaHeader, viaQuery].filter((t) => t !== undefined);
-  if (oauthTokens.some((t) => typeof t !== 'string' || t === '')) return { ok: false, reason: 'invalid' };
-  if (new Set(oauthTokens).size > 1 || (oauthTokens.length > 0 && privateToken !== undefined)) return { ok: false, reason: 'invalid' };
+  if (viaHeader === undefined && viaQuery === undefined) return 'missing';
+  const tokens = [viaHeader, viaQuery].filter((t) => t !== undefined);
+  if (tokens.some((t) => typeof t !== 'string' || t === '') || new Set(tokens).size > 1) return 'invalid';
+  return { token: tokens[0] as string, via: viaHeader !== undefined ? 'bearerAuth' : 'accessTokenQuery' };
+}
 
-  const nowSeconds = now;
-  if (privateToken !== undefined) {
-    const pat = privateToken === '' ? undefined : findActivePersonalAccessToken(store, privateToken, new Date(nowSeconds * 1000));
-    const user = pat && store.lookup('users', 'id', pat.user_id);
-    if (!pat || !user || user.state !== 'active') return { ok: false, reason: 'invalid' };
+export function authenticateApiRequest(store: Store, presented: PresentedApiCredentials, now: number): ApiAuthentication {
+  const oauth = presentedAccessToken(presented);
+  const privateToken = presented.privateToken;
+  if (oauth === 'missing' && privateToken === undefined) return { ok: false, reason: 'missing' };
+  // A personal access token and an OAuth token together are two methods at once, refused like two OAuth tokens.
+  if (oauth === 'invalid' || (oauth !== 'missing' && privateToken !== undefined)) return { ok: false, reason: 'invalid' };
+
+  if (oauth === 'missing') {
+    const pat = privateToken === '' ? undefined : findActivePersonalAccessToken(store, privateToken!, new Date(now * 1000));
+    const user = pat && activeUser(store, pat.user_id);
+    if (!pat || !user) return { ok: false, reason: 'invalid' };
     return { ok: true, principal: { user, scopes: pat.scopes, via: 'privateToken' } };
   }
-  const token = oauthTokens[0] as string;
-  const record = findActiveAccessToken(store, token, nowSeconds);
-  const user = record && store.lookup('users', 'id', record.user_id);
+  const record = findActiveAccessToken(store, oauth.token, now);
+  const user = record && activeUser(store, record.user_id);
   if (!record || !user) return { ok: false, reason: 'invalid' };
-  return { ok: true, principal: { user, scopes: record.scopes, via: viaHeader !== undefined ? 'bearerAuth' : 'accessTokenQuery' } };
+  return { ok: true, principal: { user, scopes: record.scopes, via: oauth.via } };
 }

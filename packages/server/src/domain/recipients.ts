@@ -12,6 +12,7 @@ import type { Store } from '../store/file-store.js';
 import type { NotificationEvent, ProjectRecord, StoreData, UserRecord } from '../store/schema.js';
 import { effectiveSetting, notificationEmail, type EffectiveSetting } from './notification-levels.js';
 import { canSeeProject } from './visibility.js';
+import { isActive } from './users.js';
 
 export interface NotifiableEvent {
   kind: NotificationEvent;
@@ -149,7 +150,7 @@ export function recipientsFor(store: Store, event: NotifiableEvent): Recipient[]
     const user = users.get(c.userId);
     // NotificationRecipient#notifiable?: has_access? (receive_notifications is refused to blocked users, then
     // read_project), then own_activity?, then the level.
-    if (!user || user.state !== 'active' || !canSeeProject(data, user, project)) continue;
+    if (!isActive(user) || !canSeeProject(data, user, project)) continue;
     if (skipAuthor && user.id === event.author_id) continue;
     let setting = settings.get(user.id);
     if (!setting) {

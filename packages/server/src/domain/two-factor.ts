@@ -4,6 +4,7 @@
 import { Secret, TOTP } from 'otpauth';
 import type { Store } from '../store/file-store.js';
 import type { UserRecord } from '../store/schema.js';
+import { activeUser } from './users.js';
 
 const period = 30;
 /** One step either side, for clocks a little apart (RFC 6238 section 5.2). */
@@ -40,8 +41,8 @@ export function acceptedStep(user: UserRecord, code: string, nowSeconds: number)
 export function useCode(store: Store, userId: number, code: string, nowSeconds: number): Promise<boolean> {
   return store.commit(() => {
     // Checked inside the commit, on the stored user, so two requests with one code cannot both pass.
-    const user = store.lookup('users', 'id', userId);
-    const step = user && user.state === 'active' ? acceptedStep(user, code, nowSeconds) : null;
+    const user = activeUser(store, userId);
+    const step = user ? acceptedStep(user, code, nowSeconds) : null;
     if (step === null) return false;
     store.update('users', user!, { otpLastStep: step });
     return true;

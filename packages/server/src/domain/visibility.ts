@@ -3,11 +3,8 @@
 // who could not open the project the mail is about. Both must agree, so both come here.
 import type { Store } from '../store/file-store.js';
 import type { GroupRecord, Membership, ProjectRecord, StoreData, UserRecord } from '../store/schema.js';
+import { isActive } from './users.js';
 
-/** A user counts as signed in for visibility only while active: a blocked account keeps public access only. */
-function isActive(user: UserRecord | null): user is UserRecord {
-  return user !== null && user.state === 'active';
-}
 
 // Member lists reach thousands (every user of a big instance in one project), and every API call on a project asks.
 // Store records are frozen, so a table built once per list stays right for as long as the list exists.

@@ -3,10 +3,9 @@
 import { Router, type Request } from 'express';
 import type { components } from '@tokenbell/sdk';
 import { authenticateClientRequest } from '../domain/oauth/client-authentication.js';
-import { OAuthError } from '../domain/oauth/errors.js';
 import { introspectToken, revokeToken } from '../domain/oauth/revocation.js';
 import { exchangeAuthorizationCode, passwordGrant, refreshGrant } from '../domain/oauth/token-endpoint.js';
-import { findActiveAccessToken } from '../domain/oauth/tokens.js';
+import { tokenInfo } from '../domain/oauth/token-info.js';
 import type { LoginThrottle } from '../domain/login-throttle.js';
 import { grantTypes, scopes } from '../openapi/document.js';
 import type { Store } from '../store/file-store.js';
@@ -28,12 +27,6 @@ const presentedClient = (req: Request) => {
   const body = req.body as Schemas['ClientCredentials'];
   return { authorization: req.headers.authorization, client_id: body.client_id, client_secret: body.client_secret };
 };
-
-function bearerOrQueryToken(req: Request): string | undefined {
-  const header = /^Bearer +(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
-  const query = req.query.access_token;
-  return header ?? (typeof query === 'string' ? query : undefined);
-}
 
 export function metadata(baseUrl: string): Schemas['AuthorizationServerMetadata'] {
   const authMethods = ['client_secret_basic', 'client_secret_post'];
@@ -93,18 +86,8 @@ export function oauthRouter({ store, baseUrl, tokenTtl, now, throttle, introspec
   });
 
   router.get('/oauth/token/info', (req, res) => {
-    const token = bearerOrQueryToken(req);
-    const record = token === undefined ? undefined : findActiveAccessToken(store, token, now());
-    if (!record) throw new OAuthError('invalid_token', 'The access token is invalid');
-    const application = record.application_id === null ? undefined : store.lookup('applications', 'id', record.application_id);
-    const info: Schemas['TokenInfo'] = {
-      resource_owner_id: record.user_id,
-      scope: [...record.scopes],
-      expires_in: Math.max(0, record.created_at + record.expires_in - now()),
-      application: application ? { uid: application.uid } : null,
-      created_at: record.created_at,
-    };
-    res.set(noStore).json(info);
+    const presented = { authorization: req.headers.authorization, accessTokenQuery: req.query.access_token };
+    res.set(noStore).json(tokenInfo(store, presented, now()));
   });
 
   router.get('/.well-known/oauth-authorization-server', (_req, res) => {

@@ -22,6 +22,7 @@ import type { Store } from '../store/file-store.js';
 import type { Scope, UserRecord } from '../store/schema.js';
 import { ApiError } from './errors.js';
 import { csrfProtection, csrfToken, endSession, sessionCookieName, sessionMiddleware, sessionUserId, startSignedInSession } from './session.js';
+import { activeUser } from '../domain/users.js';
 
 /**
  * A 302 with only its Location, as the document describes redirects: Express's res.redirect would add a small
@@ -135,8 +136,7 @@ const signInLocation = (returnTo: string | undefined) => (returnTo ? `${signInPa
 
 function currentUser(store: Store, req: Request): UserRecord | undefined {
   const id = sessionUserId(req);
-  const user = id === undefined ? undefined : store.lookup('users', 'id', id);
-  return user && user.state === 'active' ? user : undefined;
+  return id === undefined ? undefined : activeUser(store, id);
 }
 
 const authorizationParamNames = ['client_id', 'redirect_uri', 'response_type', 'state', 'scope', 'code_challenge', 'code_challenge_method'] as const;

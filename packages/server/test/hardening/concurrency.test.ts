@@ -1,6 +1,5 @@
 // 1,000 PUTs from 100 users at once over real HTTP, on a real data file: every user ends with exactly their last
 // acknowledged write, and the file on disk equals the state in memory.
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notificationEvents } from '../../src/openapi/document.js';

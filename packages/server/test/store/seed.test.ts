@@ -7,7 +7,6 @@ import { authenticateClient } from '../../src/domain/applications.js';
 import { readDurableData } from '../../src/store/file-store.js';
 import { journalFileOf } from '../../src/store/journal.js';
 import { ensureDemoData, loadSeed, loadSeedFile, SeedError, type SeedFixture } from '../../src/store/seed.js';
-import type { StoreData } from '../../src/store/schema.js';
 import { useTempStores } from './temp-store.js';
 
 const t = useTempStores();

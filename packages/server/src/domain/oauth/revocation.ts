@@ -6,6 +6,7 @@ import { digest } from '../secrets.js';
 import { OAuthError, invalidClient } from './errors.js';
 import { formatScope } from './scopes.js';
 import { isExpired } from './tokens.js';
+import { activeUser } from '../users.js';
 
 type Hint = string | undefined;
 
@@ -64,8 +65,8 @@ export function introspectToken(
   const { record, kind } = found;
   if (record.application_id !== client.id && !introspectsEveryToken(client)) return { active: false };
   if (kind === 'access_token' && isExpired(record, now)) return { active: false };
-  const user = store.lookup('users', 'id', record.user_id);
-  if (!user || user.state !== 'active') return { active: false };
+  const user = activeUser(store, record.user_id);
+  if (!user) return { active: false };
   const application = record.application_id === null ? undefined : store.lookup('applications', 'id', record.application_id);
   return {
     active: true,

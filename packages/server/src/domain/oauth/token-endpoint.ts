@@ -9,6 +9,7 @@ import { verifierMatches } from './pkce.js';
 import { scopes as allScopes } from '../../openapi/document.js';
 import { narrowScope } from './scopes.js';
 import { type TokenResponse, findActiveRefreshToken, insertTokenPair, revokeCodeChain } from './tokens.js';
+import { activeUser } from '../users.js';
 
 type Schemas = components['schemas'];
 export interface GrantContext {
@@ -52,8 +53,7 @@ export async function exchangeAuthorizationCode(
     // A verifier with no challenge is a downgrade attempt or a broken client (OAuth 2.0 Security BCP, RFC 9700 2.1.1).
     throw new OAuthError('invalid_grant', 'A code_verifier was sent but the authorization request had no code_challenge.');
   }
-  const user = store.lookup('users', 'id', code.user_id);
-  if (!user || user.state !== 'active') throw invalidGrant();
+  if (!activeUser(store, code.user_id)) throw invalidGrant();
   return store.commit(() => {
     // Re-checked inside the commit, on the stored version, so two concurrent exchanges can never both succeed.
     if (store.lookup('authorizationCodes', 'codeDigest', code.codeDigest)?.used_at !== null) throw invalidGrant();
@@ -114,8 +114,7 @@ export async function refreshGrant(
     }
     throw invalidGrant();
   }
-  const user = store.lookup('users', 'id', previous.user_id);
-  if (!user || user.state !== 'active') throw invalidGrant();
+  if (!activeUser(store, previous.user_id)) throw invalidGrant();
   const scopes = grantedScopes(params.scope, previous.scopes);
   return store.commit(() => {
     store.update('accessTokens', previous, { revoked_at: now });

@@ -5,6 +5,7 @@ import type { Store } from '../../store/file-store.js';
 import type { AccessTokenRecord, Scope } from '../../store/schema.js';
 import { digest, newSecret } from '../secrets.js';
 import { formatScope } from './scopes.js';
+import { activeUser } from '../users.js';
 
 export type TokenResponse = components['schemas']['TokenResponse'];
 
@@ -50,8 +51,7 @@ export const isExpired = (record: AccessTokenRecord, now: number) => now >= reco
 export function findActiveAccessToken(store: Store, token: string, now: number): AccessTokenRecord | undefined {
   const record = store.lookup('accessTokens', 'tokenDigest', digest(token));
   if (!record || record.revoked_at !== null || isExpired(record, now)) return undefined;
-  const user = store.lookup('users', 'id', record.user_id);
-  return user && user.state === 'active' ? record : undefined;
+  return activeUser(store, record.user_id) ? record : undefined;
 }
 
 /** The record of a refresh token that may be used now (refresh tokens do not expire; revocation ends them). */
