@@ -19,7 +19,7 @@ import {
   type GlobalNotificationSettingsUpdate,
   type TokenbellClient,
 } from '../../packages/sdk/src/index.js';
-import { currentCode } from '../../packages/server/src/domain/two-factor.js';
+import { currentCode } from '../../packages/server/test/support/two-factor.js';
 import { type CaseContext, exampleApp, type Exchange, type Session, type TargetKind, users } from './context.js';
 
 export interface ContractCase {

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // `tokenbell` / `npm start`: open the store, seed it, and serve until SIGINT or SIGTERM.
-import { readFile } from 'node:fs/promises';
 import { ConfigError, configFrom, configWarnings, usage } from './config.js';
 import { createApp } from './http/app.js';
 import { openApiValidation, warmUpValidation } from './http/openapi-validation.js';
-import { ensureDemoData, loadSeed } from './store/seed.js';
+import { findApplicationByUid } from './domain/applications.js';
+import { ensureDemoData, loadSeedFile } from './store/seed.js';
 import { openStore, pruneStore } from './store/file-store.js';
 
 async function main(): Promise<void> {
@@ -15,8 +15,7 @@ async function main(): Promise<void> {
   const config = configFrom(process.argv.slice(2));
   const store = await openStore({ file: config.dataFile });
   if (config.seedFile) {
-    const fixture: unknown = JSON.parse(await readFile(config.seedFile, 'utf8'));
-    await loadSeed(store, fixture);
+    await loadSeedFile(store, config.seedFile);
     console.log(`Loaded seed ${config.seedFile}`);
   }
   const demo = await ensureDemoData(store);
@@ -34,7 +33,7 @@ async function main(): Promise<void> {
   }
   for (const warning of configWarnings(config)) console.warn(`tokenbell: ${warning}`);
   for (const id of config.introspectionClients) {
-    if (!store.lookup('applications', 'uid', id)) console.warn(`tokenbell: --introspection-clients names "${id}", which is not the App ID of any application here (yet)`);
+    if (!findApplicationByUid(store, id)) console.warn(`tokenbell: --introspection-clients names "${id}", which is not the App ID of any application here (yet)`);
   }
   // The first request would otherwise wait for the document to load and its checks to compile (about half a second).
   const validation = openApiValidation({ validateResponses: config.validateResponses });

@@ -3,7 +3,7 @@
 import type { Store } from '../store/file-store.js';
 import type { PersonalAccessTokenRecord, Scope, UserRecord } from '../store/schema.js';
 import { scopes as knownScopes } from '../openapi/document.js';
-import { hashPassword, verifyPassword, verifyPasswordAgainstNothing } from './passwords.js';
+import { verifyPassword, verifyPasswordAgainstNothing } from './passwords.js';
 import { digest, newSecret } from './secrets.js';
 import { checkOtpSecret } from './two-factor.js';
 import { activeUser, isActive } from './users.js';
@@ -111,13 +111,6 @@ export function insertUser(store: Store, input: Omit<NewUser, 'password'>, passw
     bio: input.bio ?? '',
     created_at: new Date().toISOString(),
   });
-}
-
-export async function createUser(store: Store, input: NewUser): Promise<UserRecord> {
-  checkNewUserFields(input);
-  checkUserIsNew(store, input);
-  const passwordHash = await hashPassword(input.password);
-  return store.commit(() => insertUser(store, input, passwordHash));
 }
 
 /** The user whose username or e-mail address (whatever the case) is `login`. */

@@ -94,13 +94,14 @@ export async function registerApplication(
   return { record, secret };
 }
 
+/** The application whose App ID (client_id) is `uid`. */
 export function findApplicationByUid(store: Store, uid: string): ApplicationRecord | null {
   return store.lookup('applications', 'uid', uid) ?? null;
 }
 
 /** The application if `secret` is its App Secret, else null. */
 export function authenticateClient(store: Store, uid: string, secret: string): ApplicationRecord | null {
-  const application = store.lookup('applications', 'uid', uid);
+  const application = findApplicationByUid(store, uid);
   // Compared even for an unknown App ID, so timing does not tell which App IDs exist.
   const matches = constantTimeEqual(digest(secret), application?.secretDigest ?? '');
   return application && matches ? application : null;

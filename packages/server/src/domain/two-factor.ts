@@ -23,7 +23,7 @@ export function checkOtpSecret(secret: unknown): string {
   return secret;
 }
 
-const totpFor = (secret: string) => new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period });
+export const totpFor = (secret: string) => new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period });
 
 /**
  * The time step `code` is valid for at `nowSeconds`, or null. A code is good once: a step at or before the last
@@ -47,9 +47,4 @@ export function useCode(store: Store, userId: number, code: string, nowSeconds: 
     store.update('users', user!, { otpLastStep: step });
     return true;
   });
-}
-
-/** The code an authenticator shows for `secret` at `nowSeconds`: what the tests type in. */
-export function currentCode(secret: string, nowSeconds: number): string {
-  return totpFor(secret).generate({ timestamp: nowSeconds * 1000 });
 }

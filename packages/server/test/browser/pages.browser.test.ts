@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { currentCode } from '../../src/domain/two-factor.js';
+import { currentCode } from '../support/two-factor.js';
 import { seed, startTestServer, type TestServer } from '../support/server.js';
 
 const chromiumPath = '/usr/bin/chromium';

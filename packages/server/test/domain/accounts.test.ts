@@ -3,7 +3,6 @@ import {
   AccountError,
   authenticate,
   createPersonalAccessToken,
-  createUser,
   findActivePersonalAccessToken,
   findUserByLogin,
   insertUser,
@@ -12,6 +11,7 @@ import {
   type NewUser,
 } from '../../src/domain/accounts.js';
 import { PasswordPolicyError } from '../../src/domain/passwords.js';
+import { createUser } from '../support/accounts.js';
 import { openStore, type Store } from '../../src/store/file-store.js';
 import type { UserRecord } from '../../src/store/schema.js';
 
@@ -30,7 +30,7 @@ function quickUser(username: string): Promise<UserRecord> {
   );
 }
 
-describe('createUser', () => {
+describe('checkNewUserFields, checkUserIsNew and insertUser, as the tests\' createUser runs them', () => {
   it('stores the user with a hash, never the password', async () => {
     const user = await createUser(store, { ...jane, two_factor_enabled: true });
     expect(user).toMatchObject({ id: 1, username: 'JSmith', state: 'active', two_factor_enabled: true, is_admin: false });

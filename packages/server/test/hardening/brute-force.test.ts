@@ -3,7 +3,7 @@
 // tell a guesser which logins belong to one account or that a two-factor account's password was right.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LoginThrottle } from '../../src/domain/login-throttle.js';
-import { currentCode } from '../../src/domain/two-factor.js';
+import { currentCode } from '../support/two-factor.js';
 import { csrfOf } from '../support/agent.js';
 import { seed, startTestServer, type TestServer } from '../support/server.js';
 import { rawRequest, type RawResponse } from './support.js';

@@ -215,4 +215,15 @@ describe('a data file that cannot be used', () => {
     const quiet = track(await startCli(['--memory', '--trust-proxy', 'loopback']));
     expect(quiet.output()).not.toContain('--trust-proxy');
   });
+
+  it('stops startup on a seed file that is not JSON, naming the file, without a stack trace', async () => {
+    const file = join(dir.path, 'broken-seed.json');
+    await writeFile(file, '{ "users": [ ');
+    const cli = runCli(['--memory', '--seed', file], await freePort());
+    started.push(cli);
+    expect((await cli.exited).code).toBe(1);
+    expect(cli.output()).toContain(`${file}: `);
+    expect(cli.output()).toMatch(/JSON/);
+    expect(cli.output()).not.toMatch(/\n\s+at /);
+  });
 });

@@ -2,9 +2,9 @@
 // fetch, a small cookie jar and manual redirects, as a browser would.
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser } from '../../src/domain/accounts.js';
+import { createUser } from '../support/accounts.js';
 import { digest } from '../../src/domain/secrets.js';
-import { currentCode } from '../../src/domain/two-factor.js';
+import { currentCode } from '../support/two-factor.js';
 import { document } from '../../src/openapi/document.js';
 import { Agent, csrfOf } from '../support/agent.js';
 import { seed, startTestServer, type TestServer } from '../support/server.js';

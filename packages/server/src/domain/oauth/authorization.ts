@@ -5,6 +5,7 @@ import type { ApplicationRecord, Scope } from '../../store/schema.js';
 import { digest, newSecret } from '../secrets.js';
 import { isValidChallenge } from './pkce.js';
 import { narrowScope } from './scopes.js';
+import { findApplicationByUid } from '../applications.js';
 
 export interface AuthorizationRequest {
   client_id: string;
@@ -41,7 +42,7 @@ export function withQuery(uri: string, params: Record<string, string | undefined
 }
 
 export function checkAuthorizationRequest(store: Store, params: AuthorizationRequest): CheckedAuthorizationRequest {
-  const application = store.lookup('applications', 'uid', params.client_id);
+  const application = findApplicationByUid(store, params.client_id);
   if (!application) {
     return { outcome: 'show-error', message: 'Client authentication failed due to unknown client.' };
   }
