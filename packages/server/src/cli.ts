@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `tokenbell` / `npm start`: open the store, seed it, and serve until SIGINT or SIGTERM.
-import { ConfigError, configFrom, configWarnings, usage } from './config.js';
+import { configFrom, configWarnings, usage } from './config.js';
+import { ExplainedError } from './explained-error.js';
 import { createApp } from './http/app.js';
 import { openApiValidation, warmUpValidation } from './http/openapi-validation.js';
 import { findApplicationByUid } from './domain/applications.js';
@@ -76,8 +77,7 @@ function explain(error: unknown): string {
   if (code?.startsWith('ERR_PARSE_ARGS')) return `${error.message}\n\n${usage}`;
   if (code === 'EACCES') return `${error.message}: not allowed to listen there`;
   // Our own errors say what is wrong in their message; anything else is a bug worth its stack.
-  const known = error instanceof ConfigError || /^(Store\w*|Seed|Account|Application|PasswordPolicy)Error$/.test(error.constructor.name);
-  return known ? error.message : (error.stack ?? error.message);
+  return error instanceof ExplainedError ? error.message : (error.stack ?? error.message);
 }
 
 main().catch((error: unknown) => {

@@ -1,6 +1,7 @@
 // Settings come from flags, then the environment, then defaults; see the README's configuration table.
 import { parseArgs } from 'node:util';
 import express from 'express';
+import { ExplainedError } from './explained-error.js';
 
 export interface Config {
   port: number;
@@ -38,7 +39,7 @@ export const defaults = {
   bodyLimit: '100kb',
 } as const;
 
-export class ConfigError extends Error {}
+export class ConfigError extends ExplainedError {}
 
 function positiveInteger(name: string, value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new ConfigError(`${name} must be a positive integer, got "${value}"`);

@@ -1,22 +1,14 @@
 // User accounts and personal access tokens. Validation happens before `store.commit`, and the checks that depend
 // on the store are repeated inside it (hashing a password awaits, so another request may have taken the name).
+import { InputError } from '../explained-error.js';
+import { checkScopes } from './oauth/scopes.js';
 import type { Store } from '../store/file-store.js';
 import type { PersonalAccessTokenRecord, Scope, UserRecord } from '../store/schema.js';
-import { scopes as knownScopes } from '../openapi/document.js';
 import { verifyPassword, verifyPasswordAgainstNothing } from './passwords.js';
 import { digest, newSecret } from './secrets.js';
 import { checkOtpSecret } from './two-factor.js';
 import { activeUser, isActive } from './users.js';
 
-/** A rejected account or token field; `field` names the input, `message` says what is wrong with it. */
-export class AccountError extends Error {
-  override name = 'AccountError';
-  readonly field: string;
-  constructor(field: string, message: string) {
-    super(message);
-    this.field = field;
-  }
-}
 
 export const usernamePattern = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,254}$/;
 // Deliberately loose: one @, no spaces, a dot in the domain. Whether the address works only a message can tell.
@@ -52,45 +44,41 @@ export interface CheckedPersonalAccessToken {
   token?: string;
 }
 
-/** Checks the fields of a new user that do not depend on the store; throws AccountError. */
+/** Checks the fields of a new user that do not depend on the store; throws InputError. */
 export function checkNewUserFields(input: Omit<NewUser, 'password'>): void {
   if (typeof input.username !== 'string' || !usernamePattern.test(input.username)) {
-    throw new AccountError(
+    throw new InputError(
       'username',
       'must be 1 to 255 letters, digits, "_", "." or "-", and must not start with "." or "-"',
     );
   }
   if (typeof input.email !== 'string' || input.email.length > 254 || !emailPattern.test(input.email)) {
-    throw new AccountError('email', `${JSON.stringify(input.email)} is not an e-mail address`);
+    throw new InputError('email', `${JSON.stringify(input.email)} is not an e-mail address`);
   }
   checkText('name', input.name, 255);
   if (input.bio !== undefined && (typeof input.bio !== 'string' || input.bio.length > 255)) {
-    throw new AccountError('bio', 'must be a string of at most 255 characters');
+    throw new InputError('bio', 'must be a string of at most 255 characters');
   }
   for (const flag of ['two_factor_enabled', 'is_admin'] as const) {
-    if (input[flag] !== undefined && typeof input[flag] !== 'boolean') throw new AccountError(flag, 'must be true or false');
+    if (input[flag] !== undefined && typeof input[flag] !== 'boolean') throw new InputError(flag, 'must be true or false');
   }
   if (input.otp_secret !== undefined) {
-    if (input.two_factor_enabled !== true) throw new AccountError('otp_secret', 'needs two_factor_enabled: true');
-    try {
-      checkOtpSecret(input.otp_secret);
-    } catch (error) {
-      throw new AccountError('otp_secret', (error as Error).message);
-    }
+    if (input.two_factor_enabled !== true) throw new InputError('otp_secret', 'needs two_factor_enabled: true');
+    checkOtpSecret(input.otp_secret);
   }
 }
 
-/** Throws AccountError if the username or e-mail address is taken (whatever the case) in the store. */
+/** Throws an InputError (`taken`) if the username or e-mail address is taken (whatever the case) in the store. */
 export function checkUserIsNew(store: Store, input: Pick<NewUser, 'username' | 'email'>): void {
   if (store.lookup('users', 'username', input.username)) {
-    throw new AccountError('username', `the username ${JSON.stringify(input.username)} is already taken`);
+    throw new InputError('username', `the username ${JSON.stringify(input.username)} is already taken`, 'taken');
   }
   // A project's namespace is a group path or a username, so the two must never be the same name.
   if (store.lookup('groups', 'path', input.username)) {
-    throw new AccountError('username', `the username ${JSON.stringify(input.username)} is already a group's path`);
+    throw new InputError('username', `the username ${JSON.stringify(input.username)} is already a group's path`, 'taken');
   }
   if (store.lookup('users', 'email', input.email)) {
-    throw new AccountError('email', `the e-mail address ${JSON.stringify(input.email)} is already in use`);
+    throw new InputError('email', `the e-mail address ${JSON.stringify(input.email)} is already in use`, 'taken');
   }
 }
 
@@ -129,16 +117,16 @@ export async function authenticate(store: Store, login: string, password: string
   return ok && isActive(user) ? user : null;
 }
 
-/** Checks a token's fields (not the store); answers them with defaults filled in; throws AccountError. */
+/** Checks a token's fields (not the store); answers them with defaults filled in; throws InputError. */
 export function checkPersonalAccessTokenFields(input: NewPersonalAccessToken): CheckedPersonalAccessToken {
   checkText('name', input.name, 255);
   const scopes = checkScopes(input.scopes ?? ['api']);
   const expires = input.expires_at ?? null;
   if (expires !== null && (typeof expires !== 'string' || !isCalendarDate(expires))) {
-    throw new AccountError('expires_at', `${JSON.stringify(expires)} is not a date (YYYY-MM-DD)`);
+    throw new InputError('expires_at', `${JSON.stringify(expires)} is not a date (YYYY-MM-DD)`);
   }
   if (input.token !== undefined && (typeof input.token !== 'string' || !/^[\x21-\x7e]{20,255}$/.test(input.token))) {
-    throw new AccountError('token', 'must be 20 to 255 printable ASCII characters without spaces');
+    throw new InputError('token', 'must be 20 to 255 printable ASCII characters without spaces');
   }
   return { name: input.name.trim(), scopes, expires_at: expires, ...(input.token === undefined ? {} : { token: input.token }) };
 }
@@ -152,7 +140,7 @@ export function insertPersonalAccessToken(
 ): PersonalAccessTokenRecord {
   const tokenDigest = digest(token);
   if (store.lookup('personalAccessTokens', 'tokenDigest', tokenDigest)) {
-    throw new AccountError('token', 'this token is already in use');
+    throw new InputError('token', 'this token is already in use', 'taken');
   }
   return store.insert('personalAccessTokens', {
     id: store.nextId('personalAccessTokens'),
@@ -173,7 +161,7 @@ export async function createPersonalAccessToken(
   input: NewPersonalAccessToken,
 ): Promise<{ record: PersonalAccessTokenRecord; token: string }> {
   const checked = checkPersonalAccessTokenFields(input);
-  if (!store.lookup('users', 'id', userId)) throw new AccountError('user_id', `there is no user ${userId}`);
+  if (!store.lookup('users', 'id', userId)) throw new InputError('user_id', `there is no user ${userId}`, 'unknown');
   const token = checked.token ?? newSecret('personalAccessToken');
   const record = await store.commit(() => insertPersonalAccessToken(store, userId, checked, token));
   return { record, token };
@@ -212,18 +200,8 @@ export async function revokePersonalAccessToken(
 }
 
 function checkText(field: string, value: unknown, max: number): void {
-  if (typeof value !== 'string' || value.trim() === '') throw new AccountError(field, 'must not be blank');
-  if (value.length > max) throw new AccountError(field, `must be at most ${max} characters long`);
-}
-
-function checkScopes(value: readonly unknown[]): Scope[] {
-  if (!Array.isArray(value) || value.length === 0) throw new AccountError('scopes', 'must name at least one scope');
-  for (const scope of value) {
-    if (!knownScopes.includes(scope as Scope)) {
-      throw new AccountError('scopes', `unknown scope ${JSON.stringify(scope)}; known scopes: ${knownScopes.join(', ')}`);
-    }
-  }
-  return [...new Set(value as Scope[])];
+  if (typeof value !== 'string' || value.trim() === '') throw new InputError(field, 'must not be blank');
+  if (value.length > max) throw new InputError(field, `must be at most ${max} characters long`);
 }
 
 function isCalendarDate(text: string): boolean {

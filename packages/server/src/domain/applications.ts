@@ -1,18 +1,10 @@
 // OAuth client registration (spec 2.1). The App Secret is shown once at registration and stored only as a digest.
+import { InputError } from '../explained-error.js';
+import { checkScopes } from './oauth/scopes.js';
 import type { Store } from '../store/file-store.js';
 import type { ApplicationRecord, Scope } from '../store/schema.js';
-import { scopes as knownScopes } from '../openapi/document.js';
 import { constantTimeEqual, digest, newClientId, newSecret } from './secrets.js';
 
-/** A rejected application field; `field` names the input, `message` says what is wrong with it. */
-export class ApplicationError extends Error {
-  override name = 'ApplicationError';
-  readonly field: string;
-  constructor(field: string, message: string) {
-    super(message);
-    this.field = field;
-  }
-}
 
 export const maxRedirectUris = 10;
 const maxRedirectUriLength = 2000;
@@ -38,17 +30,17 @@ export interface CheckedApplication {
   secret?: string;
 }
 
-/** Checks an application's fields (not the store); answers them with defaults filled in; throws ApplicationError. */
+/** Checks an application's fields (not the store); answers them with defaults filled in; throws InputError. */
 export function checkApplicationFields(input: NewApplication): CheckedApplication {
-  if (typeof input.name !== 'string' || input.name.trim() === '') throw new ApplicationError('name', 'must not be blank');
-  if (input.name.length > 255) throw new ApplicationError('name', 'must be at most 255 characters long');
+  if (typeof input.name !== 'string' || input.name.trim() === '') throw new InputError('name', 'must not be blank');
+  if (input.name.length > 255) throw new InputError('name', 'must be at most 255 characters long');
   const redirectUris = checkRedirectUris(input.redirect_uris);
   const scopes = checkScopes(input.scopes ?? ['api']);
   if (input.uid !== undefined && (typeof input.uid !== 'string' || !/^[\x21-\x7e]{1,256}$/.test(input.uid))) {
-    throw new ApplicationError('uid', 'must be 1 to 256 printable ASCII characters without spaces');
+    throw new InputError('uid', 'must be 1 to 256 printable ASCII characters without spaces');
   }
   if (input.secret !== undefined && (typeof input.secret !== 'string' || !/^[\x21-\x7e]{16,256}$/.test(input.secret))) {
-    throw new ApplicationError('secret', 'must be 16 to 256 printable ASCII characters without spaces');
+    throw new InputError('secret', 'must be 16 to 256 printable ASCII characters without spaces');
   }
   return {
     name: input.name.trim(),
@@ -67,7 +59,7 @@ export function insertApplication(
   uid: string,
   secret: string,
 ): ApplicationRecord {
-  if (store.lookup('applications', 'uid', uid)) throw new ApplicationError('uid', `the App ID ${JSON.stringify(uid)} is already taken`);
+  if (store.lookup('applications', 'uid', uid)) throw new InputError('uid', `the App ID ${JSON.stringify(uid)} is already taken`, 'taken');
   return store.insert('applications', {
     id: store.nextId('applications'),
     uid,
@@ -87,7 +79,7 @@ export async function registerApplication(
   input: NewApplication,
 ): Promise<{ record: ApplicationRecord; secret: string }> {
   const checked = checkApplicationFields(input);
-  if (!store.lookup('users', 'id', ownerId)) throw new ApplicationError('owner', `there is no user ${ownerId}`);
+  if (!store.lookup('users', 'id', ownerId)) throw new InputError('owner', `there is no user ${ownerId}`, 'unknown');
   const uid = checked.uid ?? newClientId();
   const secret = checked.secret ?? newSecret('clientSecret');
   const record = await store.commit(() => insertApplication(store, ownerId, checked, uid, secret));
@@ -132,15 +124,15 @@ export async function deleteApplication(store: Store, ownerId: number, id: numbe
 
 function checkRedirectUris(value: unknown): string[] {
   if (!Array.isArray(value) || value.length === 0) {
-    throw new ApplicationError('redirect_uris', 'must list at least one redirect URI');
+    throw new InputError('redirect_uris', 'must list at least one redirect URI');
   }
   const unique = [...new Set(value as unknown[])];
   if (unique.length > maxRedirectUris) {
-    throw new ApplicationError('redirect_uris', `must list at most ${maxRedirectUris} redirect URIs`);
+    throw new InputError('redirect_uris', `must list at most ${maxRedirectUris} redirect URIs`);
   }
   for (const uri of unique) {
     const problem = redirectUriProblem(uri);
-    if (problem) throw new ApplicationError('redirect_uris', `${JSON.stringify(uri)} ${problem}`);
+    if (problem) throw new InputError('redirect_uris', `${JSON.stringify(uri)} ${problem}`);
   }
   return unique as string[];
 }
@@ -165,12 +157,3 @@ function redirectUriProblem(uri: unknown): string | null {
   return null;
 }
 
-function checkScopes(value: unknown): Scope[] {
-  if (!Array.isArray(value) || value.length === 0) throw new ApplicationError('scopes', 'must name at least one scope');
-  for (const scope of value) {
-    if (!knownScopes.includes(scope as Scope)) {
-      throw new ApplicationError('scopes', `unknown scope ${JSON.stringify(scope)}; known scopes: ${knownScopes.join(', ')}`);
-    }
-  }
-  return [...new Set(value as Scope[])];
-}

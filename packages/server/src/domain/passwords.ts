@@ -2,6 +2,7 @@
 // digest used for random tokens. Parameters are stored with each hash so they can be raised later without
 // invalidating existing passwords.
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { InputError } from '../explained-error.js';
 
 const N = 16384;
 const r = 8;
@@ -12,19 +13,16 @@ const keyBytes = 32;
 export const passwordMinLength = 8;
 export const passwordMaxLength = 1024;
 
-export class PasswordPolicyError extends Error {
-  override name = 'PasswordPolicyError';
-}
 
-/** Throws PasswordPolicyError unless the password may be set (8..1024 characters). */
+/** Throws an InputError for `password` unless the password may be set (8..1024 characters). */
 export function checkPasswordPolicy(password: string): void {
   // Characters as people count them (code points), not UTF-16 units.
   const length = [...password].length;
   if (length < passwordMinLength) {
-    throw new PasswordPolicyError(`the password must be at least ${passwordMinLength} characters long`);
+    throw new InputError('password', `the password must be at least ${passwordMinLength} characters long`);
   }
   if (length > passwordMaxLength) {
-    throw new PasswordPolicyError(`the password must be at most ${passwordMaxLength} characters long`);
+    throw new InputError('password', `the password must be at most ${passwordMaxLength} characters long`);
   }
 }
 

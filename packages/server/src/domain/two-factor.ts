@@ -2,6 +2,7 @@
 // SHA-1, 6 digits, 30-second steps), as the hosted service asks of accounts with two-factor authentication. The
 // password grant refuses these accounts outright (spec 5.4); the pages ask for the code after the password.
 import { Secret, TOTP } from 'otpauth';
+import { InputError } from '../explained-error.js';
 import type { Store } from '../store/file-store.js';
 import type { UserRecord } from '../store/schema.js';
 import { activeUser } from './users.js';
@@ -11,14 +12,11 @@ const period = 30;
 const window = 1;
 const base32Pattern = /^[A-Z2-7]{16,128}$/;
 
-export class TwoFactorError extends Error {
-  override name = 'TwoFactorError';
-}
 
-/** Throws TwoFactorError unless `secret` is a base32 TOTP secret of 80 bits or more (what authenticator apps read). */
+/** Throws an InputError for `otp_secret` unless `secret` is a base32 TOTP secret of 80 bits or more (what authenticator apps read). */
 export function checkOtpSecret(secret: unknown): string {
   if (typeof secret !== 'string' || !base32Pattern.test(secret)) {
-    throw new TwoFactorError('must be a base32 secret (A-Z, 2-7) of 16 to 128 characters');
+    throw new InputError('otp_secret', 'must be a base32 secret (A-Z, 2-7) of 16 to 128 characters');
   }
   return secret;
 }

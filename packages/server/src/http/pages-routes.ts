@@ -3,9 +3,9 @@
 import helmet from 'helmet';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { components } from '@tokenbell/sdk';
-import { AccountError, createPersonalAccessToken, listPersonalAccessTokens, revokePersonalAccessToken } from '../domain/accounts.js';
+import { createPersonalAccessToken, listPersonalAccessTokens, revokePersonalAccessToken } from '../domain/accounts.js';
 import type { LoginThrottle } from '../domain/login-throttle.js';
-import { ApplicationError, deleteApplication, listApplications, registerApplication } from '../domain/applications.js';
+import { deleteApplication, listApplications, registerApplication } from '../domain/applications.js';
 import { authorizedApplications, revokeApplicationAuthorization } from '../domain/authorized-applications.js';
 import {
   approveAuthorization,
@@ -18,6 +18,7 @@ import { serveStylesheet, stylesheetPath } from '../pages/assets.js';
 import { consentPage } from '../pages/consent.js';
 import { personalAccessTokensPage, tokenCreatedPage, type TokenFormState } from '../pages/personal-access-tokens.js';
 import { signInPage, twoFactorPage } from '../pages/sign-in.js';
+import { InputError } from '../explained-error.js';
 import type { Store } from '../store/file-store.js';
 import type { Scope, UserRecord } from '../store/schema.js';
 import { ApiError } from './errors.js';
@@ -193,7 +194,7 @@ const fieldLabels: Record<string, string> = {
   scopes: 'Scopes',
   expires_at: 'Expires at',
 };
-const describeFieldError = (error: ApplicationError | AccountError) => `${fieldLabels[error.field] ?? error.field} ${error.message}.`;
+const describeFieldError = (error: InputError) => `${fieldLabels[error.field] ?? error.field} ${error.message}.`;
 
 export function pagesRouter({ store, now, codeTtl, throttle }: PagesOptions): Router {
   const router = Router();
@@ -325,7 +326,7 @@ export function pagesRouter({ store, now, codeTtl, throttle }: PagesOptions): Ro
       });
       html(res, 201, applicationCreatedPage(user, csrfToken(req), record, secret));
     } catch (error) {
-      if (!(error instanceof ApplicationError)) throw error;
+      if (!(error instanceof InputError)) throw error;
       applicationsView(req, user, 400, res, { name: body.name, redirect_uri: body.redirect_uri, scopes, error: describeFieldError(error) });
     }
   });
@@ -378,7 +379,7 @@ export function pagesRouter({ store, now, codeTtl, throttle }: PagesOptions): Ro
       });
       html(res, 201, tokenCreatedPage(user, csrfToken(req), record, token));
     } catch (error) {
-      if (!(error instanceof AccountError)) throw error;
+      if (!(error instanceof InputError)) throw error;
       tokensView(req, user, 400, res, { name: body.name, expires_at: body.expires_at, scopes, error: describeFieldError(error) });
     }
   });

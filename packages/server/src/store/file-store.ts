@@ -16,17 +16,18 @@ import { Low, Memory } from 'lowdb';
 import { DurableJsonFile } from './durable-json-file.js';
 import { Journal, JournalCorruptError, journalFileOf, type JournalContents, type JournalOp } from './journal.js';
 import { SCHEMA_VERSION, type NotificationSettingRecord, type StoreData } from './schema.js';
+import { ExplainedError } from '../explained-error.js';
 
-export class StoreLockedError extends Error {
+export class StoreLockedError extends ExplainedError {
   override name = 'StoreLockedError';
 }
-export class StoreCorruptError extends Error {
+export class StoreCorruptError extends ExplainedError {
   override name = 'StoreCorruptError';
 }
-export class StoreVersionError extends Error {
+export class StoreVersionError extends ExplainedError {
   override name = 'StoreVersionError';
 }
-export class StoreClosedError extends Error {
+export class StoreClosedError extends ExplainedError {
   override name = 'StoreClosedError';
 }
 

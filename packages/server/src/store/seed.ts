@@ -3,7 +3,6 @@
 import { readFile } from 'node:fs/promises';
 import { customAlphabet } from 'nanoid';
 import {
-  AccountError,
   checkNewUserFields,
   checkPersonalAccessTokenFields,
   insertPersonalAccessToken,
@@ -12,9 +11,10 @@ import {
   type CheckedPersonalAccessToken,
   type NewUser,
 } from '../domain/accounts.js';
-import { ApplicationError, checkApplicationFields, insertApplication, type CheckedApplication } from '../domain/applications.js';
-import { checkPasswordPolicy, hashPassword, PasswordPolicyError } from '../domain/passwords.js';
+import { checkApplicationFields, insertApplication, type CheckedApplication } from '../domain/applications.js';
+import { checkPasswordPolicy, hashPassword } from '../domain/passwords.js';
 import { digest, newClientId, newSecret } from '../domain/secrets.js';
+import { ExplainedError, InputError } from '../explained-error.js';
 import type { Store } from './file-store.js';
 import type { Membership, Scope, Visibility } from './schema.js';
 
@@ -103,7 +103,7 @@ export interface SeedApplication {
 }
 
 /** A fixture that cannot be loaded; `problems` lists every bad entry, e.g. `users[2].email: ...`. */
-export class SeedError extends Error {
+export class SeedError extends ExplainedError {
   override name = 'SeedError';
   readonly problems: string[];
   constructor(problems: string[]) {
@@ -140,13 +140,6 @@ interface Plan {
   applications: Array<{ owner: string; application: CheckedApplication }>;
 }
 
-class FieldError extends Error {
-  readonly field: string;
-  constructor(field: string, message: string) {
-    super(message);
-    this.field = field;
-  }
-}
 
 /** Checks the whole fixture against itself and the store; answers the plan and every problem found. */
 function plan(store: Store, fixture: unknown): { plan: Plan; problems: string[] } {
@@ -158,13 +151,8 @@ function plan(store: Store, fixture: unknown): { plan: Plan; problems: string[] 
       return true;
     } catch (error) {
       const where = (field: string) => [path, field].filter(Boolean).join('.');
-      if (error instanceof AccountError || error instanceof ApplicationError || error instanceof FieldError) {
-        problems.push(`${where(error.field)}: ${error.message}`);
-      } else if (error instanceof PasswordPolicyError) {
-        problems.push(`${where('password')}: ${error.message}`);
-      } else {
-        throw error;
-      }
+      if (!(error instanceof InputError)) throw error;
+      problems.push(`${where(error.field)}: ${error.message}`);
       return false;
     }
   };
@@ -196,19 +184,19 @@ function plan(store: Store, fixture: unknown): { plan: Plan; problems: string[] 
   const userExists = (name: string) => usernames.has(fold(name)) || store.lookup('users', 'username', name) !== undefined;
   const checkMembers = (value: unknown) => {
     if (value === undefined) return;
-    if (!Array.isArray(value)) throw new FieldError('members', 'must be an array');
+    if (!Array.isArray(value)) throw new InputError('members', 'must be an array');
     const seen = new Set<string>();
     value.forEach((member: unknown, j) => {
-      if (!isObject(member)) throw new FieldError(`members[${j}]`, 'must be an object');
+      if (!isObject(member)) throw new InputError(`members[${j}]`, 'must be an object');
       unknownKeys(member, entryKeys.member, `members[${j}].`);
       const username = member.username;
       if (typeof username !== 'string' || !userExists(username)) {
-        throw new FieldError(`members[${j}].username`, `${JSON.stringify(username)} is not a user of the fixture or the store`);
+        throw new InputError(`members[${j}].username`, `${JSON.stringify(username)} is not a user of the fixture or the store`, 'unknown');
       }
-      if (seen.has(fold(username))) throw new FieldError(`members[${j}].username`, `${username} is listed twice`);
+      if (seen.has(fold(username))) throw new InputError(`members[${j}].username`, `${username} is listed twice`, 'taken');
       seen.add(fold(username));
       if (!accessLevels.has(member.access_level as number)) {
-        throw new FieldError(`members[${j}].access_level`, 'must be 10, 20, 30, 40 or 50');
+        throw new InputError(`members[${j}].access_level`, 'must be 10, 20, 30, 40 or 50');
       }
     });
   };
@@ -219,7 +207,7 @@ function plan(store: Store, fixture: unknown): { plan: Plan; problems: string[] 
     const known = at(path, () => unknownKeys(user, entryKeys.user));
     const fields = at(path, () => checkNewUserFields(user as unknown as SeedUser));
     const password = at(path, () => {
-      if (typeof user.password !== 'string') throw new FieldError('password', 'must be a string');
+      if (typeof user.password !== 'string') throw new InputError('password', 'must be a string');
       checkPasswordPolicy(user.password);
     });
     // Uniqueness only means something once the names are well-formed strings.
@@ -228,13 +216,13 @@ function plan(store: Store, fixture: unknown): { plan: Plan; problems: string[] 
       at(path, () => {
         const { username, email } = user as unknown as SeedUser;
         if (usernames.has(fold(username)) || store.lookup('users', 'username', username)) {
-          throw new FieldError('username', `the username ${JSON.stringify(username)} is already taken`);
+          throw new InputError('username', `the username ${JSON.stringify(username)} is already taken`, 'taken');
         }
         if (store.lookup('groups', 'path', username)) {
-          throw new FieldError('username', `the username ${JSON.stringify(username)} is already a group's path`);
+          throw new InputError('username', `the username ${JSON.stringify(username)} is already a group's path`, 'taken');
         }
         if (emails.has(fold(email)) || store.lookup('users', 'email', email)) {
-          throw new FieldError('email', `the e-mail address ${JSON.stringify(email)} is already in use`);
+          throw new InputError('email', `the e-mail address ${JSON.stringify(email)} is already in use`, 'taken');
         }
       });
     const ok = known && fields && password && unique;
@@ -243,13 +231,13 @@ function plan(store: Store, fixture: unknown): { plan: Plan; problems: string[] 
     (Array.isArray(pats) ? pats : []).forEach((pat: unknown, j) => {
       const tokenPath = `${path}.personal_access_tokens[${j}]`;
       at(tokenPath, () => {
-        if (!isObject(pat)) throw new FieldError('', 'must be an object');
+        if (!isObject(pat)) throw new InputError('', 'must be an object');
         unknownKeys(pat, entryKeys.token);
-        if (typeof pat.token !== 'string') throw new FieldError('token', 'must be a string');
+        if (typeof pat.token !== 'string') throw new InputError('token', 'must be a string');
         const checked = checkPersonalAccessTokenFields(pat as unknown as SeedPersonalAccessToken);
         const d = digest(pat.token);
         if (tokenDigests.has(d) || store.lookup('personalAccessTokens', 'tokenDigest', d)) {
-          throw new FieldError('token', 'this token is already in use');
+          throw new InputError('token', 'this token is already in use', 'taken');
         }
         tokenDigests.add(d);
         tokens.push(checked);
@@ -268,14 +256,14 @@ function plan(store: Store, fixture: unknown): { plan: Plan; problems: string[] 
       unknownKeys(group, entryKeys.group);
       const { path, name, visibility } = group;
       if (typeof path !== 'string' || !usernamePattern.test(path)) {
-        throw new FieldError('path', 'must be 1 to 255 letters, digits, "_", "." or "-", and must not start with "." or "-"');
+        throw new InputError('path', 'must be 1 to 255 letters, digits, "_", "." or "-", and must not start with "." or "-"');
       }
       if (groupPaths.has(fold(path)) || store.lookup('groups', 'path', path)) {
-        throw new FieldError('path', `the group ${JSON.stringify(path)} already exists`);
+        throw new InputError('path', `the group ${JSON.stringify(path)} already exists`, 'taken');
       }
-      if (userExists(path)) throw new FieldError('path', `${JSON.stringify(path)} is already a username`);
+      if (userExists(path)) throw new InputError('path', `${JSON.stringify(path)} is already a username`, 'taken');
       checkName(name);
-      if (!visibilities.has(visibility as string)) throw new FieldError('visibility', 'must be private, internal or public');
+      if (!visibilities.has(visibility as string)) throw new InputError('visibility', 'must be private, internal or public');
       checkMembers(group.members);
     });
     if (ok) {
@@ -288,21 +276,21 @@ function plan(store: Store, fixture: unknown): { plan: Plan; problems: string[] 
     at(`projects[${i}]`, () => {
       unknownKeys(project, entryKeys.project);
       const { namespace, path, name, visibility } = project;
-      if (typeof namespace !== 'string') throw new FieldError('namespace', 'must be a group path or a username');
+      if (typeof namespace !== 'string') throw new InputError('namespace', 'must be a group path or a username');
       const groupPath = groupPaths.get(fold(namespace)) ?? store.lookup('groups', 'path', namespace)?.path ?? null;
       const owner = groupPath ?? usernames.get(fold(namespace)) ?? store.lookup('users', 'username', namespace)?.username;
       if (owner === undefined) {
-        throw new FieldError('namespace', `${JSON.stringify(namespace)} is neither a group's path nor a username`);
+        throw new InputError('namespace', `${JSON.stringify(namespace)} is neither a group's path nor a username`, 'unknown');
       }
       if (typeof path !== 'string' || !usernamePattern.test(path)) {
-        throw new FieldError('path', 'must be 1 to 255 letters, digits, "_", "." or "-", and must not start with "." or "-"');
+        throw new InputError('path', 'must be 1 to 255 letters, digits, "_", "." or "-", and must not start with "." or "-"');
       }
       const fullPath = `${owner}/${path}`;
       if (fullPaths.has(fold(fullPath)) || store.lookup('projects', 'fullPath', fullPath)) {
-        throw new FieldError('path', `the project ${JSON.stringify(fullPath)} already exists`);
+        throw new InputError('path', `the project ${JSON.stringify(fullPath)} already exists`, 'taken');
       }
       checkName(name);
-      if (!visibilities.has(visibility as string)) throw new FieldError('visibility', 'must be private, internal or public');
+      if (!visibilities.has(visibility as string)) throw new InputError('visibility', 'must be private, internal or public');
       checkMembers(project.members);
       fullPaths.add(fold(fullPath));
       result.projects.push({ project: project as unknown as SeedProject, namespace: owner, groupPath });
@@ -315,10 +303,10 @@ function plan(store: Store, fixture: unknown): { plan: Plan; problems: string[] 
       unknownKeys(application, entryKeys.application);
       const { owner, client_id, client_secret } = application;
       if (typeof owner !== 'string' || !userExists(owner)) {
-        throw new FieldError('owner', `${JSON.stringify(owner)} is not a user of the fixture or the store`);
+        throw new InputError('owner', `${JSON.stringify(owner)} is not a user of the fixture or the store`, 'unknown');
       }
-      if (typeof client_id !== 'string') throw new FieldError('client_id', 'must be a string');
-      if (typeof client_secret !== 'string') throw new FieldError('client_secret', 'must be a string');
+      if (typeof client_id !== 'string') throw new InputError('client_id', 'must be a string');
+      if (typeof client_secret !== 'string') throw new InputError('client_secret', 'must be a string');
       let checked: CheckedApplication;
       try {
         checked = checkApplicationFields({
@@ -330,13 +318,13 @@ function plan(store: Store, fixture: unknown): { plan: Plan; problems: string[] 
         });
       } catch (error) {
         // The fixture names these as the token endpoint does.
-        if (error instanceof ApplicationError && (error.field === 'uid' || error.field === 'secret')) {
-          throw new FieldError(error.field === 'uid' ? 'client_id' : 'client_secret', error.message);
+        if (error instanceof InputError && (error.field === 'uid' || error.field === 'secret')) {
+          throw new InputError(error.field === 'uid' ? 'client_id' : 'client_secret', error.message, error.code);
         }
         throw error;
       }
       if (clientIds.has(client_id) || store.lookup('applications', 'uid', client_id)) {
-        throw new FieldError('client_id', `the App ID ${JSON.stringify(client_id)} is already taken`);
+        throw new InputError('client_id', `the App ID ${JSON.stringify(client_id)} is already taken`, 'taken');
       }
       clientIds.add(client_id);
       result.applications.push({ owner, application: checked });
@@ -470,13 +458,13 @@ function isObject(value: unknown): value is Record<string, unknown> {
 function unknownKeys(entry: Record<string, unknown>, known: string[], prefix = ''): void {
   const extra = Object.keys(entry).filter((k) => !known.includes(k));
   if (extra.length > 0) {
-    throw new FieldError(`${prefix}${extra[0]}`, `unknown field; expected one of ${known.join(', ')}`);
+    throw new InputError(`${prefix}${extra[0]}`, `unknown field; expected one of ${known.join(', ')}`);
   }
 }
 
 function checkName(name: unknown): void {
-  if (typeof name !== 'string' || name.trim() === '') throw new FieldError('name', 'must not be blank');
-  if (name.length > 255) throw new FieldError('name', 'must be at most 255 characters long');
+  if (typeof name !== 'string' || name.trim() === '') throw new InputError('name', 'must not be blank');
+  if (name.length > 255) throw new InputError('name', 'must be at most 255 characters long');
 }
 
 function fold(name: string): string {

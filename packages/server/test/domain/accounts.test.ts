@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  AccountError,
   authenticate,
   createPersonalAccessToken,
   findActivePersonalAccessToken,
@@ -10,7 +9,7 @@ import {
   revokePersonalAccessToken,
   type NewUser,
 } from '../../src/domain/accounts.js';
-import { PasswordPolicyError } from '../../src/domain/passwords.js';
+import { InputError } from '../../src/explained-error.js';
 import { createUser } from '../support/accounts.js';
 import { openStore, type Store } from '../../src/store/file-store.js';
 import type { UserRecord } from '../../src/store/schema.js';
@@ -52,19 +51,25 @@ describe('checkNewUserFields, checkUserIsNew and insertUser, as the tests\' crea
     ];
     for (const [change, field] of cases) {
       const error = await createUser(store, { ...jane, ...change }).catch((e: unknown) => e);
-      expect(error, JSON.stringify(change)).toBeInstanceOf(AccountError);
-      expect((error as AccountError).field).toBe(field);
+      expect(error, JSON.stringify(change)).toBeInstanceOf(InputError);
+      expect((error as InputError).field).toBe(field);
     }
-    await expect(createUser(store, { ...jane, password: 'short' })).rejects.toBeInstanceOf(PasswordPolicyError);
+    await expect(createUser(store, { ...jane, password: 'short' })).rejects.toMatchObject({ field: 'password', code: 'invalid' });
     expect(store.data.users).toEqual([]);
   });
 
   it('refuses a taken username or e-mail address whatever the case', async () => {
     await quickUser('jsmith');
-    await expect(createUser(store, { ...jane, email: 'other@example.com' })).rejects.toThrow(/already taken/);
-    await expect(createUser(store, { ...jane, username: 'other', email: 'JSMITH@example.com' })).rejects.toThrow(
-      /already in use/,
-    );
+    await expect(createUser(store, { ...jane, email: 'other@example.com' })).rejects.toMatchObject({
+      field: 'username',
+      code: 'taken',
+      message: expect.stringMatching(/already taken/),
+    });
+    await expect(createUser(store, { ...jane, username: 'other', email: 'JSMITH@example.com' })).rejects.toMatchObject({
+      field: 'email',
+      code: 'taken',
+      message: expect.stringMatching(/already in use/),
+    });
     expect(store.data.users).toHaveLength(1);
   });
 });
@@ -153,7 +158,7 @@ describe('personal access tokens', () => {
     for (const [input, field] of bad) {
       await expect(createPersonalAccessToken(store, user.id, input), JSON.stringify(input)).rejects.toMatchObject({ field });
     }
-    await expect(createPersonalAccessToken(store, 999, { name: 'x' })).rejects.toBeInstanceOf(AccountError);
+    await expect(createPersonalAccessToken(store, 999, { name: 'x' })).rejects.toMatchObject({ field: 'user_id', code: 'unknown' });
     expect(store.data.personalAccessTokens).toEqual([]);
   });
 });

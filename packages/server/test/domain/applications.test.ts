@@ -1,7 +1,7 @@
+import { InputError } from '../../src/explained-error.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { insertUser } from '../../src/domain/accounts.js';
 import {
-  ApplicationError,
   authenticateClient,
   deleteApplication,
   findApplicationByUid,
@@ -66,7 +66,7 @@ describe('registerApplication', () => {
     ];
     for (const [change, field, message] of cases) {
       const error = await registerApplication(store, ownerId, { ...app, ...change }).catch((e: unknown) => e);
-      expect(error, JSON.stringify(change)).toBeInstanceOf(ApplicationError);
+      expect(error, JSON.stringify(change)).toBeInstanceOf(InputError);
       expect(error).toMatchObject({ field });
       expect((error as Error).message).toMatch(message);
     }

@@ -1,4 +1,5 @@
 // Scopes form a hierarchy (the document's description says so): api includes read_api, which includes read_user.
+import { InputError } from '../../explained-error.js';
 import { scopes as knownScopes } from '../../openapi/document.js';
 import type { Scope } from '../../store/schema.js';
 
@@ -32,6 +33,17 @@ export function narrowScope(requested: string | undefined, allowed: readonly Sco
   if (requested === undefined || requested.trim() === '') return [...byDefault];
   const list = parseScope(requested);
   return list && list.every((s) => satisfies(allowed, s)) ? list : undefined;
+}
+
+/** A list of scopes a user chose (for an application or a personal access token), without repeats; throws InputError. */
+export function checkScopes(value: unknown): Scope[] {
+  if (!Array.isArray(value) || value.length === 0) throw new InputError('scopes', 'must name at least one scope');
+  for (const scope of value) {
+    if (typeof scope !== 'string' || !isScope(scope)) {
+      throw new InputError('scopes', `unknown scope ${JSON.stringify(scope)}; known scopes: ${knownScopes.join(', ')}`);
+    }
+  }
+  return [...new Set(value as Scope[])];
 }
 
 export const formatScope = (list: readonly Scope[]) => list.join(' ');
