@@ -11,6 +11,8 @@ export interface DocumentedResponse {
   content: Record<string, unknown>;
   /** Header name (lower case) → schema. */
   headers: Record<string, unknown>;
+  /** The headers (lower case) the answer must carry. */
+  requiredHeaders: string[];
 }
 
 export interface DocumentedOperation {
@@ -38,7 +40,10 @@ export function listOperations(doc: Json): DocumentedOperation[] {
         const headers = Object.fromEntries(
           Object.entries(isObject(response.headers) ? response.headers : {}).map(([name, h]) => [name.toLowerCase(), isObject(h) ? h.schema : undefined]),
         );
-        return { status, content, headers };
+        const requiredHeaders = Object.entries(isObject(response.headers) ? response.headers : {})
+          .filter(([, h]) => isObject(h) && h.required === true)
+          .map(([name]) => name.toLowerCase());
+        return { status, content, headers, requiredHeaders };
       });
       operations.push({ operationId: op.operationId, method: method.toUpperCase(), path, responses });
     }

@@ -61,6 +61,8 @@ export interface SetupChannel {
   newPersonalAccessToken(session: Session): Promise<number>;
   /** Whether an access token still works (GET /oauth/token/info). */
   tokenWorks(accessToken: string): Promise<boolean>;
+  /** Fails password grants for `login` until the throttle refuses it (429); what comes next for it is refused too. */
+  exhaustLogin(login: string): Promise<void>;
 }
 
 export interface CaseContext {
@@ -215,6 +217,17 @@ export function serverSetup(baseUrl: string): SetupChannel {
       const { response } = await createTokenbellClient({ baseUrl, fetch: noFollow, auth: { accessToken } }).raw.GET('/oauth/token/info');
       return response.status === 200;
     },
+    async exhaustLogin(login) {
+      // The default policy refuses a login after 10 failures; a login already refused costs nothing more.
+      for (let attempt = 0; attempt < 20; attempt++) {
+        const response = await noFollow(
+          new Request(`${baseUrl}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form({ grant_type: 'password', username: login, password: 'wrong' }) }),
+        );
+        await response.body?.cancel();
+        if (response.status === 429) return;
+      }
+      throw new Error(`setup: the password grant never refused ${login} with 429`);
+    },
   };
   return setup;
 }
@@ -249,5 +262,6 @@ export function mockSetup(baseUrl: string): SetupChannel {
     authorizedApplication: async () => 7,
     newPersonalAccessToken: async () => 4,
     tokenWorks: async () => true,
+    exhaustLogin: async () => undefined,
   };
 }

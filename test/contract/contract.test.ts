@@ -13,6 +13,7 @@ import { repoRoot } from '../../scripts/lib/paths.js';
 import { cases, type ContractCase } from './cases.js';
 import { type CaseContext, type Exchange, mockSetup, recordingFetch, serverSetup, type SetupChannel, type TargetKind } from './context.js';
 import { type ContractDocument, loadContractDocument } from './document.js';
+import { casesNotApplicable, notApplicableReason } from './not-applicable.js';
 import { type RunningProcess, startPrismMock, startPrismProxy, startReferenceServer } from './processes.js';
 
 const run = promisify(execFile);
@@ -123,7 +124,7 @@ for (const kind of kinds) {
   describe(`contract against ${labels[kind]}`, () => {
     for (const c of cases) {
       const title = `${c.operation} ${c.status}: ${c.name}`;
-      const reason = c.notApplicable?.[kind];
+      const reason = notApplicableReason(kind, c);
       if (reason) {
         record.targets[kind].notApplicable.push({ operationId: c.operation, status: c.status, case: c.name, reason });
         it.skip(`${title} — not applicable: ${reason}`, () => undefined);
@@ -141,7 +142,12 @@ describe('contract coverage', () => {
       (e: { code: number; stdout: string; stderr: string }) => e,
     );
 
-  it('exercises every operation of the document against the reference server', async () => {
+  it('lists no exception for a case that does not exist', () => {
+    const names = new Set(cases.map((c) => c.name));
+    expect(Object.keys(casesNotApplicable).filter((name) => !names.has(name))).toEqual([]);
+  });
+
+  it('exercises every declared answer of the document on every target, or lists why not', async () => {
     const file = join(repoRoot, '.tmp/contract-coverage.json');
     await mkdir(join(repoRoot, '.tmp'), { recursive: true });
     await writeFile(file, `${JSON.stringify(record, null, 2)}\n`);
@@ -150,11 +156,27 @@ describe('contract coverage', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     // Every case has to have passed for the record to be the suite's, not the part of it that happened to work.
-    const expected = cases.filter((c) => !c.notApplicable?.server).length;
-    expect(record.targets.server.exercised).toHaveLength(expected);
+    for (const kind of kinds) {
+      const expected = cases.filter((c) => notApplicableReason(kind, c) === undefined).length;
+      expect(record.targets[kind].exercised, kind).toHaveLength(expected);
+    }
   });
 
-  it('fails when an operation has no case against the reference server', async () => {
+  it('fails when an answer listed as not applicable was exercised after all', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tokenbell-coverage-'));
+    try {
+      const stale: CoverageRecord = structuredClone(record);
+      stale.targets.proxy.exercised.push({ operationId: 'signOut', status: 302, case: 'a proxy that stopped following redirects' });
+      await writeFile(join(dir, 'record.json'), JSON.stringify(stale));
+      const result = await coverage(join(dir, 'record.json'));
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('proxy: signOut 302 (POST /users/sign_out) is exercised, but not-applicable.ts says it cannot be');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('fails when a declared answer is neither exercised nor listed as not applicable', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tokenbell-coverage-'));
     try {
       const partial: CoverageRecord = structuredClone(record);
@@ -163,7 +185,7 @@ describe('contract coverage', () => {
       await writeFile(join(dir, 'record.json'), JSON.stringify(partial));
       const result = await coverage(join(dir, 'record.json'));
       expect(result.code).toBe(1);
-      expect(result.stderr).toContain('revokePersonalAccessToken (POST /profile/personal_access_tokens/{token_id}/revoke)');
+      expect(result.stderr).toContain('server: revokePersonalAccessToken 302 (POST /profile/personal_access_tokens/{token_id}/revoke)');
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -12,6 +12,16 @@ export interface ContractDocument {
   problems(operationId: string, exchange: Exchange): string[];
 }
 
+/**
+ * A header as its schema reads it: headers are text on the wire (OpenAPI's `simple` style), so a numeric schema sees
+ * the number the text spells, or the text itself when it spells none (and fails as it should).
+ */
+function headerValue(schema: unknown, text: string): unknown {
+  const type = (schema as { type?: unknown } | undefined)?.type;
+  if ((type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(text.trim())) return Number(text);
+  return text;
+}
+
 export async function loadContractDocument(): Promise<ContractDocument> {
   const doc = (await SwaggerParser.dereference(openapiPath)) as Record<string, unknown>;
   const operations = listOperations(doc);
@@ -41,9 +51,10 @@ export async function loadContractDocument(): Promise<ContractDocument> {
       const documented = hit.responses.find((r) => r.status === String(exchange.status));
       if (!documented) return [`${operationId} documents ${hit.responses.map((r) => r.status).join(', ')}, not ${exchange.status}`];
       const problems: string[] = [];
+      for (const name of documented.requiredHeaders) if (!exchange.headers.has(name)) problems.push(`header ${name} is required but missing`);
       for (const [name, schema] of Object.entries(documented.headers)) {
         const value = exchange.headers.get(name);
-        const wrong = value === null ? undefined : validate(schema, value);
+        const wrong = value === null ? undefined : validate(schema, headerValue(schema, value));
         if (wrong) problems.push(`header ${name}: ${wrong.replace(/\bbody\b/g, name)}`);
       }
       const types = Object.keys(documented.content);

@@ -330,7 +330,9 @@ export interface paths {
         };
         /**
          * The current user.
-         * @description The user on whose behalf the token acts. Never includes a password, a password hash or a token.
+         * @description The user on whose behalf the token acts. Never includes a password, a password hash or a token. Every scope
+         *     includes `read_user` (`api` ⊃ `read_api` ⊃ `read_user`), so no valid token is refused for its scope: there is
+         *     no 403 here.
          */
         get: operations["getCurrentUser"];
         put?: never;
@@ -1156,7 +1158,7 @@ export interface components {
         /** @description Client authentication failed (unknown client, wrong secret, or no authentication where it is required). */
         OAuthInvalidClient: {
             headers: {
-                "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                "WWW-Authenticate": components["headers"]["WwwAuthenticateBasic"];
                 "Cache-Control": components["headers"]["NoStore"];
                 [name: string]: unknown;
             };
@@ -1419,6 +1421,12 @@ export interface components {
          * @example Bearer realm="tokenbell", error="invalid_token", error_description="The access token is invalid"
          */
         WwwAuthenticate: string;
+        /**
+         * @description The Basic challenge, sent when the client tried HTTP Basic authentication (RFC 6749 section 5.2); a client that
+         *     sent its credentials in the body, or none, gets none.
+         * @example Basic realm="tokenbell"
+         */
+        WwwAuthenticateBasic: string;
     };
     pathItems: never;
 }
@@ -1850,7 +1858,6 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
         };
     };
     getGlobalNotificationSettings: {

@@ -1,0 +1,62 @@
+// Every declared answer that the contract suite does not produce on some target, and why: the one place for it.
+// scripts/contract-coverage.ts fails when a declared (operation, status) is neither exercised on a target nor listed
+// here, and when something listed here was exercised after all (the reason has gone stale).
+import type { TargetKind } from './context.js';
+
+/** No case can produce this answer on this target. */
+export interface AnswerNotApplicable {
+  target: TargetKind;
+  status: number;
+  /** The operations it holds for; every operation declaring `status` when absent. */
+  operations?: readonly string[];
+  reason: string;
+}
+
+const PROXY_FOLLOWS_REDIRECTS =
+  'Prism proxy follows upstream redirects (node-fetch default, no option; stoplightio/prism#1977), so a 302 never reaches the client; the server target checks it, and the server validates it with --validate-responses';
+
+/** Forms whose every field has a maxLength and which allow no other field: no valid body reaches 100 kB. */
+const boundedForms = [
+  'decideAuthorization',
+  'signIn',
+  'signOut',
+  'createApplication',
+  'deleteApplication',
+  'revokeAuthorizedApplication',
+  'createPersonalAccessToken',
+  'revokePersonalAccessToken',
+];
+
+export const answersNotApplicable: readonly AnswerNotApplicable[] = [
+  { target: 'proxy', status: 302, reason: PROXY_FOLLOWS_REDIRECTS },
+  {
+    target: 'proxy',
+    status: 413,
+    operations: ['updateGlobalNotificationSettings', 'updateGroupNotificationSettings', 'updateProjectNotificationSettings'],
+    reason:
+      'Prism proxy parses a JSON body and forwards it serialised again, so the padding that makes a valid body large never reaches the server; the server target checks the 413',
+  },
+  {
+    target: 'mock',
+    status: 413,
+    operations: boundedForms,
+    reason:
+      'every field of the form has a maxLength and no other field is allowed, so only an invalid body can pass 100 kB, and Prism answers an invalid request with its own 400/422 whatever Prefer asks for; the server and the proxy (without request validation) check the 413',
+  },
+];
+
+/** One case that cannot run on a target although other cases cover its answer there. */
+export const casesNotApplicable: Readonly<Record<string, Partial<Record<TargetKind, string>>>> = {
+  'the current user without credentials': {
+    proxy:
+      "Prism proxy answers a request without any credentials with its own 401 and never forwards it, even with --validate-request=false; the server's 401 reaches the proxy target through the unknown-token cases",
+  },
+};
+
+/** Why a case with this name, operation and status does not run on `target`, or undefined when it does. */
+export function notApplicableReason(target: TargetKind, c: { name: string; operation: string; status: number }): string | undefined {
+  const answer = answersNotApplicable.find(
+    (a) => a.target === target && a.status === c.status && (a.operations === undefined || a.operations.includes(c.operation)),
+  );
+  return answer?.reason ?? casesNotApplicable[c.name]?.[target];
+}
