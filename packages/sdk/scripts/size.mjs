@@ -27,7 +27,7 @@ const { outputFiles } = await build({
 const bundle = outputFiles[0].contents;
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-const [pack] = JSON.parse(execFileSync(npm, ['pack', '--dry-run', '--json'], { cwd: pkgDir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+const [pack] = JSON.parse(execFileSync(npm, ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: pkgDir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
 
 const figures = {
   packedBytes: pack.size,

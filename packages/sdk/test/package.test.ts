@@ -22,9 +22,9 @@ interface PackResult {
 }
 
 beforeAll(async () => {
-  await run(npm, ['run', 'build'], { cwd: pkgDir });
+  // prepack builds the package first and prints the build's log ahead of the JSON.
   const { stdout } = await run(npm, ['pack', '--json', '--pack-destination', scratch], { cwd: pkgDir });
-  const [pack] = JSON.parse(stdout) as PackResult[];
+  const [pack] = JSON.parse(stdout.slice(stdout.indexOf('['))) as PackResult[];
   tarball = join(scratch, pack!.filename);
 }, 120_000);
 
@@ -33,14 +33,14 @@ afterAll(() => {
 });
 
 describe('@tokenbell/sdk package', { timeout: 120_000 }, () => {
-  it('packs dist, README and package.json only', async () => {
-    const { stdout } = await run(npm, ['pack', '--dry-run', '--json'], { cwd: pkgDir });
+  it('packs dist, README, LICENSE and package.json only', async () => {
+    const { stdout } = await run(npm, ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: pkgDir });
     const [pack] = JSON.parse(stdout) as PackResult[];
     const paths = pack!.files.map((f) => f.path).sort();
     expect(paths).toEqual(
-      expect.arrayContaining(['README.md', 'package.json', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts']),
+      expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts']),
     );
-    expect(paths.filter((p) => !/^dist\/[^/]+$/.test(p) && p !== 'README.md' && p !== 'package.json')).toEqual([]);
+    expect(paths.filter((p) => !/^dist\/[^/]+$/.test(p) && !['LICENSE', 'README.md', 'package.json'].includes(p))).toEqual([]);
   });
 
   it('installs from the tarball and works from ESM and CommonJS', async () => {

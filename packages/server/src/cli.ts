@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // `tokenbell` / `npm start`: open the store, seed it, and serve until SIGINT or SIGTERM.
+import { createRequire } from 'node:module';
 import { configFrom, configWarnings, usage } from './config.js';
 import { ExplainedError } from './explained-error.js';
 import { createApp } from './http/app.js';
@@ -8,12 +9,20 @@ import { findApplicationByUid } from './domain/applications.js';
 import { ensureDemoData, loadSeedFile } from './store/seed.js';
 import { openStore, pruneStore } from './store/file-store.js';
 
+// package.json sits one level above both src/cli.ts and dist/cli.js.
+const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+
 async function main(): Promise<void> {
-  if (process.argv.includes('--help')) {
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
     process.stdout.write(usage);
     return;
   }
-  const config = configFrom(process.argv.slice(2));
+  if (args.includes('--version')) {
+    process.stdout.write(`${version}\n`);
+    return;
+  }
+  const config = configFrom(args);
   const store = await openStore({ file: config.dataFile });
   if (config.seedFile) {
     await loadSeedFile(store, config.seedFile);

@@ -123,6 +123,9 @@ export function configWarnings(config: Pick<Config, 'trustProxy'>): string[] {
 
 export const usage = `Usage: tokenbell [options]
 
+  -h, --help            this text
+  --version             the version of @tokenbell/server
+
   --port N              port to listen on (PORT, default 3000)
   --host H              address to listen on (TOKENBELL_HOST, default 127.0.0.1)
   --data FILE           JSON data file (TOKENBELL_DATA, default ./data/tokenbell.json)

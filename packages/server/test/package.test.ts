@@ -1,0 +1,91 @@
+// The server as someone installing it from npm gets it: both tarballs packed from this checkout (prepack builds
+// them), their contents, installed into an empty project, `npx tokenbell --version`, and the README's "From code"
+// example answering the SDK over real HTTP.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, readdir, rm, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const packagesDir = fileURLToPath(new URL('../..', import.meta.url));
+let scratch = '';
+const tarballs: Record<'sdk' | 'server', { file: string; paths: string[] }> = { sdk: { file: '', paths: [] }, server: { file: '', paths: [] } };
+
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'tokenbell-server-pack-'));
+  for (const name of ['sdk', 'server'] as const) {
+    const { stdout } = await run(npm, ['pack', '--json', '--pack-destination', scratch], { cwd: join(packagesDir, name) });
+    const [pack] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+    tarballs[name] = { file: join(scratch, pack!.filename), paths: pack!.files.map((f) => f.path).sort() };
+  }
+}, 180_000);
+
+afterAll(() => (scratch ? rm(scratch, { recursive: true, force: true }) : undefined));
+
+describe('@tokenbell/server package', { timeout: 180_000 }, () => {
+  it('packs the built server, its document, README and LICENSE, and nothing else', () => {
+    const { paths } = tarballs.server;
+    expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/cli.js', 'dist/index.js', 'dist/index.d.ts', 'dist/openapi.yaml']));
+    expect(paths.filter((p) => !p.startsWith('dist/') && !['LICENSE', 'README.md', 'package.json'].includes(p))).toEqual([]);
+    expect(paths.filter((p) => p.startsWith('dist/') && !/\.(js|d\.ts|js\.map|yaml)$/.test(p))).toEqual([]);
+    expect(tarballs.sdk.paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json']));
+  });
+
+  it('ships source maps that carry their sources, so none points at a file the package lacks', async () => {
+    const unpacked = join(scratch, 'unpacked');
+    await mkdir(unpacked);
+    for (const name of ['sdk', 'server'] as const) {
+      await mkdir(join(unpacked, name));
+      await run('tar', ['-xzf', tarballs[name].file, '-C', join(unpacked, name)]);
+      const maps = tarballs[name].paths.filter((p) => p.endsWith('.map'));
+      expect(maps.length, name).toBeGreaterThan(0);
+      for (const map of maps) {
+        const { sources, sourcesContent } = JSON.parse(await readFile(join(unpacked, name, 'package', map), 'utf8')) as { sources: string[]; sourcesContent?: (string | null)[] };
+        const missing = sources.filter((_, i) => typeof sourcesContent?.[i] !== 'string');
+        expect(missing, `${name}: ${map}`).toEqual([]);
+      }
+    }
+  });
+
+  it('installs from the tarballs, answers --version, and serves the SDK as its README shows', async () => {
+    const project = join(scratch, 'project');
+    await mkdir(project);
+    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }));
+    await run(npm, ['install', '--no-audit', '--no-fund', '--prefer-offline', tarballs.sdk.file, tarballs.server.file], { cwd: project });
+
+    const { stdout: version } = await run(npm, ['exec', '--no', '--', 'tokenbell', '--version'], { cwd: project });
+    const { version: expected } = JSON.parse(await readFile(join(packagesDir, 'server', 'package.json'), 'utf8')) as { version: string };
+    expect(version.trim()).toBe(expected);
+    expect(await readdir(join(project, 'node_modules', '@tokenbell', 'server', 'dist'))).toContain('openapi.yaml');
+
+    await writeFile(
+      join(project, 'round-trip.mjs'),
+      `import { configFrom, createApp, openStore, loadSeed } from '@tokenbell/server';
+import { createTokenbellClient, passwordGrant } from '@tokenbell/sdk';
+
+const store = await openStore({ file: null });
+await loadSeed(store, { users: [{ username: 'jsmith', email: 'jsmith@example.com', name: 'J. Smith', password: 'a long password' }] });
+const app = createApp({ store, config: configFrom(['--memory']) });
+const server = app.listen(0, '127.0.0.1');
+await new Promise((resolve) => server.once('listening', resolve));
+const baseUrl = 'http://127.0.0.1:' + server.address().port;
+try {
+  const tokens = await passwordGrant({ baseUrl, username: 'jsmith', password: 'a long password' });
+  const client = createTokenbellClient({ baseUrl, auth: { accessToken: tokens.access_token } });
+  const user = await client.user.current();
+  const settings = await client.notificationSettings.global.update({ level: 'watch' });
+  console.log(JSON.stringify({ username: user.username, level: settings.level }));
+} finally {
+  server.close();
+  await store.close();
+}
+`,
+    );
+    const { stdout } = await run(process.execPath, ['round-trip.mjs'], { cwd: project });
+    expect(JSON.parse(stdout)).toEqual({ username: 'jsmith', level: 'watch' });
+  });
+});
