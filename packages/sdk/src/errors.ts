@@ -25,6 +25,17 @@ export type TokenbellErrorCode =
   | typeof NETWORK_ERROR
   | typeof OAUTH_ERROR;
 
+/** Which request a response answers ("PUT https://host/api/v3/..."), noted by the clients' middleware. */
+export const answeredRequests = new WeakMap<Response, string>();
+
+/**
+ * The response as a property that `console.log` and an uncaught error's report leave out: printed, an error
+ * shows its status, message and request, not every header of the response.
+ */
+function keepResponseQuiet(error: Error, response: Response | undefined): void {
+  Object.defineProperty(error, 'response', { value: response, enumerable: false, writable: false, configurable: false });
+}
+
 /**
  * Base class of every error this package throws, so one `instanceof` check separates them from
  * programming errors. Switch on {@link TokenbellError.code} rather than on class names, which
@@ -56,14 +67,17 @@ export class TokenbellApiError extends TokenbellError {
   readonly status: number;
   /** The parsed body; an {@link ApiErrorBody} when the server followed the document. */
   readonly body: unknown;
+  /** The request this answers, e.g. `PUT http://127.0.0.1:3000/api/v3/notification_settings` (no query). */
+  readonly request: string | undefined;
   /** The response, for headers such as `WWW-Authenticate`. Its body has already been read. */
-  readonly response: Response;
+  declare readonly response: Response;
 
   constructor(init: TokenbellApiErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     this.status = init.status;
+    this.request = answeredRequests.get(init.response);
     this.body = init.body;
-    this.response = init.response;
+    keepResponseQuiet(this, init.response);
   }
 
   /** Builds the error matching the response's status, taking the message from a `{message}` body. */
@@ -166,8 +180,10 @@ export class OAuthError extends TokenbellError {
   readonly error_description: string | undefined;
   /** The HTTP status; `undefined` for errors read from a redirect. */
   readonly status: number | undefined;
+  /** The request this answers, e.g. `POST http://127.0.0.1:3000/oauth/token`; `undefined` for redirects. */
+  readonly request: string | undefined;
   /** The response; `undefined` for errors read from a redirect. Its body has already been read. */
-  readonly response: Response | undefined;
+  declare readonly response: Response | undefined;
   /** The parsed body (or its text when it was not JSON). */
   readonly body: unknown;
   /** The `state` an error redirect carried, to tie it to the request that caused it. */
@@ -181,9 +197,10 @@ export class OAuthError extends TokenbellError {
     this.error = init.error;
     this.error_description = init.error_description;
     this.status = init.status;
-    this.response = init.response;
+    this.request = init.response ? answeredRequests.get(init.response) : undefined;
     this.body = init.body;
     this.state = init.state;
+    keepResponseQuiet(this, init.response);
   }
 }
 

@@ -1,5 +1,5 @@
 import openapiFetch, { type Client, type Middleware } from 'openapi-fetch';
-import { TokenbellError, TokenbellNetworkError } from './errors.js';
+import { answeredRequests, TokenbellError, TokenbellNetworkError } from './errors.js';
 import type { paths } from './generated/openapi.js';
 
 // Our CJS build is emitted by esbuild in Node mode (the package is "type": "module"), where a default
@@ -11,22 +11,30 @@ const createClient: typeof openapiFetch =
 /** The `fetch` this package calls: anything that takes a `Request` and answers a `Response`. */
 export type FetchLike = (input: Request) => Promise<Response>;
 
+/** A request as errors name it: method, origin and path. The query may hold an access token, so it is left out. */
+function describeRequest(request: Request): string {
+  const url = new URL(request.url);
+  return `${request.method} ${url.origin}${url.pathname}`;
+}
+
 /**
  * openapi-fetch calls `onError` only when `fetch` itself rejects, so this turns exactly the
- * network failures (not HTTP errors, not bugs in middleware) into one catchable class.
+ * network failures (not HTTP errors, not bugs in middleware) into one catchable class. `onResponse`
+ * notes which request each response answers, for the errors built from it.
  */
-const networkErrors: Middleware = {
+const requestsAndNetworkErrors: Middleware = {
+  onResponse({ request, response }) {
+    answeredRequests.set(response, describeRequest(request));
+  },
   onError({ request, error }) {
     if (error instanceof TokenbellError) return error;
-    const url = new URL(request.url);
-    // The query may hold an access token; keep it out of messages that end up in logs.
-    return new TokenbellNetworkError(`${request.method} ${url.origin}${url.pathname} failed: ${String(error)}`, { cause: error });
+    return new TokenbellNetworkError(`${describeRequest(request)} failed: ${String(error)}`, { cause: error });
   },
 };
 
 export function typedClient(baseUrl: string, fetch: FetchLike | undefined): Client<paths> {
   const client = createClient<paths>({ baseUrl, fetch });
-  client.use(networkErrors);
+  client.use(requestsAndNetworkErrors);
   return client;
 }
 

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import {
   API_ERROR,
@@ -196,6 +197,23 @@ describe('errors', () => {
     const apiError = error as TokenbellApiError;
     expect(apiError).toMatchObject({ status, code, message, body, name: Class.name });
     expect(apiError.response.headers.get('www-authenticate')).toBe('Bearer realm="tokenbell"');
+  });
+
+  it('prints as its name, status, message and request, without the response or the query', async () => {
+    const { fetch } = fakeFetch(jsonResponse({ message: '404 Project Not Found' }, 404, { 'X-Request-Header-Noise': 'x'.repeat(50) }));
+    const error = await createTokenbellClient({ baseUrl, fetch, auth: { accessToken: 'secret-access-token', via: 'query' } })
+      .notificationSettings.project('acme/widgets')
+      .get()
+      .catch((e: unknown) => e);
+    const printed = inspect(error);
+    expect(printed).toMatch(/^TokenbellNotFoundError: 404 Project Not Found\n/);
+    expect(printed).toContain("status: 404");
+    expect(printed).toContain(`request: 'GET ${baseUrl}/api/v3/projects/acme%2Fwidgets/notification_settings'`);
+    expect(printed).not.toContain('Response');
+    expect(printed).not.toContain('X-Request-Header-Noise'.toLowerCase());
+    expect(printed).not.toContain('secret-access-token');
+    // Still there for code that wants the headers.
+    expect((error as TokenbellApiError).response.status).toBe(404);
   });
 
   it('subclasses are distinct', async () => {

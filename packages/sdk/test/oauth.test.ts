@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import {
   authorizationUrl,
@@ -259,7 +260,11 @@ describe('token endpoint errors', () => {
       status: 400,
       body,
       message: 'invalid_grant: The provided authorization grant is invalid.',
+      request: `POST ${baseUrl}/oauth/token`,
     });
+    // Printed (an uncaught error, a logger), it names the request and leaves the response out.
+    expect(inspect(error)).toContain(`request: 'POST ${baseUrl}/oauth/token'`);
+    expect(inspect(error)).not.toContain('Response');
     expect(error.response?.status).toBe(400);
   });
 
