@@ -28,19 +28,6 @@ async function main(): Promise<void> {
     await loadSeedFile(store, config.seedFile);
     console.log(`Loaded seed ${config.seedFile}`);
   }
-  const demo = await ensureDemoData(store);
-  if (demo) {
-    // Printed once, at the first start on an empty store: afterwards only digests exist.
-    console.log(
-      [
-        'Created a demo account and application (shown only this once):',
-        `  sign in:        ${config.baseUrl}/users/sign_in  as ${demo.username} / ${demo.password}`,
-        `  client_id:      ${demo.client_id}`,
-        `  client_secret:  ${demo.client_secret}`,
-        `  redirect_uri:   http://127.0.0.1:8080/callback`,
-      ].join('\n'),
-    );
-  }
   for (const warning of configWarnings(config)) console.warn(`tokenbell: ${warning}`);
   for (const id of config.introspectionClients) {
     if (!findApplicationByUid(store, id)) console.warn(`tokenbell: --introspection-clients names "${id}", which is not the App ID of any application here (yet)`);
@@ -54,6 +41,22 @@ async function main(): Promise<void> {
     server.once('listening', resolve);
     server.once('error', reject);
   });
+  // Only now, with the server really listening: credentials printed for a server that failed to start would be lost,
+  // since the store keeps only their digests.
+  const demo = await ensureDemoData(store);
+  if (demo) {
+    console.log(
+      [
+        'Created a demo account, group, project and application (shown only this once):',
+        `  sign in:        ${config.baseUrl}/users/sign_in  as ${demo.username} / ${demo.password}`,
+        `  group:          ${demo.group}`,
+        `  project:        ${demo.project}`,
+        `  client_id:      ${demo.client_id}`,
+        `  client_secret:  ${demo.client_secret}`,
+        `  redirect_uri:   ${demo.redirect_uri}`,
+      ].join('\n'),
+    );
+  }
   console.log(`tokenbell listening on ${config.baseUrl} (data: ${config.dataFile ?? 'in memory'})`);
   const pruning = setInterval(() => void pruneStore(store).catch(() => undefined), 60 * 60 * 1000);
   pruning.unref();
@@ -83,6 +86,8 @@ function explain(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'EADDRINUSE') return `${error.message.replace(/^listen /, '')}: another process is listening there; choose another --port`;
+  if (code === 'EADDRNOTAVAIL') return `${error.message.replace(/^listen /, '')}: --host names no address of this machine; use one of its own (127.0.0.1, ::1, or 0.0.0.0 for all)`;
+  if (code === 'ENOTFOUND') return `--host ${(error as NodeJS.ErrnoException & { hostname?: string }).hostname ?? ''}: no such host name; use an address or a name this machine resolves`;
   if (code?.startsWith('ERR_PARSE_ARGS')) return `${error.message}\n\n${usage}`;
   if (code === 'EACCES') return `${error.message}: not allowed to listen there`;
   // Our own errors say what is wrong in their message; anything else is a bug worth its stack.

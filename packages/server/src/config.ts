@@ -64,15 +64,18 @@ export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env)
     },
     strict: true,
   });
+  if (values.memory && values.data !== undefined) throw new ConfigError('--memory and --data contradict each other: keep data in memory, or in the file --data names, not both');
   const port = positiveInteger('--port', values.port ?? env.PORT ?? String(defaults.port));
   if (port > 65535) throw new ConfigError(`--port must be at most 65535, got ${port}`);
   const host = values.host ?? env.TOKENBELL_HOST ?? defaults.host;
   const baseUrl = (values['base-url'] ?? env.TOKENBELL_BASE_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  let protocol: string;
   try {
-    new URL(baseUrl);
+    protocol = new URL(baseUrl).protocol;
   } catch {
     throw new ConfigError(`--base-url must be an absolute URL, got "${baseUrl}"`);
   }
+  if (protocol !== 'http:' && protocol !== 'https:') throw new ConfigError(`--base-url must be an http or https URL, got "${baseUrl}"`);
   return {
     port,
     host,
@@ -129,11 +132,13 @@ export const usage = `Usage: tokenbell [options]
   --port N              port to listen on (PORT, default 3000)
   --host H              address to listen on (TOKENBELL_HOST, default 127.0.0.1)
   --data FILE           JSON data file (TOKENBELL_DATA, default ./data/tokenbell.json)
-  --memory              keep data in memory only
+  --memory              keep data in memory only (not with --data)
   --token-ttl SECONDS   access token lifetime (TOKENBELL_TOKEN_TTL, default 7200)
   --base-url URL        public base URL (TOKENBELL_BASE_URL, default http://HOST:PORT)
   --seed FILE           load users, groups, projects and applications from a JSON fixture
+                        (TOKENBELL_SEED)
   --validate-responses  validate every response against the OpenAPI document
+                        (TOKENBELL_VALIDATE_RESPONSES=true)
   --trust-proxy VALUE   trust X-Forwarded-* from these proxies: true, a hop count, or
                         addresses/subnets such as loopback (TOKENBELL_TRUST_PROXY, default false)
   --introspection-clients IDS

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, configFrom, configWarnings } from '../src/config.js';
+import { readFile } from 'node:fs/promises';
+import { ConfigError, configFrom, configWarnings, usage } from '../src/config.js';
 
 describe('--trust-proxy', () => {
   it.each([
@@ -31,5 +32,28 @@ describe('--introspection-clients', () => {
     expect(configFrom([]).introspectionClients).toEqual([]);
     expect(configFrom(['--introspection-clients', 'a1, b2,,']).introspectionClients).toEqual(['a1', 'b2']);
     expect(configFrom([], { TOKENBELL_INTROSPECTION_CLIENTS: 'rs-1' }).introspectionClients).toEqual(['rs-1']);
+  });
+});
+
+describe('contradictions and bad values, refused with the flag named', () => {
+  it.each([
+    [['--memory', '--data', 'x.json'], /--memory and --data/],
+    [['--base-url', 'ftp://files.example.com'], /--base-url must be an http or https URL/],
+    [['--base-url', 'not a url'], /--base-url must be an absolute URL/],
+  ])('%j', (argv, message) => {
+    expect(() => configFrom(argv, {})).toThrow(ConfigError);
+    expect(() => configFrom(argv, {})).toThrow(message);
+  });
+});
+
+describe('--help', () => {
+  it('names every flag and every environment variable the configuration reads', async () => {
+    const source = await readFile(new URL('../src/config.ts', import.meta.url), 'utf8');
+    const variables = new Set([...source.matchAll(/env\.([A-Z_]+)/g)].map((m) => m[1]!));
+    const flags = new Set([...source.matchAll(/^\s+'?([a-z][a-z-]*)'?: \{ type: '(?:string|boolean)' \}/gm)].map((m) => m[1]!));
+    expect(variables.size).toBeGreaterThan(5);
+    expect(flags.size).toBeGreaterThan(5);
+    for (const variable of variables) expect(usage).toContain(variable);
+    for (const flag of flags) expect(usage).toContain(`--${flag}`);
   });
 });

@@ -30,6 +30,11 @@ export class StoreVersionError extends ExplainedError {
 export class StoreClosedError extends ExplainedError {
   override name = 'StoreClosedError';
 }
+/** The data file's directory or lock file cannot be created or written: an operator's mistake, named with its fix. */
+export class StoreAccessError extends ExplainedError {
+  override name = 'StoreAccessError';
+}
+const accessProblem = (error: unknown) => `${(error as NodeJS.ErrnoException).code ?? 'error'}: ${(error as Error).message}`;
 
 /** The array-valued members of StoreData. */
 export type Collection = { [K in keyof StoreData]: StoreData[K] extends readonly unknown[] ? K : never }[keyof StoreData];
@@ -525,7 +530,9 @@ export function memoryStoreOf(data: StoreData): Store {
 export async function openStore({ file, minCompactionBytes }: OpenStoreOptions): Promise<Store> {
   if (file === null) return memoryStoreOf(freshData());
   const path = resolve(file);
-  await mkdir(dirname(path), { recursive: true });
+  await mkdir(dirname(path), { recursive: true }).catch((error: unknown) => {
+    throw new StoreAccessError(`cannot create the directory ${dirname(path)} for the data file ${path} (${accessProblem(error)}); choose another --data`);
+  });
   const lock = await FileLock.acquire(path);
   try {
     const adapter = new DurableJsonFile<StoreData>(path);
@@ -671,7 +678,11 @@ class FileLock {
         await writeFile(path, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
         return new FileLock(path);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+          throw new StoreAccessError(
+            `cannot create the lock file ${path} beside the data file (${accessProblem(error)}); its directory must be writable by this user, or choose another --data`,
+          );
+        }
       }
       let owner: number | null = null;
       try {

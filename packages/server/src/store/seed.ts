@@ -415,6 +415,9 @@ export interface DemoCredentials {
   password: string;
   client_id: string;
   client_secret: string;
+  redirect_uri: string;
+  group: string;
+  project: string;
 }
 
 const demoPassword = customAlphabet('23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz', 16);
@@ -431,6 +434,9 @@ export async function ensureDemoData(store: Store): Promise<DemoCredentials | nu
     password: demoPassword(),
     client_id: newClientId(),
     client_secret: newSecret('clientSecret'),
+    redirect_uri: 'http://127.0.0.1:8080/callback',
+    group: 'demo-group',
+    project: 'demo-group/demo-project',
   };
   const fixture: SeedFixture = {
     users: [{ username: 'demo', email: 'demo@example.com', name: 'Demo User', password: credentials.password }],
@@ -442,7 +448,7 @@ export async function ensureDemoData(store: Store): Promise<DemoCredentials | nu
         owner: 'demo',
         client_id: credentials.client_id,
         client_secret: credentials.client_secret,
-        redirect_uris: ['http://127.0.0.1:8080/callback'],
+        redirect_uris: [credentials.redirect_uri],
         scopes: ['api', 'read_api', 'read_user'],
       },
     ],

@@ -226,4 +226,41 @@ describe('a data file that cannot be used', () => {
     expect(cli.output()).toMatch(/JSON/);
     expect(cli.output()).not.toMatch(/\n\s+at /);
   });
+
+  it('prints no credentials and creates no demo account when it cannot listen, and says which flag to change', async () => {
+    const file = join(dir.path, 'busy-port.json');
+    const busy = track(await startCli(['--memory']));
+    const cli = runCli(['--data', file], busy.port);
+    started.push(cli);
+    expect((await cli.exited).code).toBe(1);
+    expect(cli.output()).toMatch(/another process is listening there; choose another --port/);
+    expect(cli.output()).not.toContain('demo');
+    expect((await readDurableData(file)).users).toEqual([]);
+    // The next start, on a free port, is the one that creates the account and says so.
+    const next = track(await startCli(['--data', file]));
+    expect(next.output()).toMatch(/as demo \/ \S{16}\n {2}group: {10}demo-group\n {2}project: {8}demo-group\/demo-project/);
+  });
+
+  it.each([
+    [['--host', '192.0.2.1', '--memory'], /--host names no address of this machine/],
+    [['--host', 'no-such-host.invalid', '--memory'], /--host no-such-host\.invalid: no such host name/],
+    [['--data', '/etc/hostname/tokenbell.json'], /cannot create the directory \/etc\/hostname for the data file .*choose another --data/],
+  ])('stops on %j with one line naming the flag, no stack trace', async (args, message) => {
+    const cli = runCli(args, await freePort());
+    started.push(cli);
+    expect((await cli.exited).code).toBe(1);
+    expect(cli.output()).toMatch(message);
+    expect(cli.output()).not.toMatch(/\n\s+at /);
+  });
+
+  it('answers --version and -h without starting', async () => {
+    const version = runCli(['--version'], await freePort());
+    started.push(version);
+    expect((await version.exited).code).toBe(0);
+    expect(version.output().trim()).toMatch(/^\d+\.\d+\.\d+/);
+    const help = runCli(['-h'], await freePort());
+    started.push(help);
+    expect((await help.exited).code).toBe(0);
+    expect(help.output()).toContain('TOKENBELL_INTROSPECTION_CLIENTS');
+  });
 });
