@@ -1037,7 +1037,10 @@ export interface components {
         ApplicationForm: {
             _csrf: string;
             name: string;
-            /** @description One or more absolute redirect URIs, one per line. */
+            /**
+             * @description One or more absolute redirect URIs, one per line. A plain `http` URI to a host other than a loopback
+             *     address is accepted with a warning on the page (RFC 6749 section 3.1.2.1).
+             */
             redirect_uri: string;
             /** @description The scopes the application may ask for (checkboxes); defaults to `api`. */
             scopes?: ("api" | "read_api" | "read_user") | ("api" | "read_api" | "read_user")[];
@@ -1441,7 +1444,9 @@ export interface operations {
                  */
                 client_id: string;
                 /**
-                 * @description Where the user is redirected after deciding; must equal one of the application's redirect URIs exactly.
+                 * @description Where the user is redirected after deciding; must equal one of the application's redirect URIs exactly,
+                 *     except that a registered `http://127.0.0.1/...` or `http://[::1]/...` URI matches the same URI with any
+                 *     port, which a native app picks at run time (RFC 8252 section 7.3). `localhost` is matched exactly.
                  * @example https://app.example.com/oauth/callback
                  */
                 redirect_uri: string;

@@ -13,6 +13,7 @@ import {
   denyAuthorization,
   type AuthorizationRequest,
 } from '../domain/oauth/authorization.js';
+import { redirectUriWarnings } from '../domain/oauth/redirect-uris.js';
 import { applicationCreatedPage, applicationsPage, type ApplicationFormState } from '../pages/applications.js';
 import { serveStylesheet, stylesheetPath } from '../pages/assets.js';
 import { consentPage } from '../pages/consent.js';
@@ -324,7 +325,7 @@ export function pagesRouter({ store, now, codeTtl, throttle }: PagesOptions): Ro
         redirect_uris: redirectUris,
         ...(scopes ? { scopes: scopes as Scope[] } : {}),
       });
-      html(res, 201, applicationCreatedPage(user, csrfToken(req), record, secret));
+      html(res, 201, applicationCreatedPage(user, csrfToken(req), record, secret, redirectUriWarnings(record.redirect_uris)));
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
       applicationsView(req, user, 400, res, { name: body.name, redirect_uri: body.redirect_uri, scopes, error: describeFieldError(error) });

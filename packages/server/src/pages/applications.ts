@@ -91,7 +91,7 @@ ${scopeCheckboxes('application-scope', form.scopes ?? ['api'])}
 }
 
 /** Shown once, right after registration: the only time the App Secret is ever visible. */
-export function applicationCreatedPage(user: UserRecord, csrf: string, application: ApplicationRecord, secret: string): string {
+export function applicationCreatedPage(user: UserRecord, csrf: string, application: ApplicationRecord, secret: string, warnings: readonly string[] = []): string {
   return signedInPage(
     `Application: ${application.name}`,
     user,
@@ -105,6 +105,7 @@ export function applicationCreatedPage(user: UserRecord, csrf: string, applicati
 <p class="hint" id="app-secret-hint">Copy the App Secret now. It is not stored and will not be shown again.</p>
 <h2>Redirect URIs</h2>
 <ul>${application.redirect_uris.map((u) => html`<li><code>${u}</code></li>`)}</ul>
+${warnings.map((w) => html`<p class="warning" role="note">${w}</p>`)}
 <h2>Scopes</h2>
 <p>${application.scopes.join(', ')}</p>
 <p><a href="/profile/applications">Back to applications</a></p>`,

@@ -23,6 +23,7 @@ button.secondary { background: transparent; color: inherit; }
 button.danger { background: var(--danger); border-color: var(--danger); }
 .actions { display: flex; gap: 1rem; }
 .error { color: var(--danger); font-weight: 600; }
+.warning { border-left: 4px solid var(--danger); padding: 0.25rem 0.75rem; }
 .hint { margin: 0.25rem 0 0; font-size: 0.9em; opacity: 0.8; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; vertical-align: top; padding: 0.4rem; border-bottom: 1px solid #8884; }

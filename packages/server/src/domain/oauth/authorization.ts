@@ -4,6 +4,7 @@ import type { Store } from '../../store/file-store.js';
 import type { ApplicationRecord, Scope } from '../../store/schema.js';
 import { digest, newSecret } from '../secrets.js';
 import { isValidChallenge } from './pkce.js';
+import { matchingRedirectUri } from './redirect-uris.js';
 import { narrowScope } from './scopes.js';
 import { findApplicationByUid } from '../applications.js';
 
@@ -46,8 +47,7 @@ export function checkAuthorizationRequest(store: Store, params: AuthorizationReq
   if (!application) {
     return { outcome: 'show-error', message: 'Client authentication failed due to unknown client.' };
   }
-  // Exact string comparison: no prefix, wildcard or normalisation, so no open redirect through a lookalike URI.
-  if (!application.redirect_uris.includes(params.redirect_uri)) {
+  if (!matchingRedirectUri(application.redirect_uris, params.redirect_uri)) {
     return { outcome: 'show-error', message: 'The redirect URI included is not valid for this application.' };
   }
   const fail = (error: string, description: string): CheckedAuthorizationRequest => ({
