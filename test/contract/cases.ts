@@ -20,7 +20,7 @@ import {
   type TokenbellClient,
 } from '../../packages/sdk/src/index.js';
 import { currentCode } from '../../packages/server/test/support/two-factor.js';
-import { type CaseContext, exampleApp, type Exchange, type Session, type TargetKind, users } from './context.js';
+import { type CaseContext, exampleApp, type Exchange, type Session, users } from './context.js';
 
 export interface ContractCase {
   name: string;

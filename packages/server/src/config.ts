@@ -1,6 +1,7 @@
 // Settings come from flags, then the environment, then defaults; see the README's configuration table.
 import { parseArgs } from 'node:util';
 import express from 'express';
+import { type PasswordGrantSetting, passwordGrantSettings } from './domain/oauth/grants.js';
 import { ExplainedError } from './explained-error.js';
 
 export interface Config {
@@ -28,6 +29,8 @@ export interface Config {
   trustProxy: boolean | number | string;
   /** App IDs of resource servers that may introspect every token; other clients only their own (RFC 7662 section 4). */
   introspectionClients: string[];
+  /** Who may use the password grant: anyone (`any`, the spec), authenticated clients only (`clients`), or nobody. */
+  passwordGrant: PasswordGrantSetting;
 }
 
 export const defaults = {
@@ -60,6 +63,7 @@ export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env)
       'validate-responses': { type: 'boolean' },
       'trust-proxy': { type: 'string' },
       'introspection-clients': { type: 'string' },
+      'password-grant': { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -92,7 +96,13 @@ export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env)
       .split(',')
       .map((id) => id.trim())
       .filter((id) => id !== ''),
+    passwordGrant: oneOf('--password-grant', passwordGrantSettings, values['password-grant'] ?? env.TOKENBELL_PASSWORD_GRANT ?? 'any'),
   };
+}
+
+function oneOf<T extends string>(name: string, allowed: readonly T[], value: string): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new ConfigError(`${name} must be ${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}, got "${value}"`);
+  return value as T;
 }
 
 /** `true`, `false`, a number of hops, or addresses and subnets (`loopback`, `10.0.0.0/8`, ...) as Express takes them. */
@@ -144,4 +154,7 @@ export const usage = `Usage: tokenbell [options]
   --introspection-clients IDS
                         App IDs (comma-separated) of resource servers that may introspect
                         every token; other clients only their own (TOKENBELL_INTROSPECTION_CLIENTS)
+  --password-grant any|clients|off
+                        who may use the password grant: anyone (the spec), authenticated clients
+                        only, or nobody (TOKENBELL_PASSWORD_GRANT, default any)
 `;

@@ -57,3 +57,15 @@ describe('--help', () => {
     for (const flag of flags) expect(usage).toContain(`--${flag}`);
   });
 });
+
+describe('--password-grant', () => {
+  it('is any unless the flag or TOKENBELL_PASSWORD_GRANT says clients or off', () => {
+    expect(configFrom([], {}).passwordGrant).toBe('any');
+    expect(configFrom(['--password-grant', 'clients'], {}).passwordGrant).toBe('clients');
+    expect(configFrom([], { TOKENBELL_PASSWORD_GRANT: 'off' }).passwordGrant).toBe('off');
+  });
+
+  it('refuses anything else in one line naming the flag and the choices', () => {
+    expect(() => configFrom(['--password-grant', 'sometimes'], {})).toThrow('--password-grant must be any, clients or off, got "sometimes"');
+  });
+});

@@ -60,7 +60,10 @@ export interface paths {
          *     * `password`: `username` is the login name or e-mail address. Refused with `invalid_grant` for users with
          *       two-factor authentication (release 8.11 and later); they use personal access tokens. That answer is the
          *       same as for a wrong password, so it never confirms a password. Failed attempts are limited per client
-         *       address and per login (429 with `Retry-After`). The answer has no `refresh_token`.
+         *       address and per login (429 with `Retry-After`). The answer has no `refresh_token`. The operator may
+         *       require client authentication for it (401 `invalid_client` without) or turn it off
+         *       (`unsupported_grant_type`; the server metadata then does not list it); the reference server's setting is
+         *       `--password-grant any|clients|off`, `any` by default as the spec has it.
          *     * `refresh_token`: answers a new access token and a new refresh token; the old pair is revoked.
          */
         post: operations["createToken"];

@@ -3,6 +3,7 @@ import express, { type Request, type RequestHandler } from 'express';
 import type { Config } from '../config.js';
 import { authenticateApiRequest } from '../domain/api-authentication.js';
 import { LoginThrottle } from '../domain/login-throttle.js';
+import { grantRegistry } from '../domain/oauth/grants.js';
 import type { Store } from '../store/file-store.js';
 import { apiRouter } from './api-routes.js';
 import { apiV3Url, areaOf, isServedApiPath, oauthEndpointOf } from './areas.js';
@@ -14,7 +15,7 @@ import { pageAssets, pageHeaders, pagePaths, pageSessions, pagesRouter } from '.
 export interface AppOptions {
   store: Store;
   config: Pick<Config, 'baseUrl' | 'tokenTtl' | 'codeTtl' | 'validateResponses' | 'bodyLimit' | 'secureCookies'> &
-    Partial<Pick<Config, 'trustProxy' | 'introspectionClients'>>;
+    Partial<Pick<Config, 'trustProxy' | 'introspectionClients' | 'passwordGrant'>>;
   /** The clock, in seconds since the epoch; tests move it to expire codes and tokens. */
   now?: () => number;
   log?: (message: string) => void;
@@ -113,9 +114,10 @@ export function createApp({ store, config, now = wallClock, log, throttle = new 
   // Sessions and CSRF only on the pages, and before validation: a forged form gets 403 whatever its fields.
   app.use(pageSessions(pages));
   app.use(validation);
-  app.use(oauthRouter({ store, baseUrl: config.baseUrl, tokenTtl: config.tokenTtl, now, throttle, introspectionClients: config.introspectionClients ?? [] }));
+  const grants = grantRegistry(config.passwordGrant);
+  app.use(oauthRouter({ store, baseUrl: config.baseUrl, tokenTtl: config.tokenTtl, now, throttle, introspectionClients: config.introspectionClients ?? [], grants }));
   app.use(pagesRouter(pages));
-  app.use(errorHandler(log));
+  app.use(errorHandler(log, grants));
   app.use(lastResortHandler(log));
   return app;
 }

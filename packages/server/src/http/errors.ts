@@ -3,7 +3,7 @@
 import type { ErrorRequestHandler, Request } from 'express';
 import { LoginThrottledError } from '../domain/login-throttle.js';
 import { OAuthError } from '../domain/oauth/errors.js';
-import { grantTypes } from '../openapi/document.js';
+import { type GrantRegistry, grantRegistry } from '../domain/oauth/grants.js';
 import { errorPage } from '../pages/html.js';
 import { areaOf, oauthEndpointOf } from './areas.js';
 
@@ -68,13 +68,18 @@ function statusOf(err: HttpLikeError): number {
   return typeof status === 'number' && status >= 400 && status < 600 ? status : 500;
 }
 
-function oauthErrorFor(err: unknown, req: Request, status: number): OAuthError {
+function oauthErrorFor(err: unknown, req: Request, status: number, grants: GrantRegistry): OAuthError {
   if (err instanceof OAuthError) return err;
   if (err instanceof LoginThrottledError) return new OAuthError('invalid_request', err.message, { status: 429 });
   const grantType = (req.body as Record<string, unknown> | undefined)?.grant_type;
   const endpoint = oauthEndpointOf(req.path);
-  if (endpoint === 'token' && typeof grantType === 'string' && !grantTypes.includes(grantType)) {
-    return new OAuthError('unsupported_grant_type', `The grant type "${grantType}" is not supported; use one of ${grantTypes.join(', ')}.`);
+  if (endpoint === 'token' && typeof grantType === 'string') {
+    // The validator refuses a grant type the document lacks before any handler runs; it is still this error.
+    try {
+      grants.assertServed(grantType);
+    } catch (unsupported) {
+      return unsupported as OAuthError;
+    }
   }
   if (endpoint === 'token_info' && status === 401) return new OAuthError('invalid_token', 'The access token is invalid');
   return new OAuthError('invalid_request', status === 500 ? 'The server could not handle the request.' : describeValidationProblem(err as HttpLikeError), {
@@ -82,7 +87,7 @@ function oauthErrorFor(err: unknown, req: Request, status: number): OAuthError {
   });
 }
 
-export function errorHandler(log: (message: string) => void = (m) => console.error(m)): ErrorRequestHandler {
+export function errorHandler(log: (message: string) => void = (m) => console.error(m), grants: GrantRegistry = grantRegistry()): ErrorRequestHandler {
   return (err: unknown, req, res, next) => {
     if (res.headersSent) return next(err);
     const e = (err ?? {}) as HttpLikeError;
@@ -95,7 +100,7 @@ export function errorHandler(log: (message: string) => void = (m) => console.err
     const area = areaOf(req.path);
     // Under /.well-known only the metadata document is OAuth's; other answers there are plain JSON errors.
     if (area === 'oauth' && oauthEndpointOf(req.path) !== 'metadata') {
-      const oauth = oauthErrorFor(err, req, status);
+      const oauth = oauthErrorFor(err, req, status, grants);
       res.status(oauth.status).set('Cache-Control', 'no-store').set('Pragma', 'no-cache');
       const challenge = (err as HttpLikeError).wwwAuthenticate;
       if (challenge) res.set('WWW-Authenticate', challenge);

@@ -7,7 +7,8 @@ import { introspectToken, revokeToken } from '../domain/oauth/revocation.js';
 import { exchangeAuthorizationCode, passwordGrant, refreshGrant } from '../domain/oauth/token-endpoint.js';
 import { tokenInfo } from '../domain/oauth/token-info.js';
 import type { LoginThrottle } from '../domain/login-throttle.js';
-import { grantTypes, scopes } from '../openapi/document.js';
+import { type GrantRegistry } from '../domain/oauth/grants.js';
+import { scopes } from '../openapi/document.js';
 import type { Store } from '../store/file-store.js';
 import type { ApplicationRecord } from '../store/schema.js';
 
@@ -21,6 +22,7 @@ export interface OAuthRouterOptions {
   throttle: LoginThrottle;
   /** App IDs of the clients (resource servers) that may introspect every token, not only their own. */
   introspectionClients: readonly string[];
+  grants: GrantRegistry;
 }
 
 const presentedClient = (req: Request) => {
@@ -28,7 +30,7 @@ const presentedClient = (req: Request) => {
   return { authorization: req.headers.authorization, client_id: body.client_id, client_secret: body.client_secret };
 };
 
-export function metadata(baseUrl: string): Schemas['AuthorizationServerMetadata'] {
+export function metadata(baseUrl: string, grants: GrantRegistry): Schemas['AuthorizationServerMetadata'] {
   const authMethods = ['client_secret_basic', 'client_secret_post'];
   return {
     issuer: baseUrl,
@@ -39,7 +41,7 @@ export function metadata(baseUrl: string): Schemas['AuthorizationServerMetadata'
     scopes_supported: [...scopes],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: [...grantTypes],
+    grant_types_supported: [...grants.enabled],
     token_endpoint_auth_methods_supported: authMethods,
     revocation_endpoint_auth_methods_supported: authMethods,
     introspection_endpoint_auth_methods_supported: authMethods,
@@ -48,23 +50,22 @@ export function metadata(baseUrl: string): Schemas['AuthorizationServerMetadata'
   };
 }
 
-export function oauthRouter({ store, baseUrl, tokenTtl, now, throttle, introspectionClients }: OAuthRouterOptions): Router {
+export function oauthRouter({ store, baseUrl, tokenTtl, now, throttle, introspectionClients, grants }: OAuthRouterOptions): Router {
   const router = Router();
   const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
   router.post('/oauth/token', async (req, res) => {
     const body = req.body as Schemas['TokenRequest'];
+    grants.assertServed(body.grant_type);
+    // Credentials, when sent, must be right even where the grant does not require them.
+    const client = authenticateClientRequest(store, presentedClient(req), { required: grants.clientRequired(body.grant_type) });
     const base = { store, now: now(), tokenTtl };
     let answer;
     if (body.grant_type === 'authorization_code') {
-      const client = authenticateClientRequest(store, presentedClient(req), { required: true })!;
-      answer = await exchangeAuthorizationCode({ ...base, client }, body);
+      answer = await exchangeAuthorizationCode({ ...base, client: client! }, body);
     } else if (body.grant_type === 'refresh_token') {
-      const client = authenticateClientRequest(store, presentedClient(req), { required: true })!;
-      answer = await refreshGrant({ ...base, client }, body);
+      answer = await refreshGrant({ ...base, client: client! }, body);
     } else {
-      // Spec 4.2 states no client credentials for the password grant; when sent they must be right.
-      const client = authenticateClientRequest(store, presentedClient(req), { required: false });
       const checkPassword = (login: string, password: string) => throttle.authenticate(store, login, password, req.ip ?? '', { secondFactorCanFollow: false });
       answer = await passwordGrant({ ...base, client, checkPassword }, body);
     }
@@ -91,7 +92,7 @@ export function oauthRouter({ store, baseUrl, tokenTtl, now, throttle, introspec
   });
 
   router.get('/.well-known/oauth-authorization-server', (_req, res) => {
-    res.json(metadata(baseUrl));
+    res.json(metadata(baseUrl, grants));
   });
   return router;
 }

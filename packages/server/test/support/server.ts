@@ -41,6 +41,8 @@ export interface TestServerOptions {
   proxy?: { baseUrl: string; trustProxy: string | number | boolean };
   /** App IDs that may introspect every token (`--introspection-clients`). */
   introspectionClients?: string[];
+  /** `--password-grant`. */
+  passwordGrant?: 'any' | 'clients' | 'off';
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -62,6 +64,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       bodyLimit: '100kb',
       secureCookies: false,
       introspectionClients: options.introspectionClients ?? [],
+      ...(options.passwordGrant ? { passwordGrant: options.passwordGrant } : {}),
       ...(options.proxy ? { ...options.proxy, secureCookies: options.proxy.baseUrl.startsWith('https:') } : {}),
     },
   });
