@@ -51,11 +51,17 @@ export function listOperations(doc: Json): DocumentedOperation[] {
   return operations;
 }
 
-/** The operation a request hit, by method and path template (`{id}` matches one percent-encoded segment). */
+/**
+ * The operation a request hit, by method and path template (`{id}` matches one percent-encoded segment). A concrete
+ * path wins over a templated one that also matches (OpenAPI 3.1, Paths Object), so the fewest templates win.
+ */
 export function operationFor(operations: DocumentedOperation[], method: string, pathname: string): DocumentedOperation | undefined {
-  return operations.find((op) => {
-    if (op.method !== method.toUpperCase()) return false;
-    const pattern = op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
-    return new RegExp(`^${pattern}$`).test(pathname);
-  });
+  const templates = (op: DocumentedOperation) => (op.path.match(/\{/g) ?? []).length;
+  return operations
+    .filter((op) => {
+      if (op.method !== method.toUpperCase()) return false;
+      const pattern = op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
+      return new RegExp(`^${pattern}$`).test(pathname);
+    })
+    .sort((a, b) => templates(a) - templates(b))[0];
 }

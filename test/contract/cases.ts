@@ -128,6 +128,7 @@ const oversized: {
       ['createApplication', '/profile/applications', { name: 'Padded', redirect_uri: 'https://app.example.com/cb' }],
       ['deleteApplication', '/profile/applications/7/delete', {}],
       ['revokeAuthorizedApplication', '/profile/authorized_applications/7/revoke', {}],
+      ['revokePasswordGrantAuthorization', '/profile/authorized_applications/password_grant/revoke', {}],
       ['createPersonalAccessToken', '/profile/personal_access_tokens', { name: 'padded' }],
       ['revokePersonalAccessToken', '/profile/personal_access_tokens/4/revoke', {}],
     ] as const
@@ -736,6 +737,39 @@ export const cases: ContractCase[] = [
         body: { _csrf: session.csrf },
         ...formOf(session),
       });
+    },
+    expect: htmlPage,
+  },
+  {
+    name: 'revoking the password grant tokens redirects to the applications page',
+    operation: 'revokePasswordGrantAuthorization',
+    status: 302,
+    async call(ctx) {
+      await ctx.setup.token(users.mallory, { client: false });
+      const session = await ctx.setup.session(users.mallory);
+      await ctx.client().raw.POST('/profile/authorized_applications/password_grant/revoke', { body: { _csrf: session.csrf }, ...formOf(session) });
+    },
+    behaviour: redirectsTo('/profile/applications'),
+  },
+  {
+    name: 'a revoke-password-grant form with a forged CSRF token is refused',
+    operation: 'revokePasswordGrantAuthorization',
+    status: 403,
+    async call(ctx) {
+      await ctx.setup.token(users.mallory, { client: false });
+      const session = await ctx.setup.session(users.mallory);
+      await ctx.client().raw.POST('/profile/authorized_applications/password_grant/revoke', { body: { _csrf: forged }, ...formOf(session) });
+    },
+    expect: htmlPage,
+  },
+  {
+    name: 'revoking the password grant tokens when there are none answers not found',
+    operation: 'revokePasswordGrantAuthorization',
+    status: 404,
+    async call(ctx) {
+      const session = await ctx.setup.session(users.mallory);
+      await ctx.setup.revokePasswordGrant(session);
+      await ctx.client().raw.POST('/profile/authorized_applications/password_grant/revoke', { body: { _csrf: session.csrf }, ...formOf(session) });
     },
     expect: htmlPage,
   },

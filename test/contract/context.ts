@@ -61,6 +61,8 @@ export interface SetupChannel {
   newPersonalAccessToken(session: Session): Promise<number>;
   /** Whether an access token still works (GET /oauth/token/info). */
   tokenWorks(accessToken: string): Promise<boolean>;
+  /** Revokes the session user's password grant tokens, if any, so that none is left. */
+  revokePasswordGrant(session: Session): Promise<void>;
   /** Fails password grants for `login` until the throttle refuses it (429); what comes next for it is refused too. */
   exhaustLogin(login: string): Promise<void>;
 }
@@ -217,6 +219,10 @@ export function serverSetup(baseUrl: string): SetupChannel {
       const { response } = await createTokenbellClient({ baseUrl, fetch: noFollow, auth: { accessToken } }).raw.GET('/oauth/token/info');
       return response.status === 200;
     },
+    async revokePasswordGrant(session) {
+      const { response, text } = await post('/profile/authorized_applications/password_grant/revoke', session, {});
+      if (response.status !== 302 && response.status !== 404) expectStatus('revoking the password grant tokens', response, text, 302);
+    },
     async exhaustLogin(login) {
       // The default policy refuses a login after 10 failures; a login already refused costs nothing more.
       for (let attempt = 0; attempt < 20; attempt++) {
@@ -263,5 +269,6 @@ export function mockSetup(baseUrl: string): SetupChannel {
     newPersonalAccessToken: async () => 4,
     tokenWorks: async () => true,
     exhaustLogin: async () => undefined,
+    revokePasswordGrant: async () => undefined,
   };
 }

@@ -23,6 +23,7 @@ const boundedForms = [
   'createApplication',
   'deleteApplication',
   'revokeAuthorizedApplication',
+  'revokePasswordGrantAuthorization',
   'createPersonalAccessToken',
   'revokePersonalAccessToken',
 ];

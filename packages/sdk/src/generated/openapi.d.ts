@@ -280,6 +280,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/profile/authorized_applications/password_grant/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke the tokens the password grant issued to the signed-in user without a client.
+         * @description The password grant may be used without client credentials (spec 4.2); the tokens it issues that way belong
+         *     to no application, and the applications page lists them as one entry, "Password grant". This revokes every
+         *     one of them. 404 when there is none.
+         */
+        post: operations["revokePasswordGrantAuthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/profile/personal_access_tokens": {
         parameters: {
             query?: never;
@@ -1775,6 +1797,25 @@ export interface operations {
                  */
                 application_id: components["parameters"]["ApplicationId"];
             };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["CsrfForm"];
+            };
+        };
+        responses: {
+            302: components["responses"]["Redirect"];
+            403: components["responses"]["HtmlForbidden"];
+            404: components["responses"]["HtmlNotFound"];
+            413: components["responses"]["HtmlPayloadTooLarge"];
+        };
+    };
+    revokePasswordGrantAuthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
             cookie?: never;
         };
         requestBody: {

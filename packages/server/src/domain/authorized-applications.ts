@@ -5,8 +5,12 @@ import { scopes as knownScopes } from '../openapi/document.js';
 import { isExpired } from './oauth/tokens.js';
 
 export interface AuthorizedApplication {
-  application: ApplicationRecord;
-  /** Every scope any of the application's live tokens for the user carries, in the document's order. */
+  /**
+   * The application, or null for the tokens the password grant issued without client credentials (spec 4.2): they
+   * belong to no application, and the user sees and revokes them as one entry.
+   */
+  application: ApplicationRecord | null;
+  /** Every scope any of the live tokens carries, in the document's order. */
   scopes: Scope[];
   /** When the oldest live token was issued. */
   since: EpochSeconds;
@@ -16,11 +20,11 @@ export interface AuthorizedApplication {
 const grantsAccess = (token: AccessTokenRecord, now: EpochSeconds) =>
   token.revoked_at === null && (!isExpired(token, now) || token.refreshDigest !== null);
 
-/** The applications holding live tokens for the user, by name. */
+/** The applications holding live tokens for the user, by name, then the password grant's tokens, if any. */
 export function authorizedApplications(store: Store, userId: number, now: EpochSeconds): AuthorizedApplication[] {
-  const byApplication = new Map<number, { scopes: Set<Scope>; since: EpochSeconds }>();
+  const byApplication = new Map<number | null, { scopes: Set<Scope>; since: EpochSeconds }>();
   for (const token of store.data.accessTokens) {
-    if (token.user_id !== userId || token.application_id === null || !grantsAccess(token, now)) continue;
+    if (token.user_id !== userId || !grantsAccess(token, now)) continue;
     const entry = byApplication.get(token.application_id) ?? { scopes: new Set<Scope>(), since: token.created_at };
     token.scopes.forEach((s) => entry.scopes.add(s));
     entry.since = Math.min(entry.since, token.created_at);
@@ -28,25 +32,29 @@ export function authorizedApplications(store: Store, userId: number, now: EpochS
   }
   const result: AuthorizedApplication[] = [];
   for (const [id, entry] of byApplication) {
-    const application = store.lookup('applications', 'id', id);
-    if (!application) continue;
+    const application = id === null ? null : store.lookup('applications', 'id', id);
+    if (application === undefined) continue;
     result.push({ application, scopes: knownScopes.filter((s) => entry.scopes.has(s)), since: entry.since });
   }
-  return result.sort((a, b) => a.application.name.localeCompare(b.application.name) || a.application.id - b.application.id);
+  // Applications by name (then id), the password grant's entry last.
+  return result.sort((a, b) => {
+    if (a.application === null || b.application === null) return Number(a.application === null) - Number(b.application === null);
+    return a.application.name.localeCompare(b.application.name) || a.application.id - b.application.id;
+  });
 }
 
 /**
- * Revokes every token the application holds for the user and drops its unused codes for the user, so nothing the
- * application already has or is about to exchange still works. False when the application is unknown or holds
- * nothing for the user.
+ * Revokes every token the application (null: the password grant without a client) holds for the user and drops its
+ * unused codes for the user, so nothing it already has or is about to exchange still works. False when the
+ * application is unknown or holds nothing for the user.
  */
 export async function revokeApplicationAuthorization(
   store: Store,
   userId: number,
-  applicationId: number,
+  applicationId: number | null,
   now: EpochSeconds,
 ): Promise<boolean> {
-  if (!store.lookup('applications', 'id', applicationId)) return false;
+  if (applicationId !== null && !store.lookup('applications', 'id', applicationId)) return false;
   const mine = (r: { user_id: number; application_id: number | null }) => r.user_id === userId && r.application_id === applicationId;
   const tokens = store.data.accessTokens.filter((t) => mine(t) && t.revoked_at === null);
   const hasCodes = store.data.authorizationCodes.some((c) => mine(c) && c.used_at === null && c.expires_at > now);

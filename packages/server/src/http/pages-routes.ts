@@ -340,6 +340,15 @@ export function pagesRouter({ store, now, codeTtl, throttle }: PagesOptions): Ro
     redirect(res, home);
   });
 
+  // Before the route with the parameter, as the document's static path comes before its templated one.
+  router.post('/profile/authorized_applications/password_grant/revoke', async (req, res) => {
+    const user = userOf(req);
+    if (!(await revokeApplicationAuthorization(store, user.id, null, now()))) {
+      throw new ApiError(404, 'No password grant tokens have access to your account.');
+    }
+    redirect(res, home);
+  });
+
   router.post('/profile/authorized_applications/:application_id/revoke', async (req, res) => {
     const user = userOf(req);
     if (!(await revokeApplicationAuthorization(store, user.id, Number(req.params.application_id), now()))) {

@@ -60,15 +60,17 @@ ${
     : html`<table>
 <thead><tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Authorized since</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>
-${authorized.map(
-  (a) => html`<tr>
-<th scope="row">${a.application.name}</th>
+${authorized.map((a) => {
+  const name = a.application?.name ?? 'Password grant';
+  const action = a.application ? `/profile/authorized_applications/${a.application.id}/revoke` : '/profile/authorized_applications/password_grant/revoke';
+  return html`<tr>
+<th scope="row">${name}${a.application ? '' : html`<p class="hint">Tokens issued for your password without an application</p>`}</th>
 <td>${a.scopes.join(', ')}</td>
 <td><time datetime="${new Date(a.since * 1000).toISOString()}">${isoDate(a.since)}</time></td>
-<td><form method="post" action="/profile/authorized_applications/${a.application.id}/revoke">${csrfField(csrf)}<button type="submit" class="danger">Revoke<span class="visually-hidden"> ${a.application.name}</span></button></form></td>
+<td><form method="post" action="${action}">${csrfField(csrf)}<button type="submit" class="danger">Revoke<span class="visually-hidden"> ${name}</span></button></form></td>
 </tr>
-`,
-)}</tbody>
+`;
+})}</tbody>
 </table>`
 }
 </section>`,
