@@ -150,9 +150,13 @@ export function serverSetup(baseUrl: string): SetupChannel {
         ...(client ? { clientId: exampleApp.clientId, clientSecret: exampleApp.clientSecret } : {}),
       }),
     async anonymousSession() {
+      // Before sign-in there is no session, only the sign-in form's CSRF cookie.
       const { response, text } = await get('/users/sign_in');
-      const cookie = sessionCookieOf(response);
-      if (!cookie) throw new Error('setup: the sign-in page set no session cookie');
+      const cookie = response.headers
+        .getSetCookie()
+        .map((line) => line.split(';')[0]!)
+        .join('; ');
+      if (!cookie) throw new Error('setup: the sign-in page set no CSRF cookie');
       return { cookie, csrf: csrfOf(text) };
     },
     async session(user) {
@@ -169,7 +173,9 @@ export function serverSetup(baseUrl: string): SetupChannel {
       const anonymous = await setup.anonymousSession();
       const { response, text } = await post('/users/sign_in', anonymous, { login: user.username, password: user.password });
       expectStatus('the password step', response, text, 200);
-      return { cookie: anonymous.cookie, csrf: csrfOf(text) };
+      const session = sessionCookieOf(response);
+      if (!session) throw new Error('setup: the right password of a two-factor account started no session');
+      return { cookie: `${anonymous.cookie}; ${session}`, csrf: csrfOf(text) };
     },
     async consentFields(session, params = {}) {
       const query = new URLSearchParams({ client_id: exampleApp.clientId, redirect_uri: exampleApp.redirectUri, response_type: 'code', ...params });

@@ -31,6 +31,8 @@ export interface Config {
   introspectionClients: string[];
   /** Who may use the password grant: anyone (`any`, the spec), authenticated clients only (`clients`), or nobody. */
   passwordGrant: PasswordGrantSetting;
+  /** Seconds after sign-in at which a browser session ends, however active (the idle timeout is sessionIdleSeconds). */
+  sessionLifetime: number;
 }
 
 export const defaults = {
@@ -40,7 +42,11 @@ export const defaults = {
   tokenTtl: 7200,
   codeTtl: 600,
   bodyLimit: '100kb',
+  sessionLifetime: 24 * 60 * 60,
 } as const;
+
+/** A browser session that made no request for this long has ended (8 hours, as a working day). */
+export const sessionIdleSeconds = 8 * 60 * 60;
 
 export class ConfigError extends ExplainedError {}
 
@@ -64,6 +70,7 @@ export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env)
       'trust-proxy': { type: 'string' },
       'introspection-clients': { type: 'string' },
       'password-grant': { type: 'string' },
+      'session-lifetime': { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -97,6 +104,7 @@ export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env)
       .map((id) => id.trim())
       .filter((id) => id !== ''),
     passwordGrant: oneOf('--password-grant', passwordGrantSettings, values['password-grant'] ?? env.TOKENBELL_PASSWORD_GRANT ?? 'any'),
+    sessionLifetime: positiveInteger('--session-lifetime', values['session-lifetime'] ?? env.TOKENBELL_SESSION_LIFETIME ?? String(defaults.sessionLifetime)),
   };
 }
 
@@ -157,4 +165,7 @@ export const usage = `Usage: tokenbell [options]
   --password-grant any|clients|off
                         who may use the password grant: anyone (the spec), authenticated clients
                         only, or nobody (TOKENBELL_PASSWORD_GRANT, default any)
+  --session-lifetime SECONDS
+                        a signed-in browser session ends this long after sign-in, however
+                        active (TOKENBELL_SESSION_LIFETIME, default 86400); idle ones after 8 hours
 `;

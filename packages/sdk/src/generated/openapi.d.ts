@@ -170,7 +170,9 @@ export interface paths {
         };
         /**
          * The sign-in page.
-         * @description An HTML form for the login name (or e-mail) and password. `return_to` is kept only when it is a path on this instance.
+         * @description An HTML form for the login name (or e-mail) and password. `return_to` is kept only when it is a path on this
+         *     instance. The page stores nothing on the server: its form's CSRF token is checked against an httpOnly cookie
+         *     the page sets (`tokenbell.csrf`, `__Host-tokenbell.csrf` over https), not against a session.
          */
         get: operations["showSignIn"];
         put?: never;

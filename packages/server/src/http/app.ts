@@ -1,6 +1,6 @@
 // The reference server's Express application: parsing, validation against the document, routes, one error handler.
 import express, { type Request, type RequestHandler } from 'express';
-import type { Config } from '../config.js';
+import { type Config, defaults, sessionIdleSeconds } from '../config.js';
 import { authenticateApiRequest } from '../domain/api-authentication.js';
 import { LoginThrottle } from '../domain/login-throttle.js';
 import { grantRegistry } from '../domain/oauth/grants.js';
@@ -11,11 +11,12 @@ import { ApiError, errorHandler, lastResortHandler } from './errors.js';
 import { oauthRouter } from './oauth-routes.js';
 import { openApiValidation, routingSettings } from './openapi-validation.js';
 import { pageAssets, pageHeaders, pagePaths, pageSessions, pagesRouter } from './pages-routes.js';
+import { signInCsrf } from './session.js';
 
 export interface AppOptions {
   store: Store;
   config: Pick<Config, 'baseUrl' | 'tokenTtl' | 'codeTtl' | 'validateResponses' | 'bodyLimit' | 'secureCookies'> &
-    Partial<Pick<Config, 'trustProxy' | 'introspectionClients' | 'passwordGrant'>>;
+    Partial<Pick<Config, 'trustProxy' | 'introspectionClients' | 'passwordGrant' | 'sessionLifetime'>>;
   /** The clock, in seconds since the epoch; tests move it to expire codes and tokens. */
   now?: () => number;
   log?: (message: string) => void;
@@ -110,7 +111,15 @@ export function createApp({ store, config, now = wallClock, log, throttle = new 
   app.use(pagePaths, pageHeaders(config.secureCookies));
   app.use(pageAssets());
   app.use(bodies);
-  const pages = { store, now, codeTtl: config.codeTtl, secureCookies: config.secureCookies, throttle };
+  const pages = {
+    store,
+    now,
+    codeTtl: config.codeTtl,
+    secureCookies: config.secureCookies,
+    throttle,
+    sessionLifetimes: { idleSeconds: sessionIdleSeconds, lifetimeSeconds: config.sessionLifetime ?? defaults.sessionLifetime },
+    signInCsrf: signInCsrf(store.data.secrets.sessionKey, config.secureCookies),
+  };
   // Sessions and CSRF only on the pages, and before validation: a forged form gets 403 whatever its fields.
   app.use(pageSessions(pages));
   app.use(validation);

@@ -23,7 +23,18 @@ import { InputError } from '../explained-error.js';
 import type { Store } from '../store/file-store.js';
 import type { Scope, UserRecord } from '../store/schema.js';
 import { ApiError } from './errors.js';
-import { csrfProtection, csrfToken, endSession, sessionCookieName, sessionMiddleware, sessionUserId, startSignedInSession } from './session.js';
+import {
+  csrfProtection,
+  csrfToken,
+  endSession,
+  sessionCookieName,
+  sessionMiddleware,
+  sessionUserId,
+  startSignedInSession,
+  startTwoFactorStep,
+  type SessionLifetimes,
+  type SignInCsrf,
+} from './session.js';
 import { activeUser } from '../domain/users.js';
 
 /**
@@ -42,6 +53,9 @@ export interface PagesOptions {
   codeTtl: number;
   secureCookies: boolean;
   throttle: LoginThrottle;
+  sessionLifetimes: SessionLifetimes;
+  /** The sign-in form's stateless CSRF protection (session.ts). */
+  signInCsrf: SignInCsrf;
 }
 
 /** The paths that belong to a browser session; the API and the JSON OAuth endpoints never see a cookie. */
@@ -167,14 +181,19 @@ function resumePathForPost(req: Request): string {
  * Runs before the validator: the session, then (for forms that act for a user) a redirect to sign in when there
  * is no user, then the CSRF check. A forged or stale form is refused with 403 before anything else reads it.
  */
-export function pageSessions({ store, secureCookies }: PagesOptions): Router {
+export function pageSessions({ store, secureCookies, now, sessionLifetimes, signInCsrf }: PagesOptions): Router {
   const router = Router();
-  router.use(sessionPaths, sessionMiddleware(store, secureCookies));
+  router.use(sessionPaths, sessionMiddleware(store, secureCookies, now, sessionLifetimes));
   router.post(['/oauth/authorize', '/profile/*rest'], (req, res, next) => {
     if (currentUser(store, req)) return next();
     redirect(res, signInLocation(resumePathForPost(req)));
   });
-  router.use(sessionPaths, csrfProtection);
+  // The sign-in form is posted by visitors who have no session yet (and must not get one for asking).
+  router.use(signInPath, signInCsrf.protection);
+  router.use(
+    sessionPaths.filter((path) => path !== signInPath),
+    csrfProtection,
+  );
   return router;
 }
 
@@ -197,7 +216,7 @@ const fieldLabels: Record<string, string> = {
 };
 const describeFieldError = (error: InputError) => `${fieldLabels[error.field] ?? error.field} ${error.message}.`;
 
-export function pagesRouter({ store, now, codeTtl, throttle }: PagesOptions): Router {
+export function pagesRouter({ store, now, codeTtl, throttle, signInCsrf }: PagesOptions): Router {
   const router = Router();
 
   /** The signed-in user, or a redirect to sign in and back here (GET pages). */
@@ -214,7 +233,7 @@ export function pagesRouter({ store, now, codeTtl, throttle }: PagesOptions): Ro
   };
 
   router.get(signInPath, (req, res) => {
-    html(res, 200, signInPage({ csrf: csrfToken(req), returnTo: localPath(req.query.return_to) }));
+    html(res, 200, signInPage({ csrf: signInCsrf.token(req, res), returnTo: localPath(req.query.return_to) }));
   });
 
   /** The second step of a two-factor sign-in: the code, in the session whose password step succeeded. */
@@ -223,14 +242,14 @@ export function pagesRouter({ store, now, codeTtl, throttle }: PagesOptions): Ro
     if (!pending || pending.until <= now()) {
       delete req.session.twoFactor;
       const error = 'The sign-in was not started or took too long. Enter your login and password again.';
-      html(res, 401, signInPage({ csrf: csrfToken(req), returnTo, error }));
+      html(res, 401, signInPage({ csrf: signInCsrf.token(req, res), returnTo, error }));
       return;
     }
     if (!(await throttle.verifyCode(store, pending.userId, code.trim(), now(), req.ip ?? ''))) {
-      html(res, 401, twoFactorPage({ csrf: csrfToken(req), returnTo, error: 'Invalid code.' }));
+      html(res, 401, twoFactorPage({ csrf: signInCsrf.token(req, res), returnTo, error: 'Invalid code.' }));
       return;
     }
-    await startSignedInSession(req, pending.userId);
+    await startSignedInSession(req, pending.userId, now());
     redirect(res, returnTo ?? home);
   };
 
@@ -241,20 +260,20 @@ export function pagesRouter({ store, now, codeTtl, throttle }: PagesOptions): Ro
     const user = await throttle.authenticate(store, body.login, body.password, req.ip ?? '', { secondFactorCanFollow: true });
     if (!user) {
       // One message whatever was wrong, so the page does not tell which logins exist.
-      html(res, 401, signInPage({ csrf: csrfToken(req), returnTo, login: body.login, error: 'Invalid login or password.' }));
+      html(res, 401, signInPage({ csrf: signInCsrf.token(req, res), returnTo, login: body.login, error: 'Invalid login or password.' }));
       return;
     }
     if (user.two_factor_enabled) {
       if (!user.otpSecret) {
         const error = 'This account has two-factor authentication, but no authenticator is registered for it on this server, so it cannot sign in here. Its seed entry needs an otp_secret.';
-        html(res, 401, signInPage({ csrf: csrfToken(req), returnTo, login: body.login, error }));
+        html(res, 401, signInPage({ csrf: signInCsrf.token(req, res), returnTo, login: body.login, error }));
         return;
       }
-      req.session.twoFactor = { userId: user.id, until: now() + twoFactorStepSeconds };
-      html(res, 200, twoFactorPage({ csrf: csrfToken(req), returnTo }));
+      startTwoFactorStep(req, user.id, now(), twoFactorStepSeconds);
+      html(res, 200, twoFactorPage({ csrf: signInCsrf.token(req, res), returnTo }));
       return;
     }
-    await startSignedInSession(req, user.id);
+    await startSignedInSession(req, user.id, now());
     redirect(res, returnTo ?? home);
   });
 

@@ -1,8 +1,15 @@
 // Browser sessions for the pages: express-session with the cookie the document's `sessionCookie` scheme names,
 // kept in the store's `sessions` collection so a restart does not sign everyone out, and csrf-sync's
 // synchronizer tokens bound to them.
+//
+// A session exists only from the right password on: the sign-in form (both its steps) is protected by a signed
+// double-submit cookie (csrf-csrf) instead, so that visitors who have not signed in store nothing, however many
+// arrive. A session ends after `idleSeconds` without a request and, whatever the activity, `lifetimeSeconds` after
+// the sign-in; both are measured with the injected clock, like every other expiry.
+import cookieParser from 'cookie-parser';
+import { doubleCsrf } from 'csrf-csrf';
 import { csrfSync } from 'csrf-sync';
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import session from 'express-session';
 import { digest } from '../domain/secrets.js';
 import type { Store } from '../store/file-store.js';
@@ -14,25 +21,39 @@ declare module 'express-session' {
     userId?: number;
     /** A two-factor sign-in whose password was right, waiting for its code until `until` (epoch seconds). */
     twoFactor?: { userId: number; until: number };
+    /** When the session was signed in (epoch seconds): the absolute lifetime counts from here. */
+    signedInAt?: number;
+    /** The last request the session made (epoch seconds): the idle timeout counts from here. */
+    seenAt?: number;
   }
 }
 
 export const sessionCookieName = 'tokenbell.sid';
-/** Idle lifetime: every page served to a session pushes its end this far ahead again (rolling). */
-export const sessionMaxAgeMs = 8 * 60 * 60 * 1000;
+
+export interface SessionLifetimes {
+  /** A session that made no request for this long has ended. */
+  idleSeconds: number;
+  /** A session this long after its sign-in has ended, however active. */
+  lifetimeSeconds: number;
+}
 
 /**
  * An express-session store persisting sessions in the lowdb store; expired ones are never answered. Records are
  * keyed by the digest of the session id, so a copy of the data file signs nobody in.
  */
 export class StoreSessionStore extends session.Store {
-  constructor(private readonly store: Store) {
+  /** `nowMs`: the injected clock, in milliseconds; `idleMs`: how long a record outlives its last write. */
+  constructor(
+    private readonly store: Store,
+    private readonly nowMs: () => number = Date.now,
+    private readonly idleMs = 8 * 60 * 60 * 1000,
+  ) {
     super();
   }
 
   override get(sid: string, callback: (err: unknown, session?: session.SessionData | null) => void): void {
     const record = this.store.lookup('sessions', 'sid', digest(sid));
-    if (!record || record.expires <= Date.now()) {
+    if (!record || record.expires <= this.nowMs()) {
       callback(null, null);
       return;
     }
@@ -42,7 +63,7 @@ export class StoreSessionStore extends session.Store {
 
   override set(sid: string, data: session.SessionData, callback?: (err?: unknown) => void): void {
     const serialised = JSON.parse(JSON.stringify(data)) as SessionRecord['session'];
-    const expires = expiryOf(data);
+    const expires = this.nowMs() + this.idleMs;
     const key = digest(sid);
     this.#commit(() => {
       const record = this.store.lookup('sessions', 'sid', key);
@@ -60,7 +81,7 @@ export class StoreSessionStore extends session.Store {
       callback?.();
       return;
     }
-    const expires = expiryOf(data);
+    const expires = this.nowMs() + this.idleMs;
     this.#commit(() => {
       const session = { ...record.session, cookie: JSON.parse(JSON.stringify(data.cookie)) as unknown };
       this.store.update('sessions', record, { session, expires });
@@ -82,23 +103,36 @@ export class StoreSessionStore extends session.Store {
   }
 }
 
-function expiryOf(data: session.SessionData): number {
-  const expires = data.cookie?.expires;
-  const at = expires ? new Date(expires).getTime() : NaN;
-  return Number.isFinite(at) ? at : Date.now() + sessionMaxAgeMs;
-}
-
-export function sessionMiddleware(store: Store, secureCookies: boolean): RequestHandler {
-  return session({
+export function sessionMiddleware(store: Store, secureCookies: boolean, now: () => number, lifetimes: SessionLifetimes): RequestHandler[] {
+  const handler = session({
     name: sessionCookieName,
     secret: store.data.secrets.sessionKey,
-    store: new StoreSessionStore(store),
+    store: new StoreSessionStore(store, () => now() * 1000, lifetimes.idleSeconds * 1000),
     resave: false,
-    // No cookie and no record until a page has something to keep (a CSRF token or a user).
+    // No cookie and no record until a page has something to keep (a user, or a two-factor sign-in half done).
     saveUninitialized: false,
     rolling: true,
-    cookie: { httpOnly: true, sameSite: 'lax', secure: secureCookies, path: '/', maxAge: sessionMaxAgeMs },
+    cookie: { httpOnly: true, sameSite: 'lax', secure: secureCookies, path: '/', maxAge: lifetimes.idleSeconds * 1000 },
   });
+  return [handler, endExpiredSessions(now, lifetimes)];
+}
+
+/** Ends a session past its idle timeout or its lifetime, on the injected clock; notes the request otherwise. */
+function endExpiredSessions(now: () => number, { idleSeconds, lifetimeSeconds }: SessionLifetimes): RequestHandler {
+  return (req, _res, next) => {
+    const data = req.session;
+    if (data.userId === undefined && data.twoFactor === undefined) return next();
+    const at = now();
+    const idle = data.seenAt !== undefined && at - data.seenAt >= idleSeconds;
+    const old = data.signedInAt !== undefined && at - data.signedInAt >= lifetimeSeconds;
+    if (idle || old) {
+      // A fresh, empty session in its place (stored only if something is put in it): the visitor is signed out.
+      data.regenerate((error) => next(error));
+      return;
+    }
+    data.seenAt = at;
+    next();
+  };
 }
 
 const csrf = csrfSync({
@@ -121,10 +155,46 @@ const promisify = (run: (done: (err?: unknown) => void) => void) =>
   new Promise<void>((resolve, reject) => run((err) => (err ? reject(err) : resolve())));
 
 /** Signs `userId` in under a new session id, so an id planted before sign-in is worth nothing after it. */
-export async function startSignedInSession(req: Request, userId: number): Promise<void> {
+export async function startSignedInSession(req: Request, userId: number, now: number): Promise<void> {
   await promisify((done) => req.session.regenerate(done));
   req.session.userId = userId;
+  req.session.signedInAt = now;
+  req.session.seenAt = now;
   await promisify((done) => req.session.save(done));
+}
+
+/** Keeps a two-factor sign-in's right password until the code comes: the first state stored for the visitor. */
+export function startTwoFactorStep(req: Request, userId: number, now: number, stepSeconds: number): void {
+  req.session.twoFactor = { userId, until: now + stepSeconds };
+  req.session.signedInAt = now;
+  req.session.seenAt = now;
+}
+
+export interface SignInCsrf {
+  /** The cookie parser and the check for the sign-in form's posts. */
+  protection: RequestHandler[];
+  /** A token for the sign-in page's form; sets its cookie. */
+  token(req: Request, res: Response): string;
+}
+
+/**
+ * The sign-in form's CSRF protection without server state: a random value in an httpOnly cookie and, in the form,
+ * an HMAC of it under the instance's key (csrf-csrf's signed double submit). It binds to no session, since the
+ * visitor has none yet.
+ */
+export function signInCsrf(secret: string, secureCookies: boolean): SignInCsrf {
+  const { doubleCsrfProtection, generateCsrfToken } = doubleCsrf({
+    getSecret: () => secret,
+    getSessionIdentifier: () => '',
+    // __Host-: only this origin, over https, path / (RFC 6265bis), so a sibling subdomain cannot plant it.
+    cookieName: secureCookies ? '__Host-tokenbell.csrf' : 'tokenbell.csrf',
+    cookieOptions: { sameSite: 'lax', path: '/', secure: secureCookies, httpOnly: true },
+    getCsrfTokenFromRequest: (req) => {
+      const token = (req.body as Record<string, unknown> | undefined)?._csrf;
+      return typeof token === 'string' ? token : undefined;
+    },
+  });
+  return { protection: [cookieParser(), doubleCsrfProtection], token: (req, res) => generateCsrfToken(req, res) };
 }
 
 export async function endSession(req: Request): Promise<void> {

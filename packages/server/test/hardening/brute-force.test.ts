@@ -174,7 +174,10 @@ describe('second factor', () => {
     const headers = { 'content-type': 'application/x-www-form-urlencoded', cookie: page.headers['set-cookie']![0]!.split(';')[0]! };
     const post = (fields: Record<string, string>) =>
       rawRequest(server.baseUrl, 'POST', '/users/sign_in', headers, new URLSearchParams({ _csrf: csrfOf(page.body), ...fields }).toString(), from);
-    expect((await post({ login: seed.awong.username, password: seed.awong.password })).status).toBe(200);
+    const passwordStep = await post({ login: seed.awong.username, password: seed.awong.password });
+    expect(passwordStep.status).toBe(200);
+    // The session starts with the right password; the code step continues it.
+    headers.cookie += `; ${passwordStep.headers['set-cookie']!.find((c) => c.startsWith('tokenbell.sid='))!.split(';')[0]!}`;
     const right = currentCode(seed.awong.otpSecret, server.now());
     const wrong = right === '000000' ? '111111' : '000000';
     for (let i = 0; i < policy.perLogin.failures; i++) expect((await post({ otp_attempt: wrong })).status).toBe(401);

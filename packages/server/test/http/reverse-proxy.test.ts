@@ -19,20 +19,24 @@ describe('behind a reverse proxy', () => {
     const agent = new Agent(server.baseUrl);
     const page = await agent.get('/users/sign_in', overHttps);
     expect(page.status).toBe(200);
+    // Before sign-in only the sign-in form's CSRF cookie, host-only and Secure.
     expect(agent.lastSetCookies).toHaveLength(1);
-    expect(agent.lastSetCookies[0]).toMatch(/^tokenbell\.sid=.*; Secure/);
+    expect(agent.lastSetCookies[0]).toMatch(/^__Host-tokenbell\.csrf=.*; Path=\/;.*Secure/);
     agent.cookies.clear();
 
     const signedIn = await signIn(agent, seed.jsmith.username, seed.jsmith.password, overHttps);
     expect(signedIn.status).toBe(302);
+    expect(agent.lastSetCookies.find((c) => c.startsWith('tokenbell.sid='))).toMatch(/; Secure/);
     expect((await agent.get('/profile/applications', overHttps)).status).toBe(200);
   });
 
   it('not trusted: an https base URL reached over plain HTTP gets no session cookie, so sign-in cannot work', async () => {
     server = await startTestServer({ proxy: { baseUrl: 'https://tokenbell.example', trustProxy: false } });
     const agent = new Agent(server.baseUrl);
-    expect((await agent.get('/users/sign_in', overHttps)).status).toBe(200);
-    expect(agent.lastSetCookies).toEqual([]);
+    const signedIn = await signIn(agent, seed.jsmith.username, seed.jsmith.password, overHttps);
+    expect(agent.lastSetCookies.filter((c) => c.startsWith('tokenbell.sid='))).toEqual([]);
+    expect(signedIn.status).toBe(302);
+    expect((await agent.get('/profile/applications', overHttps)).status).toBe(302);
   });
 
   it.each([

@@ -297,25 +297,35 @@ describe('two-factor sign-in', () => {
 });
 
 describe('sign-in and sessions', () => {
-  it('sets an httpOnly, SameSite=Lax session cookie and a new session id at sign-in', async () => {
+  it('starts the session only at sign-in, with an httpOnly, SameSite=Lax cookie; the form before it has only a CSRF cookie', async () => {
     const agent = new Agent(server.baseUrl);
     const page = await agent.get('/users/sign_in');
+    expect(agent.lastSetCookies.find((c) => c.startsWith('tokenbell.sid='))).toBeUndefined();
+    const csrfCookie = agent.lastSetCookies.find((c) => c.startsWith('tokenbell.csrf='));
+    expect(csrfCookie).toMatch(/;\s*HttpOnly/i);
+    expect(csrfCookie).toMatch(/;\s*SameSite=Lax/i);
+    const response = await agent.post('/users/sign_in', { _csrf: csrfOf(await page.text()), login: 'jsmith', password: seed.jsmith.password });
+    expect(response.status).toBe(302);
+    expect(location(response)).toBe('/profile/applications');
     const cookie = agent.lastSetCookies.find((c) => c.startsWith('tokenbell.sid='));
-    expect(cookie).toBeDefined();
     expect(cookie).toMatch(/;\s*HttpOnly/i);
     expect(cookie).toMatch(/;\s*SameSite=Lax/i);
     expect(cookie).toMatch(/;\s*Path=\//i);
     expect(cookie).not.toMatch(/;\s*Secure/i);
-    const before = agent.sid;
-    const response = await agent.post('/users/sign_in', { _csrf: csrfOf(await page.text()), login: 'jsmith', password: seed.jsmith.password });
-    expect(response.status).toBe(302);
-    expect(location(response)).toBe('/profile/applications');
-    expect(agent.sid).toBeDefined();
-    expect(agent.sid).not.toBe(before);
-    // The session before sign-in is gone, so a planted id is worth nothing.
     const sidOf = (cookie: string) => decodeURIComponent(cookie).replace(/^s:/, '').split('.')[0]!;
-    expect(server.store.lookup('sessions', 'sid', digest(sidOf(before!)))).toBeUndefined();
     expect(server.store.lookup('sessions', 'sid', digest(sidOf(agent.sid!)))?.session.userId).toBe(server.store.lookup('users', 'username', 'jsmith')!.id);
+  });
+
+  it('gives a session id planted before sign-in no worth: sign-in answers with a new one', async () => {
+    const victim = new Agent(server.baseUrl);
+    await signIn(victim);
+    const planted = victim.sid!;
+    await victim.post('/users/sign_out', { _csrf: csrfOf(await (await victim.get('/profile/applications')).text()) });
+    const agent = new Agent(server.baseUrl);
+    agent.cookies.set('tokenbell.sid', planted);
+    await signIn(agent);
+    expect(agent.sid).toBeDefined();
+    expect(agent.sid).not.toBe(planted);
   });
 
   it('answers wrong credentials with a 401 page and one message, whatever was wrong', async () => {

@@ -43,6 +43,8 @@ export interface TestServerOptions {
   introspectionClients?: string[];
   /** `--password-grant`. */
   passwordGrant?: 'any' | 'clients' | 'off';
+  /** `--session-lifetime`, in seconds. */
+  sessionLifetime?: number;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -65,6 +67,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       secureCookies: false,
       introspectionClients: options.introspectionClients ?? [],
       ...(options.passwordGrant ? { passwordGrant: options.passwordGrant } : {}),
+      ...(options.sessionLifetime ? { sessionLifetime: options.sessionLifetime } : {}),
       ...(options.proxy ? { ...options.proxy, secureCookies: options.proxy.baseUrl.startsWith('https:') } : {}),
     },
   });
