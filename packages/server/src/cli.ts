@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `tokenbell` / `npm start`: open the store, seed it, and serve until SIGINT or SIGTERM.
 import { createRequire } from 'node:module';
-import { configFrom, configWarnings, usage } from './config.js';
+import { configFrom, configWarnings, limits, usage } from './config.js';
 import { ExplainedError } from './explained-error.js';
 import { createApp } from './http/app.js';
 import { openApiValidation, warmUpValidation } from './http/openapi-validation.js';
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
     );
   }
   console.log(`tokenbell listening on ${config.baseUrl} (data: ${config.dataFile ?? 'in memory'})`);
-  const pruning = setInterval(() => void pruneStore(store).catch(() => undefined), 60 * 60 * 1000);
+  const pruning = setInterval(() => void pruneStore(store).catch(() => undefined), limits.pruneIntervalSeconds * 1000);
   pruning.unref();
 
   let stopping = false;

@@ -31,22 +31,57 @@ export interface Config {
   introspectionClients: string[];
   /** Who may use the password grant: anyone (`any`, the spec), authenticated clients only (`clients`), or nobody. */
   passwordGrant: PasswordGrantSetting;
-  /** Seconds after sign-in at which a browser session ends, however active (the idle timeout is sessionIdleSeconds). */
+  /** Seconds after sign-in at which a browser session ends, however active (the idle timeout is in `limits`). */
   sessionLifetime: number;
 }
 
-export const defaults = {
-  port: 3000,
-  host: '127.0.0.1',
-  dataFile: './data/tokenbell.json',
-  tokenTtl: 7200,
-  codeTtl: 600,
-  bodyLimit: '100kb',
-  sessionLifetime: 24 * 60 * 60,
-} as const;
+/**
+ * Every setting an operator can change, once: its flag, its environment variable, its default and what it means.
+ * `configFrom` reads them, `usage` (--help) prints them, and a test holds the README's configuration table to them.
+ */
+export const settings = [
+  { flag: 'port', arg: 'N', env: 'PORT', default: '3000', help: 'port to listen on' },
+  { flag: 'host', arg: 'H', env: 'TOKENBELL_HOST', default: '127.0.0.1', help: 'address to listen on' },
+  { flag: 'data', arg: 'FILE', env: 'TOKENBELL_DATA', default: './data/tokenbell.json', help: 'JSON data file (--memory for none)' },
+  { flag: 'memory', env: undefined, default: 'off', help: 'keep data in memory only (not with --data)' },
+  { flag: 'token-ttl', arg: 'N', env: 'TOKENBELL_TOKEN_TTL', default: '7200', help: 'access token lifetime (expires_in), seconds' },
+  { flag: 'base-url', arg: 'URL', env: 'TOKENBELL_BASE_URL', default: 'http://HOST:PORT', help: 'public base URL: the issuer and every absolute link' },
+  { flag: 'seed', arg: 'FILE', env: 'TOKENBELL_SEED', default: 'none', help: 'load users, groups, projects and applications from a JSON fixture' },
+  { flag: 'validate-responses', env: 'TOKENBELL_VALIDATE_RESPONSES', default: 'off', help: 'validate every response against the OpenAPI document (true to turn on)' },
+  { flag: 'trust-proxy', arg: 'VALUE', env: 'TOKENBELL_TRUST_PROXY', default: 'false', help: 'proxies trusted for X-Forwarded-For/-Proto: a hop count, addresses or subnets (loopback, 10.0.0.0/8), true' },
+  { flag: 'introspection-clients', arg: 'IDS', env: 'TOKENBELL_INTROSPECTION_CLIENTS', default: 'none', help: 'App IDs (comma-separated) of resource servers that may introspect every token' },
+  { flag: 'password-grant', arg: 'any|clients|off', env: 'TOKENBELL_PASSWORD_GRANT', default: 'any', help: 'who may use the password grant: anyone (the spec), authenticated clients, nobody' },
+  { flag: 'session-lifetime', arg: 'N', env: 'TOKENBELL_SESSION_LIFETIME', default: '86400', help: 'seconds after sign-in at which a browser session ends, however active' },
+] as const satisfies readonly { flag: string; arg?: string; env: string | undefined; default: string; help: string }[];
 
-/** A browser session that made no request for this long has ended (8 hours, as a working day). */
-export const sessionIdleSeconds = 8 * 60 * 60;
+type Flag = (typeof settings)[number]['flag'];
+
+/** A setting's default as the table states it. */
+export const defaultOf = (flag: Flag): string => settings.find((s) => s.flag === flag)!.default;
+
+/**
+ * The limits that are not settings, each named once with its reason. The code uses these; the README says them.
+ */
+export const limits = {
+  /** Authorization codes live 10 minutes, the most RFC 6749 section 4.1.2 recommends, and are single-use. */
+  codeTtlSeconds: 600,
+  /** Largest request body, as body-parser reads it: far above any form or setting, far below a memory problem. */
+  bodyLimit: '100kb',
+  /** A browser session that made no request for this long has ended (a working day). */
+  sessionIdleSeconds: 8 * 60 * 60,
+  /** How long the code step of a two-factor sign-in waits after the right password. */
+  twoFactorStepSeconds: 5 * 60,
+  /** How often the server drops expired codes, tokens and sessions from the store. */
+  pruneIntervalSeconds: 60 * 60,
+  /** The journal is folded into the data file once it is this large and larger than the file. */
+  minCompactionBytes: 4 * 2 ** 20,
+  /** Failed password checks (README "Brute-force protection"). */
+  loginThrottle: {
+    perAddress: { failures: 30, windowSeconds: 10 * 60 },
+    perLogin: { failures: 10, windowSeconds: 10 * 60 },
+    knownAddressSeconds: 30 * 24 * 60 * 60,
+  },
+} as const;
 
 export class ConfigError extends ExplainedError {}
 
@@ -56,30 +91,22 @@ function positiveInteger(name: string, value: string): number {
 }
 
 export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      data: { type: 'string' },
-      memory: { type: 'boolean' },
-      'token-ttl': { type: 'string' },
-      'base-url': { type: 'string' },
-      seed: { type: 'string' },
-      'validate-responses': { type: 'boolean' },
-      'trust-proxy': { type: 'string' },
-      'introspection-clients': { type: 'string' },
-      'password-grant': { type: 'string' },
-      'session-lifetime': { type: 'string' },
-      help: { type: 'boolean' },
-    },
-    strict: true,
-  });
+  const options = Object.fromEntries(settings.map((s) => [s.flag, { type: 'arg' in s ? 'string' : 'boolean' }])) as Record<Flag, { type: 'string' | 'boolean' }>;
+  const { values } = parseArgs({ args: argv, options: { ...options, help: { type: 'boolean' } }, strict: true });
+  /** The flag, else its environment variable, else undefined. */
+  const given = (flag: Flag): string | undefined => {
+    const value = values[flag];
+    if (typeof value === 'string') return value;
+    const variable = settings.find((s) => s.flag === flag)!.env;
+    return variable === undefined ? undefined : env[variable];
+  };
+  const read = (flag: Flag): string => given(flag) ?? defaultOf(flag);
+
   if (values.memory && values.data !== undefined) throw new ConfigError('--memory and --data contradict each other: keep data in memory, or in the file --data names, not both');
-  const port = positiveInteger('--port', values.port ?? env.PORT ?? String(defaults.port));
+  const port = positiveInteger('--port', read('port'));
   if (port > 65535) throw new ConfigError(`--port must be at most 65535, got ${port}`);
-  const host = values.host ?? env.TOKENBELL_HOST ?? defaults.host;
-  const baseUrl = (values['base-url'] ?? env.TOKENBELL_BASE_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  const host = read('host');
+  const baseUrl = (given('base-url') ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
   let protocol: string;
   try {
     protocol = new URL(baseUrl).protocol;
@@ -90,21 +117,21 @@ export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env)
   return {
     port,
     host,
-    dataFile: values.memory ? null : (values.data ?? env.TOKENBELL_DATA ?? defaults.dataFile),
-    tokenTtl: positiveInteger('--token-ttl', values['token-ttl'] ?? env.TOKENBELL_TOKEN_TTL ?? String(defaults.tokenTtl)),
-    codeTtl: defaults.codeTtl,
+    dataFile: values.memory ? null : read('data'),
+    tokenTtl: positiveInteger('--token-ttl', read('token-ttl')),
+    codeTtl: limits.codeTtlSeconds,
     baseUrl,
-    seedFile: values.seed ?? env.TOKENBELL_SEED ?? null,
-    validateResponses: values['validate-responses'] ?? env.TOKENBELL_VALIDATE_RESPONSES === 'true',
-    bodyLimit: defaults.bodyLimit,
+    seedFile: given('seed') ?? null,
+    validateResponses: values['validate-responses'] === true || env.TOKENBELL_VALIDATE_RESPONSES === 'true',
+    bodyLimit: limits.bodyLimit,
     secureCookies: baseUrl.startsWith('https:'),
-    trustProxy: trustProxyFrom(values['trust-proxy'] ?? env.TOKENBELL_TRUST_PROXY),
-    introspectionClients: (values['introspection-clients'] ?? env.TOKENBELL_INTROSPECTION_CLIENTS ?? '')
+    trustProxy: trustProxyFrom(read('trust-proxy')),
+    introspectionClients: (given('introspection-clients') ?? '')
       .split(',')
       .map((id) => id.trim())
       .filter((id) => id !== ''),
-    passwordGrant: oneOf('--password-grant', passwordGrantSettings, values['password-grant'] ?? env.TOKENBELL_PASSWORD_GRANT ?? 'any'),
-    sessionLifetime: positiveInteger('--session-lifetime', values['session-lifetime'] ?? env.TOKENBELL_SESSION_LIFETIME ?? String(defaults.sessionLifetime)),
+    passwordGrant: oneOf('--password-grant', passwordGrantSettings, read('password-grant')),
+    sessionLifetime: positiveInteger('--session-lifetime', read('session-lifetime')),
   };
 }
 
@@ -114,8 +141,8 @@ function oneOf<T extends string>(name: string, allowed: readonly T[], value: str
 }
 
 /** `true`, `false`, a number of hops, or addresses and subnets (`loopback`, `10.0.0.0/8`, ...) as Express takes them. */
-function trustProxyFrom(value: string | undefined): boolean | number | string {
-  if (value === undefined || value === 'false') return false;
+function trustProxyFrom(value: string): boolean | number | string {
+  if (value === 'false') return false;
   if (value === 'true') return true;
   const setting = /^\d+$/.test(value) ? Number(value) : value;
   try {
@@ -142,30 +169,31 @@ export function configWarnings(config: Pick<Config, 'trustProxy'>): string[] {
   return warnings;
 }
 
+const wrap = (text: string, width: number, indent: string): string => {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  return [...lines, line].join(`\n${indent}`);
+};
+
+/** --help, from the settings table. */
 export const usage = `Usage: tokenbell [options]
 
-  -h, --help            this text
-  --version             the version of @tokenbell/server
+  -h, --help              this text
+  --version               the version of @tokenbell/server
 
-  --port N              port to listen on (PORT, default 3000)
-  --host H              address to listen on (TOKENBELL_HOST, default 127.0.0.1)
-  --data FILE           JSON data file (TOKENBELL_DATA, default ./data/tokenbell.json)
-  --memory              keep data in memory only (not with --data)
-  --token-ttl SECONDS   access token lifetime (TOKENBELL_TOKEN_TTL, default 7200)
-  --base-url URL        public base URL (TOKENBELL_BASE_URL, default http://HOST:PORT)
-  --seed FILE           load users, groups, projects and applications from a JSON fixture
-                        (TOKENBELL_SEED)
-  --validate-responses  validate every response against the OpenAPI document
-                        (TOKENBELL_VALIDATE_RESPONSES=true)
-  --trust-proxy VALUE   trust X-Forwarded-* from these proxies: true, a hop count, or
-                        addresses/subnets such as loopback (TOKENBELL_TRUST_PROXY, default false)
-  --introspection-clients IDS
-                        App IDs (comma-separated) of resource servers that may introspect
-                        every token; other clients only their own (TOKENBELL_INTROSPECTION_CLIENTS)
-  --password-grant any|clients|off
-                        who may use the password grant: anyone (the spec), authenticated clients
-                        only, or nobody (TOKENBELL_PASSWORD_GRANT, default any)
-  --session-lifetime SECONDS
-                        a signed-in browser session ends this long after sign-in, however
-                        active (TOKENBELL_SESSION_LIFETIME, default 86400); idle ones after 8 hours
+${settings
+  .map((s) => {
+    const name = `--${s.flag}${'arg' in s ? ` ${s.arg}` : ''}`;
+    const where = [s.env, s.default === 'none' || s.default === 'off' ? undefined : `default ${s.default}`].filter(Boolean).join(', ');
+    const text = `${s.help}${where ? ` (${where})` : ''}`;
+    const indent = ' '.repeat(26);
+    return name.length <= 22 ? `  ${name.padEnd(24)}${wrap(text, 90, indent)}` : `  ${name}\n${indent}${wrap(text, 90, indent)}`;
+  })
+  .join('\n')}
 `;

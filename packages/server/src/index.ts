@@ -1,4 +1,4 @@
-export { configFrom, defaults, type Config } from './config.js';
+export { configFrom, limits, settings, type Config } from './config.js';
 export { createApp, type AppOptions } from './http/app.js';
 export { openStore, Store, StoreCorruptError, StoreLockedError } from './store/file-store.js';
 export { ensureDemoData, loadSeed } from './store/seed.js';

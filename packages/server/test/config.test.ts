@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
-import { ConfigError, configFrom, configWarnings, usage } from '../src/config.js';
+import { ConfigError, configFrom, configWarnings, limits, settings, usage } from '../src/config.js';
 
 describe('--trust-proxy', () => {
   it.each([
@@ -47,25 +47,44 @@ describe('contradictions and bad values, refused with the flag named', () => {
 });
 
 describe('--help', () => {
-  it('names every flag and every environment variable the configuration reads', async () => {
-    const source = await readFile(new URL('../src/config.ts', import.meta.url), 'utf8');
-    const variables = new Set([...source.matchAll(/env\.([A-Z_]+)/g)].map((m) => m[1]!));
-    const flags = new Set([...source.matchAll(/^\s+'?([a-z][a-z-]*)'?: \{ type: '(?:string|boolean)' \}/gm)].map((m) => m[1]!));
-    expect(variables.size).toBeGreaterThan(5);
-    expect(flags.size).toBeGreaterThan(5);
-    for (const variable of variables) expect(usage).toContain(variable);
-    for (const flag of flags) expect(usage).toContain(`--${flag}`);
+  it('names every setting with its environment variable, and -h and --version', () => {
+    for (const setting of settings) {
+      expect(usage).toContain(`--${setting.flag}`);
+      if (setting.env) expect(usage).toContain(setting.env);
+    }
+    expect(usage).toContain('-h, --help');
+    expect(usage).toContain('--version');
+  });
+
+  it('is the only list of flags: configFrom refuses a flag the table lacks', () => {
+    expect(() => configFrom(['--no-such-flag'], {})).toThrow(/Unknown option '--no-such-flag'/);
   });
 });
 
-describe('--password-grant', () => {
-  it('is any unless the flag or TOKENBELL_PASSWORD_GRANT says clients or off', () => {
-    expect(configFrom([], {}).passwordGrant).toBe('any');
-    expect(configFrom(['--password-grant', 'clients'], {}).passwordGrant).toBe('clients');
-    expect(configFrom([], { TOKENBELL_PASSWORD_GRANT: 'off' }).passwordGrant).toBe('off');
+describe('the README', () => {
+  const readme = () => readFile(new URL('../../../README.md', import.meta.url), 'utf8');
+
+  it('has the configuration table of config.ts, row for row', async () => {
+    const text = await readme();
+    const start = text.indexOf('| setting | flag | environment | default |');
+    const rows = text.slice(start).split('\n\n')[0]!.split('\n').slice(2);
+    const expected = settings.map((s) => {
+      const flag = `\`--${s.flag}${'arg' in s ? ` ${s.arg}` : ''}\``.replace(/\|/g, '\\|');
+      const shown = s.default === 'none' || s.default === 'off' ? s.default : `\`${s.default}\``;
+      return `| ${s.help.replace(/\|/g, '\\|')} | ${flag} | ${s.env ? `\`${s.env}\`` : '—'} | ${shown} |`;
+    });
+    expect(rows).toEqual(expected);
   });
 
-  it('refuses anything else in one line naming the flag and the choices', () => {
-    expect(() => configFrom(['--password-grant', 'sometimes'], {})).toThrow('--password-grant must be any, clients or off, got "sometimes"');
+  it('states the fixed limits config.ts uses', async () => {
+    const text = await readme();
+    expect(limits.codeTtlSeconds).toBe(600);
+    expect(text).toContain('authorization codes live 10 minutes');
+    expect(text).toContain(`request bodies are limited to ${limits.bodyLimit.replace('kb', ' kB')}`);
+    expect(text).toContain(`a browser session ends after ${limits.sessionIdleSeconds / 3600} hours without a request`);
+    expect(text).toContain(`two-factor sign-in waits ${limits.twoFactorStepSeconds / 60} minutes`);
+    expect(text).toContain(`from ${limits.minCompactionBytes / 2 ** 20} MiB`);
+    expect(text).toContain(`after ${limits.loginThrottle.perAddress.failures} failures every attempt from that address is refused`);
+    expect(text).toContain(`after ${limits.loginThrottle.perLogin.failures} failures, from any addresses`);
   });
 });

@@ -1,5 +1,6 @@
 // Throttling of password checks (the sign-in form and the password grant share it), so passwords cannot be
-// guessed at the rate scrypt allows. The policy, in the README's "Brute-force protection" too:
+// guessed at the rate scrypt allows. The policy (its numbers in config.ts `limits`, and the README's "Brute-force
+// protection"):
 //
 // * Per client address: at most `perAddress.failures` failed attempts in a fixed window; after that every attempt
 //   from that address is refused with 429 until the window ends. This stops one machine guessing, whatever
@@ -31,12 +32,6 @@ export interface LoginThrottlePolicy {
   perLogin: { failures: number; windowSeconds: number };
   knownAddressSeconds: number;
 }
-
-export const defaultLoginThrottlePolicy: LoginThrottlePolicy = {
-  perAddress: { failures: 30, windowSeconds: 10 * 60 },
-  perLogin: { failures: 10, windowSeconds: 10 * 60 },
-  knownAddressSeconds: 30 * 24 * 60 * 60,
-};
 
 /** Too many failed attempts: try again after `retryAfterSeconds`. */
 export class LoginThrottledError extends Error {
@@ -76,7 +71,7 @@ export class LoginThrottle {
   /** account key -> address -> when the account last signed in from there (ms). */
   readonly #knownAddresses = new Map<string, Map<string, number>>();
 
-  constructor(policy: LoginThrottlePolicy = defaultLoginThrottlePolicy) {
+  constructor(policy: LoginThrottlePolicy) {
     this.#policy = policy;
     this.#byAddress = new RateLimiterMemory({ keyPrefix: 'address', points: policy.perAddress.failures, duration: policy.perAddress.windowSeconds });
     this.#byLogin = new RateLimiterMemory({ keyPrefix: 'login', points: policy.perLogin.failures, duration: policy.perLogin.windowSeconds });

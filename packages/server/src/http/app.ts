@@ -1,6 +1,6 @@
 // The reference server's Express application: parsing, validation against the document, routes, one error handler.
 import express, { type Request, type RequestHandler } from 'express';
-import { type Config, defaults, sessionIdleSeconds } from '../config.js';
+import { type Config, defaultOf, limits } from '../config.js';
 import { authenticateApiRequest } from '../domain/api-authentication.js';
 import { LoginThrottle } from '../domain/login-throttle.js';
 import { grantRegistry } from '../domain/oauth/grants.js';
@@ -81,7 +81,7 @@ function bodyParsers(limit: string): RequestHandler {
   };
 }
 
-export function createApp({ store, config, now = wallClock, log, throttle = new LoginThrottle(), validation }: AppOptions): express.Express {
+export function createApp({ store, config, now = wallClock, log, throttle = new LoginThrottle(limits.loginThrottle), validation }: AppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
   for (const [setting, value] of Object.entries(routingSettings)) app.set(setting, value);
@@ -117,7 +117,7 @@ export function createApp({ store, config, now = wallClock, log, throttle = new 
     codeTtl: config.codeTtl,
     secureCookies: config.secureCookies,
     throttle,
-    sessionLifetimes: { idleSeconds: sessionIdleSeconds, lifetimeSeconds: config.sessionLifetime ?? defaults.sessionLifetime },
+    sessionLifetimes: { idleSeconds: limits.sessionIdleSeconds, lifetimeSeconds: config.sessionLifetime ?? Number(defaultOf('session-lifetime')) },
     signInCsrf: signInCsrf(store.data.secrets.sessionKey, config.secureCookies),
   };
   // Sessions and CSRF only on the pages, and before validation: a forged form gets 403 whatever its fields.

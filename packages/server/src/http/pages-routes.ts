@@ -3,6 +3,7 @@
 import helmet from 'helmet';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { components } from '@tokenbell/sdk';
+import { limits } from '../config.js';
 import { createPersonalAccessToken, listPersonalAccessTokens, revokePersonalAccessToken } from '../domain/accounts.js';
 import type { LoginThrottle } from '../domain/login-throttle.js';
 import { deleteApplication, listApplications, registerApplication } from '../domain/applications.js';
@@ -64,8 +65,6 @@ export const sessionPaths = ['/users/sign_in', '/users/sign_out', '/oauth/author
 export const pagePaths = [...sessionPaths, '/assets'];
 
 const signInPath = '/users/sign_in';
-/** How long the code step of a two-factor sign-in waits after the password was right. */
-const twoFactorStepSeconds = 5 * 60;
 const home = '/profile/applications';
 
 const baseDirectives = {
@@ -269,7 +268,7 @@ export function pagesRouter({ store, now, codeTtl, throttle, signInCsrf }: Pages
         html(res, 401, signInPage({ csrf: signInCsrf.token(req, res), returnTo, login: body.login, error }));
         return;
       }
-      startTwoFactorStep(req, user.id, now(), twoFactorStepSeconds);
+      startTwoFactorStep(req, user.id, now(), limits.twoFactorStepSeconds);
       html(res, 200, twoFactorPage({ csrf: signInCsrf.token(req, res), returnTo }));
       return;
     }

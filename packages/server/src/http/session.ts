@@ -45,8 +45,8 @@ export class StoreSessionStore extends session.Store {
   /** `nowMs`: the injected clock, in milliseconds; `idleMs`: how long a record outlives its last write. */
   constructor(
     private readonly store: Store,
-    private readonly nowMs: () => number = Date.now,
-    private readonly idleMs = 8 * 60 * 60 * 1000,
+    private readonly nowMs: () => number,
+    private readonly idleMs: number,
   ) {
     super();
   }

@@ -16,6 +16,7 @@ import { Low, Memory } from 'lowdb';
 import { DurableJsonFile } from './durable-json-file.js';
 import { Journal, JournalCorruptError, journalFileOf, type JournalContents, type JournalOp } from './journal.js';
 import { SCHEMA_VERSION, type NotificationSettingRecord, type StoreData } from './schema.js';
+import { limits } from '../config.js';
 import { ExplainedError } from '../explained-error.js';
 
 export class StoreLockedError extends ExplainedError {
@@ -168,7 +169,7 @@ export class Store {
   #compactions = 0;
 
   /** @internal use openStore */
-  constructor(db: Low<StoreData>, file: string | null, lock: FileLock | null, minCompactionBytes = 4 * 2 ** 20) {
+  constructor(db: Low<StoreData>, file: string | null, lock: FileLock | null, minCompactionBytes: number = limits.minCompactionBytes) {
     this.#db = db;
     this.#minCompactionBytes = minCompactionBytes;
     this.#snapshot = db.adapter instanceof DurableJsonFile ? (db.adapter as DurableJsonFile<StoreData>) : null;

@@ -5,7 +5,8 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { defaultLoginThrottlePolicy, LoginThrottle } from '../../src/domain/login-throttle.js';
+import { limits } from '../../src/config.js';
+import { LoginThrottle } from '../../src/domain/login-throttle.js';
 import { journalFileOf } from '../../src/store/journal.js';
 import { csrfOf } from '../support/agent.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -15,7 +16,7 @@ let server: TestServer;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'tokenbell-anonymous-'));
   // Generous limits: the failures here are about storage, not about guessing.
-  const throttle = new LoginThrottle({ ...defaultLoginThrottlePolicy, perAddress: { failures: 10_000, windowSeconds: 600 } });
+  const throttle = new LoginThrottle({ ...limits.loginThrottle, perAddress: { failures: 10_000, windowSeconds: 600 } });
   server = await startTestServer({ file: join(dir, 'data.json'), throttle });
 });
 afterAll(async () => {

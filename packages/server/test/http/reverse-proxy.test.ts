@@ -1,7 +1,8 @@
 // Behind a TLS-terminating reverse proxy (--base-url https://..., --trust-proxy): the session cookie must still
 // be set, Secure, and the sign-in throttle must count the client's address rather than the proxy's.
 import { afterEach, describe, expect, it } from 'vitest';
-import { defaultLoginThrottlePolicy, LoginThrottle } from '../../src/domain/login-throttle.js';
+import { limits } from '../../src/config.js';
+import { LoginThrottle } from '../../src/domain/login-throttle.js';
 import { Agent, signIn } from '../support/agent.js';
 import { seed, startTestServer, type TestServer } from '../support/server.js';
 
@@ -45,7 +46,7 @@ describe('behind a reverse proxy', () => {
     ['not trusted', false, 429],
   ] as const)('%s: the throttle counts X-Forwarded-For addresses as clients only when the proxy is trusted', async (_name, trustProxy, other) => {
     const throttle = new LoginThrottle({
-      ...defaultLoginThrottlePolicy,
+      ...limits.loginThrottle,
       perAddress: { failures: 3, windowSeconds: 600 },
       perLogin: { failures: 100, windowSeconds: 600 },
     });
