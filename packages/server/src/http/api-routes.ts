@@ -13,7 +13,7 @@ import { satisfies } from '../domain/oauth/scopes.js';
 import { canSeeGroup, canSeeProject, findGroup, findProject } from '../domain/visibility.js';
 import type { Store } from '../store/file-store.js';
 import type { Scope, UserRecord } from '../store/schema.js';
-import { ApiError } from './errors.js';
+import { HttpError } from './errors.js';
 
 type Schemas = components['schemas'];
 
@@ -28,7 +28,7 @@ export const requireDocumentedScope: RequestHandler = (req, res, next) => {
   const security = (req as OpenApiRequest).openapi?.schema?.security ?? [];
   const required = security.find((s) => s.oauth2)?.oauth2?.[0] as Scope | undefined;
   if (required && !satisfies(principalOf(res).scopes, required)) {
-    throw new ApiError(403, `403 Forbidden - insufficient_scope: this action needs the ${required} scope`, {
+    throw new HttpError(403, `403 Forbidden - insufficient_scope: this action needs the ${required} scope`, {
       'WWW-Authenticate': `Bearer realm="tokenbell", error="insufficient_scope", scope="${required}"`,
     });
   }
@@ -62,11 +62,11 @@ function settingsParams<T>(req: Request): T {
 function visibleSourceId(store: Store, user: UserRecord, type: SourceType, idOrPath: string): number {
   if (type === 'group') {
     const group = findGroup(store, idOrPath);
-    if (!group || !canSeeGroup(store.data, user, group)) throw new ApiError(404, '404 Group Not Found');
+    if (!group || !canSeeGroup(store.data, user, group)) throw new HttpError(404, '404 Group Not Found');
     return group.id;
   }
   const project = findProject(store, idOrPath);
-  if (!project || !canSeeProject(store.data, user, project)) throw new ApiError(404, '404 Project Not Found');
+  if (!project || !canSeeProject(store.data, user, project)) throw new HttpError(404, '404 Project Not Found');
   return project.id;
 }
 

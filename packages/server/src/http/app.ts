@@ -7,7 +7,7 @@ import { grantRegistry } from '../domain/oauth/grants.js';
 import type { Store } from '../store/file-store.js';
 import { apiRouter } from './api-routes.js';
 import { apiV3Url, areaOf, isServedApiPath, oauthEndpointOf } from './areas.js';
-import { ApiError, errorHandler, lastResortHandler } from './errors.js';
+import { HttpError, errorHandler, lastResortHandler } from './errors.js';
 import { oauthRouter } from './oauth-routes.js';
 import { openApiValidation, routingSettings } from './openapi-validation.js';
 import { pageAssets, pageHeaders, pagePaths, pageSessions, pagesRouter } from './pages-routes.js';
@@ -50,7 +50,7 @@ function apiAuthentication(store: Store, now: () => number): RequestHandler {
     );
     if (!result.ok) {
       const challenge = result.reason === 'invalid' ? 'Bearer realm="tokenbell", error="invalid_token"' : 'Bearer realm="tokenbell"';
-      throw new ApiError(401, '401 Unauthorized', { 'WWW-Authenticate': challenge });
+      throw new HttpError(401, '401 Unauthorized', { 'WWW-Authenticate': challenge });
     }
     res.locals.principal = result.principal;
     next();

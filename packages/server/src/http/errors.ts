@@ -7,8 +7,11 @@ import { type GrantRegistry, grantRegistry } from '../domain/oauth/grants.js';
 import { errorPage } from '../pages/html.js';
 import { areaOf, oauthEndpointOf } from './areas.js';
 
-/** An API error whose message is shown as it is. */
-export class ApiError extends Error {
+/**
+ * A refusal with a status and a message for the caller, shown as it is in the format of the request's area: the
+ * API's `{"message"}`, or the pages' HTML error page. (The OAuth endpoints answer RFC 6749 errors: OAuthError.)
+ */
+export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
@@ -91,7 +94,7 @@ export function errorHandler(log: (message: string) => void = (m) => console.err
   return (err: unknown, req, res, next) => {
     if (res.headersSent) return next(err);
     const e = (err ?? {}) as HttpLikeError;
-    const status = err instanceof OAuthError || err instanceof ApiError ? err.status : err instanceof LoginThrottledError ? 429 : statusOf(e);
+    const status = err instanceof OAuthError || err instanceof HttpError ? err.status : err instanceof LoginThrottledError ? 429 : statusOf(e);
     if (status >= 500) log(`${req.method} ${req.path} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
 
     // RFC 6749 has no error code for "too many attempts", and slow_down belongs to the device flow's polling
@@ -109,7 +112,7 @@ export function errorHandler(log: (message: string) => void = (m) => console.err
       return;
     }
     if (area !== 'pages') {
-      if (err instanceof ApiError) {
+      if (err instanceof HttpError) {
         res.status(err.status).set(err.headers).json({ message: err.message });
         return;
       }
@@ -127,7 +130,7 @@ export function errorHandler(log: (message: string) => void = (m) => console.err
 const pageTitles: Record<number, string> = { 403: 'Forbidden', 404: 'Not found', 429: 'Too many attempts' };
 
 function pageMessage(err: unknown, status: number): string {
-  if (err instanceof ApiError) return err.message;
+  if (err instanceof HttpError) return err.message;
   if (status === 403) return 'The form has expired. Go back, reload the page and try again.';
   if (status === 404) return 'The page could not be found.';
   if (status >= 500) return 'The server could not handle the request. Try again later.';

@@ -1,7 +1,7 @@
 import express from 'express';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ApiError, errorHandler, lastResortHandler } from '../../src/http/errors.js';
+import { HttpError, errorHandler, lastResortHandler } from '../../src/http/errors.js';
 
 // With --validate-responses, the validator wraps res.json and throws when an error body breaks the document;
 // this app does the same in one line, so the error handler's own answer fails.
@@ -18,7 +18,7 @@ beforeAll(async () => {
     next();
   });
   app.get('/api/v3/broken', () => {
-    throw new ApiError(410, '410 Gone');
+    throw new HttpError(410, '410 Gone');
   });
   app.use(errorHandler((m) => logs.push(m)));
   app.use(lastResortHandler((m) => logs.push(m)));

@@ -1,0 +1,87 @@
+// The authorization endpoint's browser side (RFC 6749 section 4.1.1): the consent page and its decision.
+import type { components } from '@tokenbell/sdk';
+import { Router, type Response } from 'express';
+import helmet from 'helmet';
+import {
+  approveAuthorization,
+  checkAuthorizationRequest,
+  denyAuthorization,
+  type AuthorizationRequest,
+} from '../../domain/oauth/authorization.js';
+import { consentPage } from '../../pages/consent.js';
+import { HttpError } from '../errors.js';
+import { csrfToken } from '../session.js';
+import { baseDirectives, html, type PagesOptions, queryString, redirect, signedIn, userOf } from './shared.js';
+
+/**
+ * The consent page's policy. CSP `form-action` governs not only where a form posts but, in Chromium, every
+ * redirect that follows the submission: the consent form posts to 'self', which answers 302 to the client's
+ * redirect URI, and with `form-action 'self'` alone Chromium blocks that navigation. So this one page also allows
+ * the origin of the (already verified, exactly registered) redirect URI of the request it shows, and nothing else.
+ */
+const consentPolicy = helmet.contentSecurityPolicy({
+  useDefaults: false,
+  directives: { ...baseDirectives, formAction: ["'self'", (_req, res) => (res as Response).locals.redirectSource as string] },
+});
+
+/** The CSP source for a redirect URI: its origin, or for private-use schemes (RFC 8252) the scheme. */
+export function formActionSource(redirectUri: string): string {
+  const url = new URL(redirectUri);
+  // Hosts may contain characters (";", ",") that would end a CSP directive; such an origin falls back to its scheme.
+  if ((url.protocol === 'http:' || url.protocol === 'https:') && /^https?:\/\/[A-Za-z0-9.\-[\]:]+$/.test(url.origin)) return url.origin;
+  return url.protocol;
+}
+
+const authorizationParamNames = ['client_id', 'redirect_uri', 'response_type', 'state', 'scope', 'code_challenge', 'code_challenge_method'] as const;
+
+/** The authorization request's parameters from the query or the consent form (strings only; the validator ran). */
+export function authorizationParams(source: Record<string, unknown>): AuthorizationRequest {
+  const params: Record<string, string> = {};
+  for (const name of authorizationParamNames) {
+    const value = source[name];
+    if (typeof value === 'string') params[name] = value;
+  }
+  return { client_id: '', redirect_uri: '', response_type: '', ...params };
+}
+
+/** Where a consent form posted without a session resumes after sign-in: the same authorization request. */
+export function authorizationResumePath(body: Record<string, unknown>): string {
+  const params = authorizationParams(body);
+  const sent = Object.entries(params).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== '');
+  return `/oauth/authorize?${queryString(Object.fromEntries(sent))}`;
+}
+
+export function authorizeRoutes({ store, now, codeTtl }: PagesOptions): Router {
+  const router = Router();
+
+  router.get('/oauth/authorize', (req, res) => {
+    const checked = checkAuthorizationRequest(store, authorizationParams(req.query));
+    if (checked.outcome === 'show-error') throw new HttpError(400, checked.message);
+    // Anyone can register an application with any redirect URI, so an error redirect for an anonymous visitor
+    // would make this endpoint an open redirector (RFC 9700 section 4.11.2): sign in first, on this origin.
+    const user = signedIn(store, req, res);
+    if (!user) return;
+    if (checked.outcome === 'redirect-error') return redirect(res, checked.location);
+    res.locals.redirectSource = formActionSource(checked.request.redirect_uri);
+    consentPolicy(req, res, (err?: unknown) => {
+      if (err) throw err;
+    });
+    html(res, 200, consentPage(user, csrfToken(req), checked.request));
+  });
+
+  router.post('/oauth/authorize', async (req, res) => {
+    const user = userOf(store, req);
+    const body = req.body as components['schemas']['ConsentDecision'];
+    // The hidden fields are checked exactly as the query was: they are only as trustworthy as any other input.
+    const checked = checkAuthorizationRequest(store, authorizationParams(body));
+    if (checked.outcome === 'show-error') throw new HttpError(400, checked.message);
+    if (checked.outcome === 'redirect-error') return redirect(res, checked.location);
+    const location =
+      body.decision === 'approve'
+        ? await approveAuthorization(store, user.id, checked.request, { now: now(), codeTtl })
+        : denyAuthorization(checked.request);
+    redirect(res, location);
+  });
+
+  return router;
+}

@@ -1,0 +1,61 @@
+// The sign-in form (password, then the code for a two-factor account) and signing out.
+import type { components } from '@tokenbell/sdk';
+import { Router } from 'express';
+import { limits } from '../../config.js';
+import { codeStep, passwordStep } from '../../domain/sign-in.js';
+import { signInPage, twoFactorPage } from '../../pages/sign-in.js';
+import { endSession, sessionCookieName, startSignedInSession, startTwoFactorStep } from '../session.js';
+import { home, html, localPath, type PagesOptions, redirect, signInPath } from './shared.js';
+
+const noAuthenticator =
+  'This account has two-factor authentication, but no authenticator is registered for it on this server, so it cannot sign in here. Its seed entry needs an otp_secret.';
+
+export function signInRoutes({ store, now, throttle, signInCsrf }: PagesOptions): Router {
+  const router = Router();
+
+  router.get(signInPath, (req, res) => {
+    html(res, 200, signInPage({ csrf: signInCsrf.token(req, res), returnTo: localPath(req.query.return_to) }));
+  });
+
+  router.post(signInPath, async (req, res) => {
+    const body = req.body as components['schemas']['SignInForm'];
+    const returnTo = localPath(body.return_to);
+    const csrf = () => signInCsrf.token(req, res);
+    const address = req.ip ?? '';
+
+    if ('otp_attempt' in body) {
+      const step = await codeStep(throttle, store, req.session.twoFactor, body.otp_attempt, now(), address);
+      if (step.outcome === 'not-started') {
+        delete req.session.twoFactor;
+        const error = 'The sign-in was not started or took too long. Enter your login and password again.';
+        return html(res, 401, signInPage({ csrf: csrf(), returnTo, error }));
+      }
+      if (step.outcome === 'wrong-code') return html(res, 401, twoFactorPage({ csrf: csrf(), returnTo, error: 'Invalid code.' }));
+      await startSignedInSession(req, step.userId, now());
+      return redirect(res, returnTo ?? home);
+    }
+
+    const step = await passwordStep(throttle, store, body.login, body.password, address);
+    switch (step.outcome) {
+      case 'wrong-credentials':
+        // One message whatever was wrong, so the page does not tell which logins exist.
+        return html(res, 401, signInPage({ csrf: csrf(), returnTo, login: body.login, error: 'Invalid login or password.' }));
+      case 'no-authenticator':
+        return html(res, 401, signInPage({ csrf: csrf(), returnTo, login: body.login, error: noAuthenticator }));
+      case 'code-needed':
+        startTwoFactorStep(req, step.user.id, now(), limits.twoFactorStepSeconds);
+        return html(res, 200, twoFactorPage({ csrf: csrf(), returnTo }));
+      case 'signed-in':
+        await startSignedInSession(req, step.user.id, now());
+        return redirect(res, returnTo ?? home);
+    }
+  });
+
+  router.post('/users/sign_out', async (req, res) => {
+    await endSession(req);
+    res.clearCookie(sessionCookieName, { path: '/', httpOnly: true, sameSite: 'lax' });
+    redirect(res, signInPath);
+  });
+
+  return router;
+}
