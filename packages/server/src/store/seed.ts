@@ -140,6 +140,23 @@ interface Plan {
   applications: Array<{ owner: string; application: CheckedApplication }>;
 }
 
+/** What the checks of one fixture share: the store, the problems found, the plan so far, and the names it adds. */
+interface Planning {
+  store: Store;
+  problems: string[];
+  result: Plan;
+  /** Runs a check of the entry at `path`; a refused field becomes a problem naming it, and the answer is false. */
+  at: (path: string, check: () => void) => boolean;
+  // Case-folded names the fixture adds, to catch duplicates within it as well as against the store.
+  usernames: Map<string, string>;
+  emails: Set<string>;
+  tokenDigests: Set<string>;
+  groupPaths: Map<string, string>;
+  fullPaths: Set<string>;
+  clientIds: Set<string>;
+  userExists: (name: string) => boolean;
+  checkMembers: (value: unknown) => void;
+}
 
 /** Checks the whole fixture against itself and the store; answers the plan and every problem found. */
 function plan(store: Store, fixture: unknown): { plan: Plan; problems: string[] } {
@@ -173,165 +190,181 @@ function plan(store: Store, fixture: unknown): { plan: Plan; problems: string[] 
     }).filter((e): e is Record<string, unknown> => e !== null);
   };
 
-  // Case-folded names the fixture adds, to catch duplicates within it as well as against the store.
   const usernames = new Map<string, string>();
-  const emails = new Set<string>();
-  const tokenDigests = new Set<string>();
-  const groupPaths = new Map<string, string>();
-  const fullPaths = new Set<string>();
-  const clientIds = new Set<string>();
-
   const userExists = (name: string) => usernames.has(fold(name)) || store.lookup('users', 'username', name) !== undefined;
-  const checkMembers = (value: unknown) => {
-    if (value === undefined) return;
-    if (!Array.isArray(value)) throw new InputError('members', 'must be an array');
-    const seen = new Set<string>();
-    value.forEach((member: unknown, j) => {
-      if (!isObject(member)) throw new InputError(`members[${j}]`, 'must be an object');
-      unknownKeys(member, entryKeys.member, `members[${j}].`);
-      const username = member.username;
-      if (typeof username !== 'string' || !userExists(username)) {
-        throw new InputError(`members[${j}].username`, `${JSON.stringify(username)} is not a user of the fixture or the store`, 'unknown');
-      }
-      if (seen.has(fold(username))) throw new InputError(`members[${j}].username`, `${username} is listed twice`, 'taken');
-      seen.add(fold(username));
-      if (!accessLevels.has(member.access_level as number)) {
-        throw new InputError(`members[${j}].access_level`, 'must be 10, 20, 30, 40 or 50');
-      }
-    });
+  const planning: Planning = {
+    store,
+    problems,
+    result,
+    at,
+    usernames,
+    emails: new Set(),
+    tokenDigests: new Set(),
+    groupPaths: new Map(),
+    fullPaths: new Set(),
+    clientIds: new Set(),
+    userExists,
+    checkMembers: (value) => checkMembers(value, userExists),
   };
-
-  list('users').forEach((user, i) => {
-    const path = `users[${i}]`;
-    const tokens: CheckedPersonalAccessToken[] = [];
-    const known = at(path, () => unknownKeys(user, entryKeys.user));
-    const fields = at(path, () => checkNewUserFields(user as unknown as SeedUser));
-    const password = at(path, () => {
-      if (typeof user.password !== 'string') throw new InputError('password', 'must be a string');
-      checkPasswordPolicy(user.password);
-    });
-    // Uniqueness only means something once the names are well-formed strings.
-    const unique =
-      fields &&
-      at(path, () => {
-        const { username, email } = user as unknown as SeedUser;
-        if (usernames.has(fold(username)) || store.lookup('users', 'username', username)) {
-          throw new InputError('username', `the username ${JSON.stringify(username)} is already taken`, 'taken');
-        }
-        if (store.lookup('groups', 'path', username)) {
-          throw new InputError('username', `the username ${JSON.stringify(username)} is already a group's path`, 'taken');
-        }
-        if (emails.has(fold(email)) || store.lookup('users', 'email', email)) {
-          throw new InputError('email', `the e-mail address ${JSON.stringify(email)} is already in use`, 'taken');
-        }
-      });
-    const ok = known && fields && password && unique;
-    const pats = user.personal_access_tokens;
-    if (pats !== undefined && !Array.isArray(pats)) problems.push(`${path}.personal_access_tokens: must be an array`);
-    (Array.isArray(pats) ? pats : []).forEach((pat: unknown, j) => {
-      const tokenPath = `${path}.personal_access_tokens[${j}]`;
-      at(tokenPath, () => {
-        if (!isObject(pat)) throw new InputError('', 'must be an object');
-        unknownKeys(pat, entryKeys.token);
-        if (typeof pat.token !== 'string') throw new InputError('token', 'must be a string');
-        const checked = checkPersonalAccessTokenFields(pat as unknown as SeedPersonalAccessToken);
-        const d = digest(pat.token);
-        if (tokenDigests.has(d) || store.lookup('personalAccessTokens', 'tokenDigest', d)) {
-          throw new InputError('token', 'this token is already in use', 'taken');
-        }
-        tokenDigests.add(d);
-        tokens.push(checked);
-      });
-    });
-    if (ok) {
-      const seedUser = user as unknown as SeedUser;
-      usernames.set(fold(seedUser.username), seedUser.username);
-      emails.add(fold(seedUser.email));
-      result.users.push({ user: seedUser, tokens });
-    }
-  });
-
-  list('groups').forEach((group, i) => {
-    const ok = at(`groups[${i}]`, () => {
-      unknownKeys(group, entryKeys.group);
-      const { path, name, visibility } = group;
-      if (typeof path !== 'string' || !usernamePattern.test(path)) {
-        throw new InputError('path', 'must be 1 to 255 letters, digits, "_", "." or "-", and must not start with "." or "-"');
-      }
-      if (groupPaths.has(fold(path)) || store.lookup('groups', 'path', path)) {
-        throw new InputError('path', `the group ${JSON.stringify(path)} already exists`, 'taken');
-      }
-      if (userExists(path)) throw new InputError('path', `${JSON.stringify(path)} is already a username`, 'taken');
-      checkName(name);
-      if (!visibilities.has(visibility as string)) throw new InputError('visibility', 'must be private, internal or public');
-      checkMembers(group.members);
-    });
-    if (ok) {
-      groupPaths.set(fold(group.path as string), group.path as string);
-      result.groups.push(group as unknown as SeedGroup);
-    }
-  });
-
-  list('projects').forEach((project, i) => {
-    at(`projects[${i}]`, () => {
-      unknownKeys(project, entryKeys.project);
-      const { namespace, path, name, visibility } = project;
-      if (typeof namespace !== 'string') throw new InputError('namespace', 'must be a group path or a username');
-      const groupPath = groupPaths.get(fold(namespace)) ?? store.lookup('groups', 'path', namespace)?.path ?? null;
-      const owner = groupPath ?? usernames.get(fold(namespace)) ?? store.lookup('users', 'username', namespace)?.username;
-      if (owner === undefined) {
-        throw new InputError('namespace', `${JSON.stringify(namespace)} is neither a group's path nor a username`, 'unknown');
-      }
-      if (typeof path !== 'string' || !usernamePattern.test(path)) {
-        throw new InputError('path', 'must be 1 to 255 letters, digits, "_", "." or "-", and must not start with "." or "-"');
-      }
-      const fullPath = `${owner}/${path}`;
-      if (fullPaths.has(fold(fullPath)) || store.lookup('projects', 'fullPath', fullPath)) {
-        throw new InputError('path', `the project ${JSON.stringify(fullPath)} already exists`, 'taken');
-      }
-      checkName(name);
-      if (!visibilities.has(visibility as string)) throw new InputError('visibility', 'must be private, internal or public');
-      checkMembers(project.members);
-      fullPaths.add(fold(fullPath));
-      result.projects.push({ project: project as unknown as SeedProject, namespace: owner, groupPath });
-    });
-  });
-
-  list('applications').forEach((application, i) => {
-    const path = `applications[${i}]`;
-    at(path, () => {
-      unknownKeys(application, entryKeys.application);
-      const { owner, client_id, client_secret } = application;
-      if (typeof owner !== 'string' || !userExists(owner)) {
-        throw new InputError('owner', `${JSON.stringify(owner)} is not a user of the fixture or the store`, 'unknown');
-      }
-      if (typeof client_id !== 'string') throw new InputError('client_id', 'must be a string');
-      if (typeof client_secret !== 'string') throw new InputError('client_secret', 'must be a string');
-      let checked: CheckedApplication;
-      try {
-        checked = checkApplicationFields({
-          name: application.name as string,
-          redirect_uris: application.redirect_uris as string[],
-          scopes: application.scopes as Scope[] | undefined,
-          uid: client_id,
-          secret: client_secret,
-        });
-      } catch (error) {
-        // The fixture names these as the token endpoint does.
-        if (error instanceof InputError && (error.field === 'uid' || error.field === 'secret')) {
-          throw new InputError(error.field === 'uid' ? 'client_id' : 'client_secret', error.message, error.code);
-        }
-        throw error;
-      }
-      if (clientIds.has(client_id) || store.lookup('applications', 'uid', client_id)) {
-        throw new InputError('client_id', `the App ID ${JSON.stringify(client_id)} is already taken`, 'taken');
-      }
-      clientIds.add(client_id);
-      result.applications.push({ owner, application: checked });
-    });
-  });
-
+  list('users').forEach((user, i) => planUser(planning, user, i));
+  list('groups').forEach((group, i) => planGroup(planning, group, i));
+  list('projects').forEach((project, i) => planProject(planning, project, i));
+  list('applications').forEach((application, i) => planApplication(planning, application, i));
   return { plan: result, problems };
+}
+
+/** A group's or project's members: existing users, each once, with a known access level. */
+function checkMembers(value: unknown, userExists: (name: string) => boolean): void {
+  if (value === undefined) return;
+  if (!Array.isArray(value)) throw new InputError('members', 'must be an array');
+  const seen = new Set<string>();
+  value.forEach((member: unknown, j) => {
+    if (!isObject(member)) throw new InputError(`members[${j}]`, 'must be an object');
+    unknownKeys(member, entryKeys.member, `members[${j}].`);
+    const username = member.username;
+    if (typeof username !== 'string' || !userExists(username)) {
+      throw new InputError(`members[${j}].username`, `${JSON.stringify(username)} is not a user of the fixture or the store`, 'unknown');
+    }
+    if (seen.has(fold(username))) throw new InputError(`members[${j}].username`, `${username} is listed twice`, 'taken');
+    seen.add(fold(username));
+    if (!accessLevels.has(member.access_level as number)) {
+      throw new InputError(`members[${j}].access_level`, 'must be 10, 20, 30, 40 or 50');
+    }
+  });
+}
+
+function planUser(planning: Planning, user: Record<string, unknown>, i: number): void {
+  const { store, problems, result, at, usernames, emails, tokenDigests } = planning;
+  const path = `users[${i}]`;
+  const tokens: CheckedPersonalAccessToken[] = [];
+  const known = at(path, () => unknownKeys(user, entryKeys.user));
+  const fields = at(path, () => checkNewUserFields(user as unknown as SeedUser));
+  const password = at(path, () => {
+    if (typeof user.password !== 'string') throw new InputError('password', 'must be a string');
+    checkPasswordPolicy(user.password);
+  });
+  // Uniqueness only means something once the names are well-formed strings.
+  const unique =
+    fields &&
+    at(path, () => {
+      const { username, email } = user as unknown as SeedUser;
+      if (usernames.has(fold(username)) || store.lookup('users', 'username', username)) {
+        throw new InputError('username', `the username ${JSON.stringify(username)} is already taken`, 'taken');
+      }
+      if (store.lookup('groups', 'path', username)) {
+        throw new InputError('username', `the username ${JSON.stringify(username)} is already a group's path`, 'taken');
+      }
+      if (emails.has(fold(email)) || store.lookup('users', 'email', email)) {
+        throw new InputError('email', `the e-mail address ${JSON.stringify(email)} is already in use`, 'taken');
+      }
+    });
+  const ok = known && fields && password && unique;
+  const pats = user.personal_access_tokens;
+  if (pats !== undefined && !Array.isArray(pats)) problems.push(`${path}.personal_access_tokens: must be an array`);
+  (Array.isArray(pats) ? pats : []).forEach((pat: unknown, j) => {
+    const tokenPath = `${path}.personal_access_tokens[${j}]`;
+    at(tokenPath, () => {
+      if (!isObject(pat)) throw new InputError('', 'must be an object');
+      unknownKeys(pat, entryKeys.token);
+      if (typeof pat.token !== 'string') throw new InputError('token', 'must be a string');
+      const checked = checkPersonalAccessTokenFields(pat as unknown as SeedPersonalAccessToken);
+      const d = digest(pat.token);
+      if (tokenDigests.has(d) || store.lookup('personalAccessTokens', 'tokenDigest', d)) {
+        throw new InputError('token', 'this token is already in use', 'taken');
+      }
+      tokenDigests.add(d);
+      tokens.push(checked);
+    });
+  });
+  if (ok) {
+    const seedUser = user as unknown as SeedUser;
+    usernames.set(fold(seedUser.username), seedUser.username);
+    emails.add(fold(seedUser.email));
+    result.users.push({ user: seedUser, tokens });
+  }
+}
+
+function planGroup(planning: Planning, group: Record<string, unknown>, i: number): void {
+  const { store, result, at, groupPaths, userExists, checkMembers } = planning;
+  const ok = at(`groups[${i}]`, () => {
+    unknownKeys(group, entryKeys.group);
+    const { path, name, visibility } = group;
+    if (typeof path !== 'string' || !usernamePattern.test(path)) {
+      throw new InputError('path', 'must be 1 to 255 letters, digits, "_", "." or "-", and must not start with "." or "-"');
+    }
+    if (groupPaths.has(fold(path)) || store.lookup('groups', 'path', path)) {
+      throw new InputError('path', `the group ${JSON.stringify(path)} already exists`, 'taken');
+    }
+    if (userExists(path)) throw new InputError('path', `${JSON.stringify(path)} is already a username`, 'taken');
+    checkName(name);
+    if (!visibilities.has(visibility as string)) throw new InputError('visibility', 'must be private, internal or public');
+    checkMembers(group.members);
+  });
+  if (ok) {
+    groupPaths.set(fold(group.path as string), group.path as string);
+    result.groups.push(group as unknown as SeedGroup);
+  }
+}
+
+function planProject(planning: Planning, project: Record<string, unknown>, i: number): void {
+  const { store, result, at, usernames, groupPaths, fullPaths, checkMembers } = planning;
+  at(`projects[${i}]`, () => {
+    unknownKeys(project, entryKeys.project);
+    const { namespace, path, name, visibility } = project;
+    if (typeof namespace !== 'string') throw new InputError('namespace', 'must be a group path or a username');
+    const groupPath = groupPaths.get(fold(namespace)) ?? store.lookup('groups', 'path', namespace)?.path ?? null;
+    const owner = groupPath ?? usernames.get(fold(namespace)) ?? store.lookup('users', 'username', namespace)?.username;
+    if (owner === undefined) {
+      throw new InputError('namespace', `${JSON.stringify(namespace)} is neither a group's path nor a username`, 'unknown');
+    }
+    if (typeof path !== 'string' || !usernamePattern.test(path)) {
+      throw new InputError('path', 'must be 1 to 255 letters, digits, "_", "." or "-", and must not start with "." or "-"');
+    }
+    const fullPath = `${owner}/${path}`;
+    if (fullPaths.has(fold(fullPath)) || store.lookup('projects', 'fullPath', fullPath)) {
+      throw new InputError('path', `the project ${JSON.stringify(fullPath)} already exists`, 'taken');
+    }
+    checkName(name);
+    if (!visibilities.has(visibility as string)) throw new InputError('visibility', 'must be private, internal or public');
+    checkMembers(project.members);
+    fullPaths.add(fold(fullPath));
+    result.projects.push({ project: project as unknown as SeedProject, namespace: owner, groupPath });
+  });
+}
+
+function planApplication(planning: Planning, application: Record<string, unknown>, i: number): void {
+  const { store, result, at, clientIds, userExists } = planning;
+  const path = `applications[${i}]`;
+  at(path, () => {
+    unknownKeys(application, entryKeys.application);
+    const { owner, client_id, client_secret } = application;
+    if (typeof owner !== 'string' || !userExists(owner)) {
+      throw new InputError('owner', `${JSON.stringify(owner)} is not a user of the fixture or the store`, 'unknown');
+    }
+    if (typeof client_id !== 'string') throw new InputError('client_id', 'must be a string');
+    if (typeof client_secret !== 'string') throw new InputError('client_secret', 'must be a string');
+    let checked: CheckedApplication;
+    try {
+      checked = checkApplicationFields({
+        name: application.name as string,
+        redirect_uris: application.redirect_uris as string[],
+        scopes: application.scopes as Scope[] | undefined,
+        uid: client_id,
+        secret: client_secret,
+      });
+    } catch (error) {
+      // The fixture names these as the token endpoint does.
+      if (error instanceof InputError && (error.field === 'uid' || error.field === 'secret')) {
+        throw new InputError(error.field === 'uid' ? 'client_id' : 'client_secret', error.message, error.code);
+      }
+      throw error;
+    }
+    if (clientIds.has(client_id) || store.lookup('applications', 'uid', client_id)) {
+      throw new InputError('client_id', `the App ID ${JSON.stringify(client_id)} is already taken`, 'taken');
+    }
+    clientIds.add(client_id);
+    result.applications.push({ owner, application: checked });
+  });
 }
 
 /**
