@@ -2,7 +2,7 @@
 // Prism's validating proxy; then the coverage check over what the server target exercised. One file, so the
 // coverage test really runs after the cases (vitest runs a file's tests in order, files in parallel).
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -155,6 +155,18 @@ describe('contract coverage', () => {
     console.log(result.stdout);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
+    // The README states the three figures; they must be today's.
+    const figure = (target: string) => {
+      const match = new RegExp(`^${target} +declared answers exercised (\\d+)/(\\d+) \\(\\d+%\\), not applicable (\\d+)$`, 'm').exec(result.stdout);
+      if (!match) throw new Error(`no ${target} figure in:\n${result.stdout}`);
+      return match.slice(1).map(Number) as [number, number, number];
+    };
+    const [server, declared] = figure('server');
+    const [mock, , mockListed] = figure('mock');
+    const [proxy, , proxyListed] = figure('proxy');
+    const readme = (await readFile(join(repoRoot, 'README.md'), 'utf8')).replace(/\s+/g, ' ');
+    expect(readme).toContain(`the server ${server} of ${declared} declared answers, the mock ${mock} (${mockListed} listed`);
+    expect(readme).toContain(`the proxy ${proxy} (${proxyListed} listed`);
     // Every case has to have passed for the record to be the suite's, not the part of it that happened to work.
     for (const kind of kinds) {
       const expected = cases.filter((c) => notApplicableReason(kind, c) === undefined).length;
