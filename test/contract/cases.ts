@@ -1110,6 +1110,63 @@ export const cases: ContractCase[] = [
     },
   },
 
+  // --- Operations: health, liveness, readiness, metrics ------------------------------------------------------------
+  {
+    name: 'health answers that the process is up',
+    operation: 'getHealth',
+    status: 200,
+    async call(ctx) {
+      await ctx.client().raw.GET('/-/health', { parseAs: 'text' });
+    },
+    expect: (x) => expect(x.text).toBe('tokenbell OK'),
+  },
+  {
+    name: 'liveness answers ok',
+    operation: 'getLiveness',
+    status: 200,
+    async call(ctx) {
+      await ctx.client().raw.GET('/-/liveness');
+    },
+  },
+  {
+    name: 'readiness answers ok with the store check',
+    operation: 'getReadiness',
+    status: 200,
+    async call(ctx) {
+      await ctx.client().raw.GET('/-/readiness');
+    },
+    expect: (x) => expect(x.json).toMatchObject({ status: 'ok', store_check: [{ status: 'ok' }] }),
+  },
+  {
+    name: 'readiness answers 503 while the store cannot take writes',
+    operation: 'getReadiness',
+    status: 503,
+    async call(ctx) {
+      await ctx.client().raw.GET('/-/readiness');
+    },
+    expect: (x) => expect(x.json).toMatchObject({ status: 'failed' }),
+  },
+  {
+    name: 'metrics answer the Prometheus text format',
+    operation: 'getMetrics',
+    status: 200,
+    async call(ctx) {
+      await ctx.client().raw.GET('/-/metrics', { parseAs: 'text' });
+    },
+    expect: (x) => expect(x.text).toContain('tokenbell_token_grants_total'),
+  },
+  ...(['getHealth', 'getLiveness', 'getReadiness', 'getMetrics'] as const).map(
+    (operation): ContractCase => ({
+      name: `${operation} from an address outside the monitoring allowlist is not found`,
+      operation,
+      status: 404,
+      async call(ctx) {
+        const path = { getHealth: '/-/health', getLiveness: '/-/liveness', getReadiness: '/-/readiness', getMetrics: '/-/metrics' }[operation];
+        await ctx.fetch(new Request(new URL(path, ctx.baseUrl)));
+      },
+    }),
+  ),
+
   // --- Limits: bodies past 100 kB, too many failed passwords ------------------------------------------------------
   ...oversized.map(
     ({ operation, method, path, json, form, credentials, invalid }): ContractCase => ({

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { configFrom, configWarnings, limits, usage } from './config.js';
 import { ExplainedError } from './explained-error.js';
 import { createApp } from './http/app.js';
+import { requestLogger } from './http/operations.js';
 import { openApiValidation, warmUpValidation } from './http/openapi-validation.js';
 import { findApplicationByUid } from './domain/applications.js';
 import { ensureDemoData, loadSeedFile } from './store/seed.js';
@@ -35,7 +36,9 @@ async function main(): Promise<void> {
   // The first request would otherwise wait for the document to load and its checks to compile (about half a second).
   const validation = openApiValidation({ validateResponses: config.validateResponses });
   await warmUpValidation(validation);
-  const app = createApp({ store, config, validation });
+  // One JSON line per request; readable lines instead when a person watches the terminal.
+  const requestLog = requestLogger({ level: config.logLevel, pretty: process.stdout.isTTY === true });
+  const app = createApp({ store, config, validation, requestLog, log: (message) => requestLog.logger.error(message) });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

@@ -33,7 +33,14 @@ export interface Config {
   passwordGrant: PasswordGrantSetting;
   /** Seconds after sign-in at which a browser session ends, however active (the idle timeout is in `limits`). */
   sessionLifetime: number;
+  /** Who may read /-/health, /-/readiness, /-/liveness and /-/metrics: addresses and subnets as `trust proxy` takes them. */
+  monitoringAllowlist: string[];
+  /** How much the request log says (pino's levels). */
+  logLevel: LogLevel;
 }
+
+export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof logLevels)[number];
 
 /**
  * Every setting an operator can change, once: its flag, its environment variable, its default and what it means.
@@ -52,6 +59,8 @@ export const settings = [
   { flag: 'introspection-clients', arg: 'IDS', env: 'TOKENBELL_INTROSPECTION_CLIENTS', default: 'none', help: 'App IDs (comma-separated) of resource servers that may introspect every token' },
   { flag: 'password-grant', arg: 'any|clients|off', env: 'TOKENBELL_PASSWORD_GRANT', default: 'any', help: 'who may use the password grant: anyone (the spec), authenticated clients, nobody' },
   { flag: 'session-lifetime', arg: 'N', env: 'TOKENBELL_SESSION_LIFETIME', default: '86400', help: 'seconds after sign-in at which a browser session ends, however active' },
+  { flag: 'monitoring-allowlist', arg: 'ADDRESSES', env: 'TOKENBELL_MONITORING_ALLOWLIST', default: 'loopback', help: 'addresses and subnets (comma-separated) that may read /-/health, /-/readiness, /-/liveness and /-/metrics' },
+  { flag: 'log-level', arg: 'LEVEL', env: 'TOKENBELL_LOG_LEVEL', default: 'info', help: 'request log level: fatal, error, warn, info, debug, trace or silent' },
 ] as const satisfies readonly { flag: string; arg?: string; env: string | undefined; default: string; help: string }[];
 
 type Flag = (typeof settings)[number]['flag'];
@@ -132,12 +141,28 @@ export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env)
       .filter((id) => id !== ''),
     passwordGrant: oneOf('--password-grant', passwordGrantSettings, read('password-grant')),
     sessionLifetime: positiveInteger('--session-lifetime', read('session-lifetime')),
+    monitoringAllowlist: addressList('--monitoring-allowlist', read('monitoring-allowlist')),
+    logLevel: oneOf('--log-level', logLevels, read('log-level')),
   };
 }
 
 function oneOf<T extends string>(name: string, allowed: readonly T[], value: string): T {
   if (!(allowed as readonly string[]).includes(value)) throw new ConfigError(`${name} must be ${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}, got "${value}"`);
   return value as T;
+}
+
+/** Addresses and subnets, comma-separated, checked as Express checks `trust proxy` (so a typo stops the start). */
+function addressList(name: string, value: string): string[] {
+  const list = value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+  try {
+    express().set('trust proxy', list);
+  } catch (error) {
+    throw new ConfigError(`${name} must list addresses or subnets (loopback, 10.0.0.0/8, ...): ${(error as Error).message}`);
+  }
+  return list;
 }
 
 /** `true`, `false`, a number of hops, or addresses and subnets (`loopback`, `10.0.0.0/8`, ...) as Express takes them. */

@@ -348,6 +348,89 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/-/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the server answers at all.
+         * @description Answers `tokenbell OK` while the server runs; it checks nothing else (the service answers `GitLab OK`).
+         */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/-/liveness": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the server is alive (restart it when not).
+         * @description Answers `{"status":"ok"}` while the server runs; a probe that gets no answer should restart it.
+         */
+        get: operations["getLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/-/readiness": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the server can serve requests now (send it traffic only when it can).
+         * @description Ready when its store can take writes (for the JSON file store, its directory is writable).
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/-/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics.
+         * @description The Prometheus text format: requests by route and status (`tokenbell_http_requests_total`), request latency
+         *     (`tokenbell_http_request_duration_seconds`), tokens issued by grant type (`tokenbell_token_grants_total`),
+         *     brute-force refusals (`tokenbell_login_throttle_refusals_total`), store commit latency
+         *     (`tokenbell_store_commit_duration_seconds`) and those of the Node.js runtime.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v3/user": {
         parameters: {
             query?: never;
@@ -671,6 +754,15 @@ export interface components {
             bio: string;
             two_factor_enabled: boolean;
             is_admin: boolean;
+        };
+        Readiness: {
+            /** @enum {string} */
+            status: "ok" | "failed";
+            store_check: {
+                /** @enum {string} */
+                status: "ok" | "failed";
+                message?: string;
+            }[];
         };
         /**
          * ApiError
@@ -1142,6 +1234,20 @@ export interface components {
                 /**
                  * @example {
                  *       "message": "403 Forbidden - insufficient scope"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description The caller's address is not among those allowed to read the operations endpoints. */
+        NotAllowedHere: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "404 Not Found"
                  *     }
                  */
                 "application/json": components["schemas"]["ApiError"];
@@ -1888,6 +1994,134 @@ export interface operations {
             403: components["responses"]["HtmlForbidden"];
             404: components["responses"]["HtmlNotFound"];
             413: components["responses"]["HtmlPayloadTooLarge"];
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The server is up. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example tokenbell OK */
+                    "text/plain": "tokenbell OK";
+                };
+            };
+            404: components["responses"]["NotAllowedHere"];
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Alive. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                    };
+                };
+            };
+            404: components["responses"]["NotAllowedHere"];
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "store_check": [
+                     *         {
+                     *           "status": "ok"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            404: components["responses"]["NotAllowedHere"];
+            /** @description Not ready; `store_check` says why. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "failed",
+                     *       "store_check": [
+                     *         {
+                     *           "status": "failed",
+                     *           "message": "the directory of /var/lib/tokenbell/tokenbell.json is not writable (EACCES)"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # HELP tokenbell_token_grants_total Tokens issued, by grant type
+                     *     # TYPE tokenbell_token_grants_total counter
+                     *     tokenbell_token_grants_total{grant_type="password"} 3
+                     */
+                    "text/plain": string;
+                };
+            };
+            404: components["responses"]["NotAllowedHere"];
         };
     };
     getCurrentUser: {

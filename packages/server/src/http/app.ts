@@ -11,12 +11,16 @@ import { HttpError, errorHandler, lastResortHandler } from './errors.js';
 import { oauthRouter } from './oauth-routes.js';
 import { openApiValidation, routingSettings } from './openapi-validation.js';
 import { pageAssets, pageHeaders, pagePaths, pageSessions, pagesRouter } from './pages-routes.js';
+import type { HttpLogger } from 'pino-http';
+import { Metrics, operationsRouter } from './operations.js';
 import { signInCsrf } from './session.js';
 
 export interface AppOptions {
   store: Store;
   config: Pick<Config, 'baseUrl' | 'tokenTtl' | 'codeTtl' | 'validateResponses' | 'bodyLimit' | 'secureCookies'> &
-    Partial<Pick<Config, 'trustProxy' | 'introspectionClients' | 'passwordGrant' | 'sessionLifetime'>>;
+    Partial<Pick<Config, 'trustProxy' | 'introspectionClients' | 'passwordGrant' | 'sessionLifetime' | 'monitoringAllowlist'>>;
+  /** Request logs (requestLogger in operations.ts); none when absent, as in most tests. */
+  requestLog?: HttpLogger<express.Request, express.Response>;
   /** The clock, in seconds since the epoch; tests move it to expire codes and tokens. */
   now?: () => number;
   log?: (message: string) => void;
@@ -81,8 +85,11 @@ function bodyParsers(limit: string): RequestHandler {
   };
 }
 
-export function createApp({ store, config, now = wallClock, log, throttle = new LoginThrottle(limits.loginThrottle), validation }: AppOptions): express.Express {
+export function createApp({ store, config, now = wallClock, log, requestLog, throttle = new LoginThrottle(limits.loginThrottle), validation }: AppOptions): express.Express {
   const app = express();
+  const metrics = new Metrics(store);
+  if (requestLog) app.use(requestLog as unknown as RequestHandler);
+  app.use(metrics.observeRequests);
   app.disable('x-powered-by');
   for (const [setting, value] of Object.entries(routingSettings)) app.set(setting, value);
   // req.ip (the sign-in throttle's key) and req.secure (the session cookie's Secure flag) follow it.
@@ -111,6 +118,8 @@ export function createApp({ store, config, now = wallClock, log, throttle = new 
   app.use(pagePaths, pageHeaders(config.secureCookies));
   app.use(pageAssets());
   app.use(bodies);
+  // After the body parsers, so that an oversized body is refused here as everywhere else.
+  app.use(operationsRouter({ store, metrics, allowlist: config.monitoringAllowlist ?? ['loopback'] }));
   const pages = {
     store,
     now,
@@ -124,9 +133,9 @@ export function createApp({ store, config, now = wallClock, log, throttle = new 
   app.use(pageSessions(pages));
   app.use(validation);
   const grants = grantRegistry(config.passwordGrant);
-  app.use(oauthRouter({ store, baseUrl: config.baseUrl, tokenTtl: config.tokenTtl, now, throttle, introspectionClients: config.introspectionClients ?? [], grants }));
+  app.use(oauthRouter({ store, baseUrl: config.baseUrl, tokenTtl: config.tokenTtl, now, throttle, introspectionClients: config.introspectionClients ?? [], grants, metrics }));
   app.use(pagesRouter(pages));
-  app.use(errorHandler(log, grants));
+  app.use(errorHandler(log, grants, metrics));
   app.use(lastResortHandler(log));
   return app;
 }

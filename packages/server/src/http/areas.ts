@@ -1,15 +1,17 @@
 // Which area a request belongs to decides the format of every answer, errors included: the API answers JSON with a
-// `message`, the OAuth endpoints RFC 6749 JSON, everything else HTML pages. Express matches routes whatever the
+// `message` (so do the operations endpoints under /-/), the OAuth endpoints RFC 6749 JSON, everything else HTML pages. Express matches routes whatever the
 // case of the path (and so does the validator), so this decision ignores case too: `/API/V3/user` is the API and
 // `/OAUTH/TOKEN` the token endpoint, answered in their formats. Routing, the error handler and the tests use this.
 
-export type Area = 'api' | 'oauth' | 'pages';
+export type Area = 'api' | 'oauth' | 'operations' | 'pages';
 
 /** The JSON endpoints of the OAuth area, by the path that names them. */
 export type OAuthEndpoint = 'token' | 'revoke' | 'introspect' | 'token_info' | 'metadata';
 
 /** Everything under /api answers in the API's format; of it, /api/v3 is served (after the v4 alias). */
 const apiPath = /^\/api(?:\/|$)/i;
+/** Health, readiness and metrics, under /-/ as the service has them. */
+const operationsPath = /^\/-(?:\/|$)/;
 const servedApiPath = /^\/api\/v3(?:\/|$)/i;
 const v4Prefix = /^\/api\/v4(?=[/?]|$)/i;
 
@@ -28,6 +30,7 @@ export function oauthEndpointOf(path: string): OAuthEndpoint | undefined {
 
 export function areaOf(path: string): Area {
   if (apiPath.test(path)) return 'api';
+  if (operationsPath.test(path)) return 'operations';
   return oauthEndpointOf(path) === undefined ? 'pages' : 'oauth';
 }
 

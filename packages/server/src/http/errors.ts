@@ -6,6 +6,7 @@ import { OAuthError } from '../domain/oauth/errors.js';
 import { type GrantRegistry, grantRegistry } from '../domain/oauth/grants.js';
 import { errorPage } from '../pages/html.js';
 import { areaOf, oauthEndpointOf } from './areas.js';
+import type { Metrics } from './operations.js';
 
 /**
  * A refusal with a status and a message for the caller, shown as it is in the format of the request's area: the
@@ -90,7 +91,11 @@ function oauthErrorFor(err: unknown, req: Request, status: number, grants: Grant
   });
 }
 
-export function errorHandler(log: (message: string) => void = (m) => console.error(m), grants: GrantRegistry = grantRegistry()): ErrorRequestHandler {
+export function errorHandler(
+  log: (message: string) => void = (m) => console.error(m),
+  grants: GrantRegistry = grantRegistry(),
+  metrics?: Pick<Metrics, 'throttled'>,
+): ErrorRequestHandler {
   return (err: unknown, req, res, next) => {
     if (res.headersSent) return next(err);
     const e = (err ?? {}) as HttpLikeError;
@@ -99,7 +104,10 @@ export function errorHandler(log: (message: string) => void = (m) => console.err
 
     // RFC 6749 has no error code for "too many attempts", and slow_down belongs to the device flow's polling
     // (RFC 8628); invalid_request ("otherwise malformed") with 429 and Retry-After tells a client not to retry as is.
-    if (err instanceof LoginThrottledError) res.set('Retry-After', String(err.retryAfterSeconds));
+    if (err instanceof LoginThrottledError) {
+      res.set('Retry-After', String(err.retryAfterSeconds));
+      metrics?.throttled.inc();
+    }
     const area = areaOf(req.path);
     // Under /.well-known only the metadata document is OAuth's; other answers there are plain JSON errors.
     if (area === 'oauth' && oauthEndpointOf(req.path) !== 'metadata') {

@@ -8,6 +8,7 @@ import { exchangeAuthorizationCode, passwordGrant, refreshGrant } from '../domai
 import { tokenInfo } from '../domain/oauth/token-info.js';
 import type { LoginThrottle } from '../domain/login-throttle.js';
 import { type GrantRegistry } from '../domain/oauth/grants.js';
+import type { Metrics } from './operations.js';
 import { scopes } from '../openapi/document.js';
 import type { Store } from '../store/file-store.js';
 import type { ApplicationRecord } from '../store/schema.js';
@@ -23,6 +24,8 @@ export interface OAuthRouterOptions {
   /** App IDs of the clients (resource servers) that may introspect every token, not only their own. */
   introspectionClients: readonly string[];
   grants: GrantRegistry;
+  /** Counts the tokens issued by grant type. */
+  metrics?: Metrics;
 }
 
 const presentedClient = (req: Request) => {
@@ -50,7 +53,7 @@ export function metadata(baseUrl: string, grants: GrantRegistry): Schemas['Autho
   };
 }
 
-export function oauthRouter({ store, baseUrl, tokenTtl, now, throttle, introspectionClients, grants }: OAuthRouterOptions): Router {
+export function oauthRouter({ store, baseUrl, tokenTtl, now, throttle, introspectionClients, grants, metrics }: OAuthRouterOptions): Router {
   const router = Router();
   const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
@@ -69,6 +72,7 @@ export function oauthRouter({ store, baseUrl, tokenTtl, now, throttle, introspec
       const checkPassword = (login: string, password: string) => throttle.authenticate(store, login, password, req.ip ?? '', { secondFactorCanFollow: false });
       answer = await passwordGrant({ ...base, client, checkPassword }, body);
     }
+    metrics?.grants.inc({ grant_type: body.grant_type });
     res.set(noStore).json(answer);
   });
 

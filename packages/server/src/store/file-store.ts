@@ -9,8 +9,8 @@
 // JSON file alone holds everything. Records are frozen: a change made any other way than through the store would
 // never reach the journal, so it throws instead.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
-import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { access, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { constants, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { DurableJsonFile } from './durable-json-file.js';
@@ -196,9 +196,29 @@ export class Store {
    */
   async commit<T>(mutate: (data: StoreData) => T): Promise<T> {
     if (this.#closed) throw new StoreClosedError(`the store${this.file ? ` for ${this.file}` : ''} is closed`);
+    const started = performance.now();
     const result = mutate(this.#db.data);
     await this.#scheduleWrite();
+    this.commitObserver?.((performance.now() - started) / 1000);
     return result;
+  }
+
+  /** Told how long each commit took until durable, in seconds (the metrics' store write latency). */
+  commitObserver: ((seconds: number) => void) | null = null;
+
+  /**
+   * Whether the store can take writes now: open, and for a data file, its directory writable (a full or read-only
+   * disk shows here before the next commit fails). The readiness probe asks this.
+   */
+  async readiness(): Promise<{ ready: boolean; problem?: string }> {
+    if (this.#closed) return { ready: false, problem: 'the store is closed' };
+    if (this.file === null) return { ready: true };
+    try {
+      await access(dirname(this.file), constants.W_OK);
+      return { ready: true };
+    } catch (error) {
+      return { ready: false, problem: `the directory of ${this.file} is not writable (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
+    }
   }
 
   /** Appends a record and indexes it (inside `commit`). Throws, changing nothing, if a unique key is taken. */

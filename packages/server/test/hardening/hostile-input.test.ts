@@ -44,9 +44,9 @@ function operations(): Operation[] {
 }
 
 type Area = 'api' | 'oauth' | 'pages';
-/** Which error format a path answers: RFC 6749 JSON, the API's `{"message"}` (metadata too), or an HTML page. */
+/** Which error format a path answers: RFC 6749 JSON, the API's `{"message"}` (metadata and /-/ too), or an HTML page. */
 const areaOf = (path: string): Area =>
-  /^\/oauth\/(token|revoke|introspect)(\/info)?(\?|$)/.test(path) ? 'oauth' : /^\/(api|\.well-known)\//.test(path) ? 'api' : 'pages';
+  /^\/oauth\/(token|revoke|introspect)(\/info)?(\?|$)/.test(path) ? 'oauth' : /^\/(api|\.well-known|-)\//.test(path) ? 'api' : 'pages';
 
 // ---- generators -------------------------------------------------------------------------------------------
 

@@ -29,6 +29,10 @@ describe('areaOf', () => {
     ['/oauth/authorize', 'pages'],
     ['/oauth/tokens', 'pages'],
     ['/users/sign_in', 'pages'],
+    ['/-/health', 'operations'],
+    ['/-/metrics', 'operations'],
+    ['/-', 'operations'],
+    ['/-x/health', 'pages'],
   ])('%s belongs to %s', (path, area) => {
     expect(areaOf(path)).toBe(area);
   });
@@ -97,6 +101,10 @@ describe.each(operations)('$method $path in other cases', ({ method, path }) => 
     if (area === 'pages') {
       expect(canonical.status === 302 ? canonical.location : canonical.type).toBeTruthy();
       if (canonical.status !== 302) expect(canonical.type).toBe('text/html');
+    } else if (area === 'operations') {
+      // Health and metrics are text by nature (the document says which); neither is cached nor sniffed.
+      expect(canonical.nosniff).toBe('nosniff');
+      expect(canonical.cacheControl).toBe('no-store');
     } else {
       expect(canonical.type).toBe('application/json');
       expect(canonical.nosniff).toBe('nosniff');

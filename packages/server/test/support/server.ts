@@ -45,6 +45,8 @@ export interface TestServerOptions {
   passwordGrant?: 'any' | 'clients' | 'off';
   /** `--session-lifetime`, in seconds. */
   sessionLifetime?: number;
+  /** `--monitoring-allowlist`. */
+  monitoringAllowlist?: string[];
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -68,6 +70,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       introspectionClients: options.introspectionClients ?? [],
       ...(options.passwordGrant ? { passwordGrant: options.passwordGrant } : {}),
       ...(options.sessionLifetime ? { sessionLifetime: options.sessionLifetime } : {}),
+      ...(options.monitoringAllowlist ? { monitoringAllowlist: options.monitoringAllowlist } : {}),
       ...(options.proxy ? { ...options.proxy, secureCookies: options.proxy.baseUrl.startsWith('https:') } : {}),
     },
   });

@@ -1,0 +1,138 @@
+// Operating the server, after the service's own conventions: /-/health, /-/liveness, /-/readiness and Prometheus
+// metrics at /-/metrics, answered only to the addresses the operator allows (--monitoring-allowlist, loopback by
+// default, as the service's monitoring whitelist); anyone else gets a 404, as if they did not exist. Request logs
+// are pino-http's: one JSON line per request, with an id that is also sent back, and nothing secret in it.
+import { randomUUID } from 'node:crypto';
+import type { Request, RequestHandler, Response } from 'express';
+import { Router } from 'express';
+import { pinoHttp, type HttpLogger } from 'pino-http';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import proxyAddr from 'proxy-addr';
+import type { Store } from '../store/file-store.js';
+import { HttpError } from './errors.js';
+
+/** The server's metrics, in a registry of its own, so that several servers in one process do not mix theirs. */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly requests = new Counter({ name: 'tokenbell_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [this.registry] });
+  readonly latency = new Histogram({
+    name: 'tokenbell_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by route',
+    labelNames: ['method', 'route'],
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+  readonly grants = new Counter({ name: 'tokenbell_token_grants_total', help: 'Tokens issued, by grant type', labelNames: ['grant_type'], registers: [this.registry] });
+  readonly throttled = new Counter({ name: 'tokenbell_login_throttle_refusals_total', help: 'Password and code checks refused by the brute-force limits', registers: [this.registry] });
+  readonly storeWrites = new Histogram({
+    name: 'tokenbell_store_commit_duration_seconds',
+    help: 'Time from a change to its durable write',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
+    registers: [this.registry],
+  });
+
+  constructor(store: Store) {
+    collectDefaultMetrics({ register: this.registry });
+    store.commitObserver = (seconds) => this.storeWrites.observe(seconds);
+  }
+
+  /** Counts every request once answered, by the route that matched (a bounded set) rather than its raw path. */
+  readonly observeRequests: RequestHandler = (req, res, next) => {
+    const started = performance.now();
+    res.once('finish', () => {
+      const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+      this.requests.inc({ method: req.method, route, status: String(res.statusCode) });
+      this.latency.observe({ method: req.method, route }, (performance.now() - started) / 1000);
+    });
+    next();
+  };
+}
+
+/** The monitoring addresses as `trust proxy` spells them (`loopback`, `10.0.0.0/8`, ...): who may ask /-/*. */
+export function operationsRouter({ store, metrics, allowlist }: { store: Store; metrics: Metrics; allowlist: string[] }): Router {
+  const allowed = proxyAddr.compile(allowlist);
+  const router = Router();
+  router.use('/-', (req, _res, next) => {
+    // The TCP peer, not X-Forwarded-For: a client must not be able to name itself an allowed address.
+    if (!allowed(req.socket.remoteAddress ?? '', 0)) throw new HttpError(404, '404 Not Found');
+    next();
+  });
+  router.get('/-/health', (_req, res) => {
+    res.type('text/plain').send('tokenbell OK');
+  });
+  router.get('/-/liveness', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  router.get('/-/readiness', async (_req, res) => {
+    const { ready, problem } = await store.readiness();
+    const check = ready ? { status: 'ok' } : { status: 'failed', message: problem };
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'failed', store_check: [check] });
+  });
+  router.get('/-/metrics', async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+  return router;
+}
+
+/** Query parameters whose values are secrets: never logged. */
+const secretParams = /^(access_token|private_token|code|state|refresh_token|client_secret|password|token)$/i;
+
+/** The path and query as logged: every value of a secret parameter replaced. */
+export function loggedUrl(url: string): string {
+  const question = url.indexOf('?');
+  if (question < 0) return url;
+  const query = url
+    .slice(question + 1)
+    .split('&')
+    .map((pair) => {
+      const name = decodeURIComponentSafe(pair.split('=')[0] ?? '');
+      return secretParams.test(name) ? `${pair.split('=')[0]}=[redacted]` : pair;
+    })
+    .join('&');
+  return `${url.slice(0, question)}?${query}`;
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+const requestIdPattern = /^[A-Za-z0-9._-]{1,128}$/;
+
+export interface RequestLogOptions {
+  level: string;
+  /** Readable lines (pino-pretty) rather than JSON, for a person at a terminal. */
+  pretty: boolean;
+  /** Where JSON lines go; standard output when absent. */
+  destination?: NodeJS.WritableStream;
+}
+
+/**
+ * One line per request: id, method, path (secret query values redacted), route, status and duration. No headers
+ * and no bodies are logged, so cookies, Authorization, PRIVATE-TOKEN, passwords and codes cannot appear. The
+ * logger is pino-http's own (`.logger`), so that it and the middleware share one pino (two copies of pino do not
+ * understand each other's loggers).
+ */
+export function requestLogger({ level, pretty, destination }: RequestLogOptions): HttpLogger<Request, Response> {
+  return pinoHttp({
+    level,
+    ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true, ignore: 'pid,hostname' } } } : {}),
+    // A sane X-Request-Id from a proxy in front is kept, so one id follows the request through both logs.
+    genReqId: (req: Request, res: Response) => {
+      const given = req.headers['x-request-id'];
+      const id = typeof given === 'string' && requestIdPattern.test(given) ? given : randomUUID();
+      res.setHeader('X-Request-Id', id);
+      return id;
+    },
+    serializers: {
+      req: (req: { id: string; method: string; url: string; originalUrl?: string }) => ({ id: req.id, method: req.method, url: loggedUrl(req.originalUrl ?? req.url) }),
+      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      err: (err: Error) => ({ type: err.name, message: err.message }),
+    },
+    customProps: (req: Request) => ({ route: req.route ? `${req.baseUrl}${String(req.route.path)}` : undefined }),
+    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+  }, destination) as unknown as HttpLogger<Request, Response>;
+}
