@@ -1110,6 +1110,47 @@ export const cases: ContractCase[] = [
     },
   },
 
+  // --- The landing page and the document ----------------------------------------------------------------------------
+  {
+    name: 'the landing page for a visitor who has not signed in',
+    operation: 'showHome',
+    status: 200,
+    async call(ctx) {
+      await ctx.client().raw.GET('/', { parseAs: 'text' });
+    },
+    expect: htmlPage,
+    behaviour: (x) => expect(x.text).toContain('href="/users/sign_in"'),
+  },
+  {
+    name: 'the landing page for a signed-in user',
+    operation: 'showHome',
+    status: 200,
+    async call(ctx) {
+      const session = await ctx.setup.session(users.jsmith);
+      await ctx.client().raw.GET('/', withCookie(session));
+    },
+    expect: htmlPage,
+    behaviour: (x) => expect(x.text).toContain('href="/profile/applications"'),
+  },
+  {
+    name: 'the document as YAML',
+    operation: 'getOpenApiDocument',
+    status: 200,
+    async call(ctx) {
+      await ctx.client().raw.GET('/openapi.yaml', { parseAs: 'text' });
+    },
+    expect: (x) => expect(x.text).toMatch(/^openapi: 3\.1/),
+  },
+  {
+    name: 'the document as JSON',
+    operation: 'getOpenApiDocumentAsJson',
+    status: 200,
+    async call(ctx) {
+      await ctx.client().raw.GET('/openapi.json');
+    },
+    behaviour: (x) => expect(x.json).toMatchObject({ openapi: '3.1.0', paths: { '/oauth/token': expect.any(Object) } }),
+  },
+
   // --- Operations: health, liveness, readiness, metrics ------------------------------------------------------------
   {
     name: 'health answers that the process is up',

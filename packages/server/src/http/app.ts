@@ -12,6 +12,7 @@ import { oauthRouter } from './oauth-routes.js';
 import { openApiValidation, routingSettings } from './openapi-validation.js';
 import { pageAssets, pageHeaders, pagePaths, pageSessions, pagesRouter } from './pages-routes.js';
 import type { HttpLogger } from 'pino-http';
+import { documentRouter } from './document-routes.js';
 import { Metrics, operationsRouter } from './operations.js';
 import { signInCsrf } from './session.js';
 
@@ -116,10 +117,13 @@ export function createApp({ store, config, now = wallClock, log, requestLog, thr
     return isServedApiPath(req.path) ? api(req, res, next) : next();
   });
   app.use(pagePaths, pageHeaders(config.secureCookies));
+  // The landing page and the document answer errors as pages too, with the pages' headers.
+  app.use(['/openapi.yaml', '/openapi.json'], pageHeaders(config.secureCookies));
+  app.all('/', pageHeaders(config.secureCookies));
   app.use(pageAssets());
   app.use(bodies);
   // After the body parsers, so that an oversized body is refused here as everywhere else.
-  app.use(operationsRouter({ store, metrics, allowlist: config.monitoringAllowlist ?? ['loopback'] }));
+  app.use(operationsRouter({ store, metrics, allowlist: config.monitoringAllowlist ?? ['loopback'] }), documentRouter());
   const pages = {
     store,
     now,

@@ -8,6 +8,7 @@ import { applicationsRoutes } from './pages/applications-routes.js';
 import { authorizationResumePath, authorizeRoutes } from './pages/authorize-routes.js';
 import { personalAccessTokensRoutes } from './pages/personal-access-tokens-routes.js';
 import { baseDirectives, currentUser, home, type PagesOptions, redirect, signInLocation, signInPath } from './pages/shared.js';
+import { homeRoutes } from './pages/home-routes.js';
 import { signInRoutes } from './pages/sign-in-routes.js';
 import { csrfProtection, sessionMiddleware } from './session.js';
 
@@ -53,7 +54,10 @@ function resumePathForPost(req: Request): string {
  */
 export function pageSessions({ store, secureCookies, now, sessionLifetimes, signInCsrf }: PagesOptions): Router {
   const router = Router();
-  router.use(sessionPaths, sessionMiddleware(store, secureCookies, now, sessionLifetimes));
+  const sessions = sessionMiddleware(store, secureCookies, now, sessionLifetimes);
+  router.use(sessionPaths, sessions);
+  // The landing page reads the session (to greet a signed-in user) but posts nothing.
+  router.get('/', sessions);
   router.post(['/oauth/authorize', '/profile/*rest'], (req, res, next) => {
     if (currentUser(store, req)) return next();
     redirect(res, signInLocation(resumePathForPost(req)));
@@ -75,5 +79,5 @@ export function pageAssets(): Router {
 }
 
 export function pagesRouter(options: PagesOptions): Router {
-  return Router().use(signInRoutes(options), authorizeRoutes(options), applicationsRoutes(options), personalAccessTokensRoutes(options));
+  return Router().use(homeRoutes(options), signInRoutes(options), authorizeRoutes(options), applicationsRoutes(options), personalAccessTokensRoutes(options));
 }

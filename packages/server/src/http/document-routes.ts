@@ -1,0 +1,19 @@
+// The OpenAPI document where the server runs: at stable URLs, as YAML (the file itself) and as JSON, so clients and
+// tools can read the contract of the instance they talk to.
+import { readFileSync } from 'node:fs';
+import { Router } from 'express';
+import { document, documentPath } from '../openapi/document.js';
+
+export function documentRouter(): Router {
+  const yaml = readFileSync(documentPath, 'utf8');
+  const json = JSON.stringify(document);
+  const router = Router();
+  const cacheable = { 'Cache-Control': 'public, max-age=300', 'X-Content-Type-Options': 'nosniff' };
+  router.get('/openapi.yaml', (_req, res) => {
+    res.set(cacheable).type('application/yaml').send(yaml);
+  });
+  router.get('/openapi.json', (_req, res) => {
+    res.set(cacheable).type('application/json').send(json);
+  });
+  return router;
+}
