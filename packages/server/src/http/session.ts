@@ -131,6 +131,8 @@ function endExpiredSessions(now: () => number, { idleSeconds, lifetimeSeconds }:
       return;
     }
     data.seenAt = at;
+    // A session stored before sessions carried their sign-in time gets a lifetime from now on, not none.
+    data.signedInAt ??= at;
     next();
   };
 }
