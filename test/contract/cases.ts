@@ -1133,6 +1133,16 @@ export const cases: ContractCase[] = [
     behaviour: (x) => expect(x.text).toContain('href="/profile/applications"'),
   },
   {
+    name: "the demo application's callback page shows the code and how to exchange it",
+    operation: 'showDemoCallback',
+    status: 200,
+    async call(ctx) {
+      await ctx.client().raw.GET('/demo/callback', { params: { query: { code: 'Xb7kq2V9mTn4RzL8wPcJ3sYd', state: 'af0ifjsldkj' } }, parseAs: 'text' });
+    },
+    expect: htmlPage,
+    behaviour: (x) => expect(x.text).toContain('grant_type=authorization_code -d code=Xb7kq2V9mTn4RzL8wPcJ3sYd'),
+  },
+  {
     name: 'the document as YAML',
     operation: 'getOpenApiDocument',
     status: 200,

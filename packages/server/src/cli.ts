@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   });
   // Only now, with the server really listening: credentials printed for a server that failed to start would be lost,
   // since the store keeps only their digests.
-  const demo = await ensureDemoData(store);
+  const demo = await ensureDemoData(store, config.baseUrl);
   if (demo) {
     console.log(
       [

@@ -369,6 +369,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/demo/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The demo application's redirect URI.
+         * @description The demo application the reference server creates on its first start redirects here: the page shows the code
+         *     (or the error) and the state the authorization endpoint sent, and the exact token request that exchanges the
+         *     code, so a first authorization ends somewhere useful. It stores nothing.
+         */
+        get: operations["showDemoCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.yaml": {
         parameters: {
             query?: never;
@@ -2060,6 +2082,23 @@ export interface operations {
     showHome: {
         parameters: {
             query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HtmlPage"];
+        };
+    };
+    showDemoCallback: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                error?: string;
+                error_description?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;

@@ -138,7 +138,7 @@ export function createApp({ store, config, now = wallClock, log, requestLog, thr
   app.use(validation);
   const grants = grantRegistry(config.passwordGrant);
   app.use(oauthRouter({ store, baseUrl: config.baseUrl, tokenTtl: config.tokenTtl, now, throttle, introspectionClients: config.introspectionClients ?? [], grants, metrics }));
-  app.use(pagesRouter(pages));
+  app.use(pagesRouter({ ...pages, baseUrl: config.baseUrl }));
   app.use(errorHandler(log, grants, metrics));
   app.use(lastResortHandler(log));
   return app;

@@ -8,6 +8,7 @@ import { applicationsRoutes } from './pages/applications-routes.js';
 import { authorizationResumePath, authorizeRoutes } from './pages/authorize-routes.js';
 import { personalAccessTokensRoutes } from './pages/personal-access-tokens-routes.js';
 import { baseDirectives, currentUser, home, type PagesOptions, redirect, signInLocation, signInPath } from './pages/shared.js';
+import { demoCallbackRoutes } from './pages/demo-callback-routes.js';
 import { homeRoutes } from './pages/home-routes.js';
 import { signInRoutes } from './pages/sign-in-routes.js';
 import { csrfProtection, sessionMiddleware } from './session.js';
@@ -18,7 +19,7 @@ export { localPath, type PagesOptions } from './pages/shared.js';
 /** The paths that belong to a browser session; the API and the JSON OAuth endpoints never see a cookie. */
 export const sessionPaths = ['/users/sign_in', '/users/sign_out', '/oauth/authorize', '/profile'];
 /** Every path that answers HTML pages (or their stylesheet). */
-export const pagePaths = [...sessionPaths, '/assets'];
+export const pagePaths = [...sessionPaths, '/assets', '/demo'];
 
 /**
  * Security headers and no caching for every page, errors included (mounted before the body parsers so even a
@@ -78,6 +79,6 @@ export function pageAssets(): Router {
   return router;
 }
 
-export function pagesRouter(options: PagesOptions): Router {
-  return Router().use(homeRoutes(options), signInRoutes(options), authorizeRoutes(options), applicationsRoutes(options), personalAccessTokensRoutes(options));
+export function pagesRouter(options: PagesOptions & { baseUrl: string }): Router {
+  return Router().use(homeRoutes(options), demoCallbackRoutes(options.baseUrl), signInRoutes(options), authorizeRoutes(options), applicationsRoutes(options), personalAccessTokensRoutes(options));
 }

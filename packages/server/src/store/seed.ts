@@ -453,6 +453,9 @@ export interface DemoCredentials {
   project: string;
 }
 
+/** The built-in page the demo application's redirect URI points at. */
+export const demoCallbackPath = '/demo/callback';
+
 const demoPassword = customAlphabet('23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz', 16);
 
 /**
@@ -460,14 +463,15 @@ const demoPassword = customAlphabet('23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijk
  * `demo-group/demo-project` and the application "Demo App". Answers the plain credentials (printed once by the
  * CLI; the store keeps only hashes), or null when the store already has users.
  */
-export async function ensureDemoData(store: Store): Promise<DemoCredentials | null> {
+export async function ensureDemoData(store: Store, baseUrl: string): Promise<DemoCredentials | null> {
   if (store.data.users.length > 0) return null;
   const credentials: DemoCredentials = {
     username: 'demo',
     password: demoPassword(),
     client_id: newClientId(),
     client_secret: newSecret('clientSecret'),
-    redirect_uri: 'http://127.0.0.1:8080/callback',
+    // The server's own callback page, which shows the code and how to exchange it: the first authorization ends there.
+    redirect_uri: `${baseUrl}${demoCallbackPath}`,
     group: 'demo-group',
     project: 'demo-group/demo-project',
   };

@@ -135,11 +135,12 @@ describe('ensureDemoData', () => {
   it('seeds an empty store once and answers the credentials', async () => {
     const file = t.file();
     const store = await t.open(file);
-    const demo = await ensureDemoData(store);
+    const demo = await ensureDemoData(store, 'http://127.0.0.1:3000');
     expect(demo).not.toBeNull();
     expect(demo!.username).toBe('demo');
     expect(demo!.password).toHaveLength(16);
     expect(demo!.client_secret.startsWith('tbcs_')).toBe(true);
+    expect(demo!.redirect_uri).toBe('http://127.0.0.1:3000/demo/callback');
 
     expect(store.lookup('users', 'username', 'demo')?.email).toBe('demo@example.com');
     const group = store.lookup('groups', 'path', 'demo-group')!;
@@ -151,7 +152,7 @@ describe('ensureDemoData', () => {
     });
     expect(authenticateClient(store, demo!.client_id, demo!.client_secret)).toMatchObject({
       name: 'Demo App',
-      redirect_uris: ['http://127.0.0.1:8080/callback'],
+      redirect_uris: ['http://127.0.0.1:3000/demo/callback'],
       scopes: ['api', 'read_api', 'read_user'],
     });
     expect(await authenticate(store, 'demo', demo!.password)).not.toBeNull();
@@ -159,7 +160,7 @@ describe('ensureDemoData', () => {
     expect(text).not.toContain(demo!.password);
     expect(text).not.toContain(demo!.client_secret);
 
-    expect(await ensureDemoData(store)).toBeNull();
+    expect(await ensureDemoData(store, 'http://127.0.0.1:3000')).toBeNull();
     expect(store.data.users).toHaveLength(1);
   });
 });
