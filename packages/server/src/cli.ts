@@ -2,6 +2,7 @@
 // `tokenbell` / `npm start`: open the store, seed it, and serve until SIGINT or SIGTERM.
 import { createRequire } from 'node:module';
 import { configFrom, configWarnings, limits, usage } from './config.js';
+import { runUsersCommand } from './admin.js';
 import { ExplainedError } from './explained-error.js';
 import { createApp } from './http/app.js';
 import { requestLogger } from './http/operations.js';
@@ -15,6 +16,10 @@ const { version } = createRequire(import.meta.url)('../package.json') as { versi
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
+  if (args[0] === 'users') {
+    await runUsersCommand(args.slice(1), process.env, (line) => process.stdout.write(`${line}\n`));
+    return;
+  }
   if (args.includes('--help') || args.includes('-h')) {
     process.stdout.write(usage);
     return;

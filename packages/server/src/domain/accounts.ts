@@ -4,7 +4,7 @@ import { InputError } from '../explained-error.js';
 import { checkScopes } from './oauth/scopes.js';
 import type { Store } from '../store/file-store.js';
 import type { PersonalAccessTokenRecord, Scope, UserRecord } from '../store/schema.js';
-import { verifyPassword, verifyPasswordAgainstNothing } from './passwords.js';
+import { hashPassword, verifyPassword, verifyPasswordAgainstNothing } from './passwords.js';
 import { digest, newSecret } from './secrets.js';
 import { checkOtpSecret } from './two-factor.js';
 import { activeUser, isActive } from './users.js';
@@ -99,6 +99,22 @@ export function insertUser(store: Store, input: Omit<NewUser, 'password'>, passw
     bio: input.bio ?? '',
     created_at: new Date().toISOString(),
   });
+}
+
+/** Checks the fields and that the names are free, hashes the password, and adds the user in one commit. */
+export async function createUser(store: Store, input: NewUser): Promise<UserRecord> {
+  checkNewUserFields(input);
+  checkUserIsNew(store, input);
+  const passwordHash = await hashPassword(input.password);
+  return store.commit(() => insertUser(store, input, passwordHash));
+}
+
+/** Sets a new password for the user with this login (the admin CLI's reset); the old one stops working at once. */
+export async function resetPassword(store: Store, login: string, password: string): Promise<UserRecord> {
+  const user = findUserByLogin(store, login);
+  if (!user) throw new InputError('username', `there is no user ${JSON.stringify(login)}`, 'unknown');
+  const passwordHash = await hashPassword(password);
+  return store.commit(() => store.update('users', user, { passwordHash }));
 }
 
 /** The user whose username or e-mail address (whatever the case) is `login`. */

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   authenticate,
+  createUser,
   createPersonalAccessToken,
   findActivePersonalAccessToken,
   findUserByLogin,
@@ -10,7 +11,6 @@ import {
   type NewUser,
 } from '../../src/domain/accounts.js';
 import { InputError } from '../../src/explained-error.js';
-import { createUser } from '../support/accounts.js';
 import { openStore, type Store } from '../../src/store/file-store.js';
 import type { UserRecord } from '../../src/store/schema.js';
 
@@ -29,7 +29,7 @@ function quickUser(username: string): Promise<UserRecord> {
   );
 }
 
-describe('checkNewUserFields, checkUserIsNew and insertUser, as the tests\' createUser runs them', () => {
+describe('createUser', () => {
   it('stores the user with a hash, never the password', async () => {
     const user = await createUser(store, { ...jane, two_factor_enabled: true });
     expect(user).toMatchObject({ id: 1, username: 'JSmith', state: 'active', two_factor_enabled: true, is_admin: false });

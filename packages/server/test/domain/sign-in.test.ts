@@ -6,7 +6,7 @@ import { codeStep, passwordStep } from '../../src/domain/sign-in.js';
 import { openStore, type Store } from '../../src/store/file-store.js';
 import { loadSeed } from '../../src/store/seed.js';
 import { seed as accounts, exampleSeedPath } from '../support/server.js';
-import { createUser } from '../support/accounts.js';
+import { createUser } from '../../src/domain/accounts.js';
 import { currentCode } from '../support/two-factor.js';
 
 let store: Store;

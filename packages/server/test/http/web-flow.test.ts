@@ -2,7 +2,7 @@
 // fetch, a small cookie jar and manual redirects, as a browser would.
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser } from '../support/accounts.js';
+import { createUser } from '../../src/domain/accounts.js';
 import { digest } from '../../src/domain/secrets.js';
 import { currentCode } from '../support/two-factor.js';
 import { document } from '../../src/openapi/document.js';

@@ -1,0 +1,71 @@
+// `tokenbell users ...`: account chores for an operator, on the data file while no server runs on it (the file's lock
+// refuses a second writer, with a message naming the server's process). Values checked as the seed checks them.
+import { parseArgs } from 'node:util';
+import { createPersonalAccessToken, createUser, findUserByLogin, resetPassword } from './domain/accounts.js';
+import { ConfigError, defaultOf } from './config.js';
+import { InputError } from './explained-error.js';
+import { openStore } from './store/file-store.js';
+import type { Scope } from './store/schema.js';
+
+export const usersUsage = `Usage: tokenbell users <command> [--data FILE]
+
+  create --username U --email E --name NAME --password P [--admin]
+                        add a user
+  reset-password --username U --password P
+                        set a new password (U may be the e-mail address)
+  token --username U --name NAME [--scopes api,read_api,read_user] [--expires YYYY-MM-DD]
+                        create a personal access token and print it, once
+
+  --data FILE           the data file (TOKENBELL_DATA, default ${defaultOf('data')}); stop the server first
+`;
+
+export async function runUsersCommand(args: string[], env: NodeJS.ProcessEnv, print: (line: string) => void): Promise<void> {
+  const [command, ...rest] = args;
+  if (command === undefined || command === '--help' || command === '-h') {
+    print(usersUsage);
+    return;
+  }
+  if (!['create', 'reset-password', 'token'].includes(command)) throw new ConfigError(`unknown users command "${command}"\n\n${usersUsage}`);
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      data: { type: 'string' },
+      username: { type: 'string' },
+      email: { type: 'string' },
+      name: { type: 'string' },
+      password: { type: 'string' },
+      admin: { type: 'boolean' },
+      scopes: { type: 'string' },
+      expires: { type: 'string' },
+    },
+    strict: true,
+  });
+  const need = (flag: 'username' | 'email' | 'name' | 'password'): string => {
+    const value = values[flag];
+    if (value === undefined) throw new ConfigError(`users ${command} needs --${flag}`);
+    return value;
+  };
+  const store = await openStore({ file: values.data ?? env.TOKENBELL_DATA ?? defaultOf('data') });
+  try {
+    if (command === 'create') {
+      const user = await createUser(store, { username: need('username'), email: need('email'), name: need('name'), password: need('password'), is_admin: values.admin ?? false });
+      print(`created user ${user.username} (id ${user.id})`);
+    } else if (command === 'reset-password') {
+      const user = await resetPassword(store, need('username'), need('password'));
+      print(`set a new password for ${user.username}`);
+    } else {
+      const user = findUserByLogin(store, need('username'));
+      if (!user) throw new InputError('username', `there is no user ${JSON.stringify(values.username)}`, 'unknown');
+      const scopes = values.scopes?.split(',').map((s) => s.trim()) as Scope[] | undefined;
+      const { record, token } = await createPersonalAccessToken(store, user.id, {
+        name: need('name'),
+        expires_at: values.expires ?? null,
+        ...(scopes ? { scopes } : {}),
+      });
+      print(`created personal access token "${record.name}" for ${user.username} (scopes ${record.scopes.join(', ')}); it is shown only this once:`);
+      print(token);
+    }
+  } finally {
+    await store.close();
+  }
+}
