@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { npmPack, type PackResult } from '../../../test/support/npm-pack.js';
 
 // Checks the package as a consumer gets it: the tarball's contents, installing it, importing it from
 // ESM and CommonJS, and the exports map as publint and arethetypeswrong see it.
@@ -15,17 +16,9 @@ const bin = (name: string) => join(pkgDir, '..', '..', 'node_modules', '.bin', n
 const scratch = mkdtempSync(join(tmpdir(), 'tokenbell-sdk-pack-'));
 let tarball = '';
 
-interface PackResult {
-  filename: string;
-  size: number;
-  files: { path: string }[];
-}
 
 beforeAll(async () => {
-  // prepack builds the package first and prints the build's log ahead of the JSON.
-  const { stdout } = await run(npm, ['pack', '--json', '--pack-destination', scratch], { cwd: pkgDir });
-  const [pack] = JSON.parse(stdout.slice(stdout.indexOf('['))) as PackResult[];
-  tarball = join(scratch, pack!.filename);
+  tarball = (await npmPack(pkgDir, scratch)).file;
 }, 120_000);
 
 afterAll(() => {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { npmPack } from '../../../test/support/npm-pack.js';
 
 const run = promisify(execFile);
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -18,9 +19,8 @@ const tarballs: Record<'sdk' | 'server', { file: string; paths: string[] }> = { 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'tokenbell-server-pack-'));
   for (const name of ['sdk', 'server'] as const) {
-    const { stdout } = await run(npm, ['pack', '--json', '--pack-destination', scratch], { cwd: join(packagesDir, name) });
-    const [pack] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
-    tarballs[name] = { file: join(scratch, pack!.filename), paths: pack!.files.map((f) => f.path).sort() };
+    const pack = await npmPack(join(packagesDir, name), scratch);
+    tarballs[name] = { file: pack.file, paths: pack.files.map((f) => f.path).sort() };
   }
 }, 180_000);
 
