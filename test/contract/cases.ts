@@ -1143,6 +1143,16 @@ export const cases: ContractCase[] = [
     behaviour: (x) => expect(x.text).toContain('grant_type=authorization_code -d code=Xb7kq2V9mTn4RzL8wPcJ3sYd'),
   },
   {
+    name: 'the API reference page',
+    operation: 'showApiReference',
+    status: 200,
+    async call(ctx) {
+      await ctx.client().raw.GET('/help/api', { parseAs: 'text' });
+    },
+    expect: htmlPage,
+    behaviour: (x) => expect(x.text).toContain('data-document="/openapi.json"'),
+  },
+  {
     name: 'the document as YAML',
     operation: 'getOpenApiDocument',
     status: 200,

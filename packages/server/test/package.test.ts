@@ -31,7 +31,10 @@ describe('@tokenbell/server package', { timeout: 180_000 }, () => {
     const { paths } = tarballs.server;
     expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/cli.js', 'dist/index.js', 'dist/index.d.ts', 'dist/openapi.yaml']));
     expect(paths.filter((p) => !p.startsWith('dist/') && !['LICENSE', 'README.md', 'package.json'].includes(p))).toEqual([]);
-    expect(paths.filter((p) => p.startsWith('dist/') && !/\.(js|d\.ts|js\.map|yaml)$/.test(p))).toEqual([]);
+    // The API reference page's Swagger UI, with its licence files and without its source maps.
+    const referenceUi = ['LICENSE', 'NOTICE', 'swagger-ui-bundle.js', 'swagger-ui-bundle.js.LICENSE.txt', 'swagger-ui.css'].map((f) => `dist/reference-ui/${f}`);
+    expect(paths.filter((p) => p.startsWith('dist/reference-ui/'))).toEqual(referenceUi);
+    expect(paths.filter((p) => p.startsWith('dist/') && !p.startsWith('dist/reference-ui/') && !/\.(js|d\.ts|js\.map|yaml)$/.test(p))).toEqual([]);
     expect(tarballs.sdk.paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json']));
   });
 
@@ -78,7 +81,9 @@ try {
   const client = createTokenbellClient({ baseUrl, auth: { accessToken: tokens.access_token } });
   const user = await client.user.current();
   const settings = await client.notificationSettings.global.update({ level: 'watch' });
-  console.log(JSON.stringify({ username: user.username, level: settings.level }));
+  const reference = await fetch(baseUrl + '/assets/reference/swagger-ui.css');
+  const css = await reference.text();
+  console.log(JSON.stringify({ username: user.username, level: settings.level, reference: reference.status, sourceMapped: css.includes('sourceMappingURL') }));
 } finally {
   server.close();
   await store.close();
@@ -86,6 +91,6 @@ try {
 `,
     );
     const { stdout } = await run(process.execPath, ['round-trip.mjs'], { cwd: project });
-    expect(JSON.parse(stdout)).toEqual({ username: 'jsmith', level: 'watch' });
+    expect(JSON.parse(stdout)).toEqual({ username: 'jsmith', level: 'watch', reference: 200, sourceMapped: false });
   });
 });

@@ -357,8 +357,8 @@ export interface paths {
         };
         /**
          * The landing page.
-         * @description Where a visitor starts. Signed out: a link to sign in and to the API's document. Signed in: the user's
-         *     applications and personal access tokens, and the document. It reads the session and stores nothing.
+         * @description Where a visitor starts. Signed out: a link to sign in and to the API reference. Signed in: the user's
+         *     applications and personal access tokens, and the API reference. It reads the session and stores nothing.
          */
         get: operations["showHome"];
         put?: never;
@@ -403,6 +403,27 @@ export interface paths {
          * @description The contract of the instance, at a stable URL, for clients, code generators and API tools.
          */
         get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/help/api": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The API reference, rendered.
+         * @description This document rendered by Swagger UI, bundled with the server (no CDN), with "Try it out" against the instance
+         *     that serves it. The page runs only scripts from its own origin, under its own Content-Security-Policy.
+         */
+        get: operations["showApiReference"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1431,7 +1452,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /** @example <!doctype html><html lang="en"><head><title>An error has occurred - tokenbell</title></head><body><h1>An error has occurred</h1><p>The redirect URI included is not valid.</p></body></html> */
+                /** @example <!doctype html><html lang="en"><head><title>This request could not be handled - tokenbell</title></head><body><h1>This request could not be handled</h1><p>The redirect URI included is not valid for this application.</p><p>The application that sent you here asked to send you back to an address it has not registered, so you were not sent there. Tell its developer to register that redirect URI; nothing was shared with it.</p><p><a href="/">Go to the tokenbell home page</a></p></body></html> */
                 "text/html": components["schemas"]["HtmlPage"];
             };
         };
@@ -1441,7 +1462,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /** @example <!doctype html><html lang="en"><head><title>Forbidden - tokenbell</title></head><body><h1>Forbidden</h1><p>The form has expired. Go back, reload the page and try again.</p></body></html> */
+                /** @example <!doctype html><html lang="en"><head><title>This form has expired - tokenbell</title></head><body><h1>This form has expired</h1><p>The form was sent without the proof that it came from this site, or that proof has expired.</p><p>Go back, reload the page and try again.</p><p><a href="/">Go to the tokenbell home page</a></p></body></html> */
                 "text/html": components["schemas"]["HtmlPage"];
             };
         };
@@ -1451,7 +1472,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /** @example <!doctype html><html lang="en"><head><title>Not found - tokenbell</title></head><body><h1>Not found</h1></body></html> */
+                /** @example <!doctype html><html lang="en"><head><title>Page not found - tokenbell</title></head><body><h1>Page not found</h1><p>There is no page at this address.</p><p>Check the address, or start again from the home page.</p><p><a href="/">Go to the tokenbell home page</a></p></body></html> */
                 "text/html": components["schemas"]["HtmlPage"];
             };
         };
@@ -1491,7 +1512,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /** @example <!doctype html><html lang="en"><head><title>An error has occurred - tokenbell</title></head><body><h1>An error has occurred</h1><p>request entity too large</p></body></html> */
+                /** @example <!doctype html><html lang="en"><head><title>What was sent is too large - tokenbell</title></head><body><h1>What was sent is too large</h1><p>The form sent more than this server accepts.</p><p>Go back, shorten what you entered and try again.</p><p><a href="/">Go to the tokenbell home page</a></p></body></html> */
                 "text/html": components["schemas"]["HtmlPage"];
             };
         };
@@ -1523,7 +1544,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /** @example <!doctype html><html lang="en"><head><title>Too many attempts - tokenbell</title></head><body><h1>Too many attempts</h1><p>Too many failed sign-in attempts. Try again in 9 minutes.</p></body></html> */
+                /** @example <!doctype html><html lang="en"><head><title>Too many attempts - tokenbell</title></head><body><h1>Too many attempts</h1><p>Too many failed sign-in attempts. Try again in 9 minutes.</p><p><a href="/">Go to the tokenbell home page</a></p></body></html> */
                 "text/html": components["schemas"]["HtmlPage"];
             };
         };
@@ -2131,6 +2152,18 @@ export interface operations {
                     "application/yaml": string;
                 };
             };
+        };
+    };
+    showApiReference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HtmlPage"];
         };
     };
     getOpenApiDocumentAsJson: {

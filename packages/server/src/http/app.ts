@@ -13,6 +13,7 @@ import { openApiValidation, routingSettings } from './openapi-validation.js';
 import { pageAssets, pageHeaders, pagePaths, pageSessions, pagesRouter } from './pages-routes.js';
 import type { HttpLogger } from 'pino-http';
 import { documentRouter } from './document-routes.js';
+import { referenceRouter } from './reference-routes.js';
 import { Metrics, operationsRouter } from './operations.js';
 import { signInCsrf } from './session.js';
 
@@ -123,7 +124,7 @@ export function createApp({ store, config, now = wallClock, log, requestLog, thr
   app.use(pageAssets());
   app.use(bodies);
   // After the body parsers, so that an oversized body is refused here as everywhere else.
-  app.use(operationsRouter({ store, metrics, allowlist: config.monitoringAllowlist ?? ['loopback'] }), documentRouter());
+  app.use(operationsRouter({ store, metrics, allowlist: config.monitoringAllowlist ?? ['loopback'] }), documentRouter(), referenceRouter(config.baseUrl));
   const pages = {
     store,
     now,

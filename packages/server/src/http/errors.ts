@@ -17,6 +17,8 @@ export class HttpError extends Error {
     readonly status: number,
     message: string,
     readonly headers: Record<string, string> = {},
+    /** For the error page: what the person in front of it can do about it, in plain words. */
+    readonly advice?: string,
   ) {
     super(message);
   }
@@ -130,19 +132,35 @@ export function errorHandler(
       res.status(status).json({ message });
       return;
     }
-    const title = pageTitles[status] ?? (status >= 500 ? 'Something went wrong' : 'An error has occurred');
-    res.status(status).type('html').send(errorPage(title, pageMessage(err, status)));
+    const title = pageTitles[status] ?? (status >= 500 ? 'Something went wrong' : 'This request could not be handled');
+    res.status(status).type('html').send(errorPage(title, pageMessage(err, status), pageAdvice(err, status)));
   };
 }
 
-const pageTitles: Record<number, string> = { 403: 'Forbidden', 404: 'Not found', 429: 'Too many attempts' };
+const pageTitles: Record<number, string> = {
+  403: 'This form has expired',
+  404: 'Page not found',
+  405: 'This page cannot be used that way',
+  413: 'What was sent is too large',
+  429: 'Too many attempts',
+};
 
 function pageMessage(err: unknown, status: number): string {
   if (err instanceof HttpError) return err.message;
-  if (status === 403) return 'The form has expired. Go back, reload the page and try again.';
-  if (status === 404) return 'The page could not be found.';
+  if (status === 403) return 'The form was sent without the proof that it came from this site, or that proof has expired.';
+  if (status === 404) return 'There is no page at this address.';
+  if (status === 413) return 'The form sent more than this server accepts.';
   if (status >= 500) return 'The server could not handle the request. Try again later.';
-  return describeValidationProblem(err as HttpLikeError);
+  return `The request could not be handled: ${describeValidationProblem(err as HttpLikeError)}.`;
+}
+
+function pageAdvice(err: unknown, status: number): string | undefined {
+  if (err instanceof HttpError) return err.advice;
+  if (status === 403) return 'Go back, reload the page and try again.';
+  if (status === 404) return 'Check the address, or start again from the home page.';
+  if (status === 413) return 'Go back, shorten what you entered and try again.';
+  if (status === 400) return 'The link or form that brought you here is incomplete or damaged. If an application sent you here, tell its developer.';
+  return undefined;
 }
 
 /**

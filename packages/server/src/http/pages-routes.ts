@@ -19,7 +19,7 @@ export { localPath, type PagesOptions } from './pages/shared.js';
 /** The paths that belong to a browser session; the API and the JSON OAuth endpoints never see a cookie. */
 export const sessionPaths = ['/users/sign_in', '/users/sign_out', '/oauth/authorize', '/profile'];
 /** Every path that answers HTML pages (or their stylesheet). */
-export const pagePaths = [...sessionPaths, '/assets', '/demo'];
+export const pagePaths = [...sessionPaths, '/assets', '/demo', '/help'];
 
 /**
  * Security headers and no caching for every page, errors included (mounted before the body parsers so even a

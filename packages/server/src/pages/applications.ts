@@ -3,7 +3,7 @@
 import type { AuthorizedApplication } from '../domain/authorized-applications.js';
 import type { ApplicationRecord, UserRecord } from '../store/schema.js';
 import { html } from './html.js';
-import { csrfField, formError, isoDate, scopeCheckboxes, signedInPage } from './frame.js';
+import { csrfField, formError, isoDate, listTable, scopeCheckboxes, signedInPage } from './frame.js';
 
 export interface ApplicationFormState {
   name?: string | undefined;
@@ -36,20 +36,19 @@ ${registrationForm(csrf, form)}
 ${
   applications.length === 0
     ? html`<p>You have not registered any applications.</p>`
-    : html`<table>
-<thead><tr><th scope="col">Name</th><th scope="col">App ID</th><th scope="col">Redirect URIs</th><th scope="col">Scopes</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-<tbody>
-${applications.map(
-  (a) => html`<tr>
-<th scope="row">${a.name}</th>
-<td><code>${a.uid}</code></td>
-<td><ul class="plain">${a.redirect_uris.map((u) => html`<li><code>${u}</code></li>`)}</ul></td>
-<td>${a.scopes.join(', ')}</td>
-<td><form method="post" action="/profile/applications/${a.id}/delete">${csrfField(csrf)}<button type="submit" class="danger">Delete<span class="visually-hidden"> ${a.name}</span></button></form></td>
-</tr>
-`,
-)}</tbody>
-</table>`
+    : listTable(
+        ['Name', 'App ID', 'Redirect URIs', 'Scopes'],
+        applications.map((a) => ({
+          name: a.name,
+          cells: [
+            html`<code>${a.uid}</code>`,
+            html`<ul class="plain">${a.redirect_uris.map((u) => html`<li><code>${u}</code></li>`)}</ul>`,
+            a.scopes.join(', '),
+            html`<form method="post" action="/profile/applications/${a.id}/delete">${csrfField(csrf)}<button type="submit" class="danger">Delete<span class="visually-hidden"> ${a.name}</span></button></form>`,
+          ],
+        })),
+        { actions: true },
+      )
 }
 </section>
 <section aria-labelledby="authorized-applications">
@@ -57,21 +56,22 @@ ${applications.map(
 ${
   authorized.length === 0
     ? html`<p>You have not authorized any applications to use your account.</p>`
-    : html`<table>
-<thead><tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Authorized since</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-<tbody>
-${authorized.map((a) => {
-  const name = a.application?.name ?? 'Password grant';
-  const action = a.application ? `/profile/authorized_applications/${a.application.id}/revoke` : '/profile/authorized_applications/password_grant/revoke';
-  return html`<tr>
-<th scope="row">${name}${a.application ? '' : html`<p class="hint">Tokens issued for your password without an application</p>`}</th>
-<td>${a.scopes.join(', ')}</td>
-<td><time datetime="${new Date(a.since * 1000).toISOString()}">${isoDate(a.since)}</time></td>
-<td><form method="post" action="${action}">${csrfField(csrf)}<button type="submit" class="danger">Revoke<span class="visually-hidden"> ${name}</span></button></form></td>
-</tr>
-`;
-})}</tbody>
-</table>`
+    : listTable(
+        ['Name', 'Scopes', 'Authorized since'],
+        authorized.map((a) => {
+          const name = a.application?.name ?? 'Password grant';
+          const action = a.application ? `/profile/authorized_applications/${a.application.id}/revoke` : '/profile/authorized_applications/password_grant/revoke';
+          return {
+            name: html`${name}${a.application ? '' : html`<p class="hint">Tokens issued for your password without an application</p>`}`,
+            cells: [
+              a.scopes.join(', '),
+              html`<time datetime="${new Date(a.since * 1000).toISOString()}">${isoDate(a.since)}</time>`,
+              html`<form method="post" action="${action}">${csrfField(csrf)}<button type="submit" class="danger">Revoke<span class="visually-hidden"> ${name}</span></button></form>`,
+            ],
+          };
+        }),
+        { actions: true },
+      )
 }
 </section>`,
   );

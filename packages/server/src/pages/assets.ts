@@ -23,6 +23,7 @@ button.secondary { background: transparent; color: inherit; }
 button.danger { background: var(--danger); border-color: var(--danger); }
 .actions { display: flex; gap: 1rem; }
 .error { color: var(--danger); font-weight: 600; }
+.notice { border-left: 4px solid var(--accent); padding: 0.25rem 0.75rem; }
 .warning { border-left: 4px solid var(--danger); padding: 0.25rem 0.75rem; }
 .hint { margin: 0.25rem 0 0; font-size: 0.9em; opacity: 0.8; }
 table { border-collapse: collapse; width: 100%; }
@@ -30,6 +31,14 @@ th, td { text-align: left; vertical-align: top; padding: 0.4rem; border-bottom: 
 td form { margin: 0; }
 ul.plain { list-style: none; margin: 0; padding: 0; }
 code { overflow-wrap: anywhere; }
+/* On a phone each row of a list table becomes a block whose cells carry their column's name (listTable). */
+@media (max-width: 40rem) {
+  table.stacking thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+  table.stacking tr { display: block; padding: 0.5rem 0; border-bottom: 1px solid #8884; }
+  table.stacking th, table.stacking td { display: block; padding: 0.15rem 0; border: 0; }
+  table.stacking td[data-label]::before { content: attr(data-label) ": "; font-weight: 600; }
+  table.stacking td.actions-cell { padding-top: 0.4rem; }
+}
 .visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 `;
 

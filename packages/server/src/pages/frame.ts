@@ -1,7 +1,7 @@
 // What the signed-in pages share: the navigation with the sign-out form, the CSRF field and the scope list.
 import { document, scopes } from '../openapi/document.js';
 import type { Scope, UserRecord } from '../store/schema.js';
-import { html, layout, type SafeHtml } from './html.js';
+import { html, layout, type Part, type SafeHtml } from './html.js';
 
 /** The scopes' descriptions as the document's oauth2 scheme states them. */
 const scopeDescriptions: Record<string, string> = document.components.securitySchemes.oauth2.flows.authorizationCode.scopes;
@@ -43,3 +43,30 @@ export const formError = (message: string | undefined) =>
   message ? html`<p class="error" id="form-error" role="alert">${message}</p>` : '';
 
 export const isoDate = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString().slice(0, 10);
+
+export interface TableRow {
+  /** The row's header cell: what the row is (an application's name, a token's name). */
+  name: Part;
+  /** One cell per column after the first, in order. */
+  cells: Part[];
+}
+
+/**
+ * A table of the user's things whose first column names each row and whose last column, when `actions` is set, holds
+ * its buttons. Each cell carries its column's name, so that on a phone, where the stylesheet stacks each row into a
+ * block, every value keeps its label (the header row is then hidden visually but still read by screen readers).
+ */
+export function listTable(columns: readonly string[], rows: readonly TableRow[], { actions = false } = {}): SafeHtml {
+  const labels = columns.slice(1);
+  return html`<table class="stacking">
+<thead><tr>${columns.map((c) => html`<th scope="col">${c}</th>`)}${actions ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : ''}</tr></thead>
+<tbody>
+${rows.map(
+  (row) => html`<tr>
+<th scope="row">${row.name}</th>
+${row.cells.map((cell, i) => (actions && i === labels.length ? html`<td class="actions-cell">${cell}</td>` : html`<td data-label="${labels[i]}">${cell}</td>`))}
+</tr>
+`,
+)}</tbody>
+</table>`;
+}

@@ -4,7 +4,7 @@ import { signedInPage } from './frame.js';
 import { html, layout } from './html.js';
 
 const documentLinks = html`<h2>The API</h2>
-<p>The OpenAPI document describes every endpoint: <a href="/openapi.yaml">openapi.yaml</a> (also as <a href="/openapi.json">JSON</a>). API paths live under <code>/api/v3</code>; the OAuth server's metadata is at <a href="/.well-known/oauth-authorization-server">/.well-known/oauth-authorization-server</a>.</p>`;
+<p><a href="/help/api">The API reference</a> shows every endpoint and lets you try them against this server. The OpenAPI document behind it: <a href="/openapi.yaml">openapi.yaml</a> (also as <a href="/openapi.json">JSON</a>). API paths live under <code>/api/v3</code>; the OAuth server's metadata is at <a href="/.well-known/oauth-authorization-server">/.well-known/oauth-authorization-server</a>.</p>`;
 
 export function homePage(user: UserRecord | undefined, csrf: string | undefined): string {
   if (!user || csrf === undefined) {

@@ -13,7 +13,7 @@ export class SafeHtml {
   }
 }
 
-type Part = SafeHtml | string | number | boolean | null | undefined | readonly Part[];
+export type Part = SafeHtml | string | number | boolean | null | undefined | readonly Part[];
 
 function render(part: Part): string {
   if (part === null || part === undefined || part === false) return '';
@@ -50,6 +50,13 @@ ${body}
 `.value;
 }
 
-export function errorPage(title: string, message: string): string {
-  return layout(title, html`<h1>${title}</h1><p class="error" role="alert">${message}</p>`);
+/** What went wrong, what to do about it, and a way back: an error page never ends the visit. */
+export function errorPage(title: string, message: string, advice?: string): string {
+  return layout(
+    title,
+    html`<h1>${title}</h1>
+<p class="error" role="alert">${message}</p>
+${advice ? html`<p>${advice}</p>` : ''}
+<p><a href="/">Go to the tokenbell home page</a></p>`,
+  );
 }

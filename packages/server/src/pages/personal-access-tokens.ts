@@ -1,7 +1,7 @@
 // The personal access tokens page: the user's tokens (never their values), the creation form, revoke buttons.
 import type { PersonalAccessTokenRecord, UserRecord } from '../store/schema.js';
 import { html } from './html.js';
-import { csrfField, formError, scopeCheckboxes, signedInPage } from './frame.js';
+import { csrfField, formError, listTable, scopeCheckboxes, signedInPage } from './frame.js';
 
 export interface TokenFormState {
   name?: string | undefined;
@@ -52,25 +52,22 @@ ${scopeCheckboxes('token-scope', form.scopes ?? ['api'])}
 ${
   tokens.length === 0
     ? html`<p>You have no personal access tokens.</p>`
-    : html`<table>
-<thead><tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-<tbody>
-${tokens.map(
-  (t) => html`<tr>
-<th scope="row">${t.name}</th>
-<td>${t.scopes.join(', ')}</td>
-<td><time datetime="${t.created_at}">${t.created_at.slice(0, 10)}</time></td>
-<td>${t.expires_at === null ? 'Never' : html`<time datetime="${t.expires_at}">${t.expires_at}</time>`}</td>
-<td>${status(t, today)}</td>
-<td>${
-    t.revoked
-      ? ''
-      : html`<form method="post" action="/profile/personal_access_tokens/${t.id}/revoke">${csrfField(csrf)}<button type="submit" class="danger">Revoke<span class="visually-hidden"> ${t.name}</span></button></form>`
-  }</td>
-</tr>
-`,
-)}</tbody>
-</table>`
+    : listTable(
+        ['Name', 'Scopes', 'Created', 'Expires', 'Status'],
+        tokens.map((t) => ({
+          name: t.name,
+          cells: [
+            t.scopes.join(', '),
+            html`<time datetime="${t.created_at}">${t.created_at.slice(0, 10)}</time>`,
+            t.expires_at === null ? 'Never' : html`<time datetime="${t.expires_at}">${t.expires_at}</time>`,
+            status(t, today),
+            t.revoked
+              ? ''
+              : html`<form method="post" action="/profile/personal_access_tokens/${t.id}/revoke">${csrfField(csrf)}<button type="submit" class="danger">Revoke<span class="visually-hidden"> ${t.name}</span></button></form>`,
+          ],
+        })),
+        { actions: true },
+      )
 }
 </section>`,
   );

@@ -8,13 +8,19 @@ export interface SignInView {
   returnTo?: string | undefined;
   login?: string | undefined;
   error?: string | undefined;
+  /** The application whose authorization request the sign-in resumes, named so people know who is asking. */
+  application?: string | undefined;
 }
 
-export function signInPage({ csrf, returnTo, login, error }: SignInView): string {
+const asking = (application: string | undefined) =>
+  application ? html`<p class="notice"><strong>${application}</strong> is asking for access to your account. Sign in to continue.</p>` : '';
+
+export function signInPage({ csrf, returnTo, login, error, application }: SignInView): string {
   const described = error ? html` aria-describedby="form-error" aria-invalid="true"` : '';
   return layout(
     'Sign in',
     html`<h1>Sign in</h1>
+${asking(application)}
 ${formError(error)}
 <form method="post" action="/users/sign_in">
 ${csrfField(csrf)}
@@ -32,14 +38,16 @@ export interface TwoFactorView {
   csrf: string;
   returnTo?: string | undefined;
   error?: string | undefined;
+  application?: string | undefined;
 }
 
 /** The second step for an account with two-factor authentication: the code of its authenticator app. */
-export function twoFactorPage({ csrf, returnTo, error }: TwoFactorView): string {
+export function twoFactorPage({ csrf, returnTo, error, application }: TwoFactorView): string {
   const described = error ? html` aria-describedby="form-error" aria-invalid="true"` : '';
   return layout(
     'Two-factor authentication',
     html`<h1>Two-factor authentication</h1>
+${asking(application)}
 <p>Enter the six-digit code your authenticator app shows for this account.</p>
 ${formError(error)}
 <form method="post" action="/users/sign_in">

@@ -1,29 +1,23 @@
 // The pages in a real browser (Debian's Chromium driven by playwright-core): sign in, register an application, run
 // the authorization code flow against a small local client app, exchange the code. Also proves the consent page's
 // CSP lets the browser follow the redirect back to the client (Chromium applies form-action to it).
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, type TestBrowser } from '../support/browser.js';
 import { currentCode } from '../support/two-factor.js';
 import { seed, startTestServer, type TestServer } from '../support/server.js';
-
-const chromiumPath = '/usr/bin/chromium';
 
 let server: TestServer;
 let client: Server;
 let callbackUrl: string;
-let browser: Browser;
+let browser: TestBrowser;
 let context: BrowserContext;
 let page: Page;
-/** What the browser showed that the CSP refused; must stay empty. */
-const cspViolations: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(chromiumPath)) {
-    throw new Error(`Chromium is required for the browser tests but ${chromiumPath} does not exist; install it (apt-get install chromium), as .ci/run does.`);
-  }
+  browser = await launchChromium();
   server = await startTestServer();
   // The "client app": its callback page echoes what it received, as a real client's would before exchanging the code.
   client = createServer((req, res) => {
@@ -38,17 +32,8 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => client.once('listening', resolve));
   callbackUrl = `http://127.0.0.1:${(client.address() as AddressInfo).port}/callback`;
 
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
   context = await browser.newContext();
-  // Well inside the test timeout, so a blocked navigation fails with playwright's message rather than a bare timeout.
-  context.setDefaultTimeout(10_000);
   page = await context.newPage();
-  page.on('console', (message) => {
-    if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
-  });
 });
 
 afterAll(async () => {
@@ -170,6 +155,6 @@ describe('the pages in Chromium', () => {
   });
 
   it('met no Content Security Policy violation on the way', () => {
-    expect(cspViolations).toEqual([]);
+    expect(browser.cspViolations).toEqual([]);
   });
 });

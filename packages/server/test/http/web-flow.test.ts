@@ -196,7 +196,7 @@ describe('the web application flow', () => {
       expect(response.status).toBe(403);
       expect(response.headers.get('location')).toBeNull();
       const page = await response.text();
-      expect(page).toContain('<h1>Forbidden</h1>');
+      expect(page).toContain('<h1>This form has expired</h1>');
     }
     // Another session's token is no good either.
     const other = await signedInAgent();
@@ -512,7 +512,7 @@ describe('the applications page', () => {
     for (const path of [`/profile/applications/${example.id}/delete`, '/profile/applications/999999/delete']) {
       const response = await agent.post(path, { _csrf: csrf });
       expect(response.status).toBe(404);
-      expect(await response.text()).toContain('<h1>Not found</h1>');
+      expect(await response.text()).toContain('<h1>Page not found</h1>');
     }
     expect(server.store.lookup('applications', 'uid', seed.client.id)).toBeDefined();
   });

@@ -32,7 +32,7 @@ export interface ValidAuthorizationRequest {
 export type CheckedAuthorizationRequest =
   | { outcome: 'valid'; request: ValidAuthorizationRequest }
   /** Section 4.1.2.1: with an unknown client or an unregistered redirect URI the user must not be redirected. */
-  | { outcome: 'show-error'; message: string }
+  | { outcome: 'show-error'; problem: 'unknown-client' | 'unregistered-redirect-uri'; message: string }
   | { outcome: 'redirect-error'; location: string };
 
 /** Adds parameters to a redirect URI, keeping the query it already has (section 3.1.2). */
@@ -45,10 +45,10 @@ export function withQuery(uri: string, params: Record<string, string | undefined
 export function checkAuthorizationRequest(store: Store, params: AuthorizationRequest): CheckedAuthorizationRequest {
   const application = findApplicationByUid(store, params.client_id);
   if (!application) {
-    return { outcome: 'show-error', message: 'Client authentication failed due to unknown client.' };
+    return { outcome: 'show-error', problem: 'unknown-client', message: 'Client authentication failed due to unknown client.' };
   }
   if (!matchingRedirectUri(application.redirect_uris, params.redirect_uri)) {
-    return { outcome: 'show-error', message: 'The redirect URI included is not valid for this application.' };
+    return { outcome: 'show-error', problem: 'unregistered-redirect-uri', message: 'The redirect URI included is not valid for this application.' };
   }
   const fail = (error: string, description: string): CheckedAuthorizationRequest => ({
     outcome: 'redirect-error',

@@ -51,12 +51,35 @@ export function authorizationResumePath(body: Record<string, unknown>): string {
   return `/oauth/authorize?${queryString(Object.fromEntries(sent))}`;
 }
 
+const problemAdvice = {
+  'unknown-client': 'The application that sent you here is not registered on this server: its App ID (client_id) is unknown. Tell its developer; nothing was shared with it.',
+  'unregistered-redirect-uri':
+    'The application that sent you here asked to send you back to an address it has not registered, so you were not sent there. Tell its developer to register that redirect URI; nothing was shared with it.',
+} as const;
+
+function refused(checked: { problem: keyof typeof problemAdvice; message: string }): HttpError {
+  return new HttpError(400, checked.message, {}, problemAdvice[checked.problem]);
+}
+
+/**
+ * The application asking for access, when `returnTo` (a local path) resumes an authorization request whose client
+ * and redirect URI check out, so that the sign-in page can say who is asking; a request that could never reach
+ * its client names nobody.
+ */
+export function applicationAsking(store: PagesOptions['store'], returnTo: string | undefined): string | undefined {
+  if (!returnTo) return undefined;
+  const url = new URL(returnTo, 'http://tokenbell.invalid');
+  if (url.pathname.toLowerCase() !== '/oauth/authorize') return undefined;
+  const checked = checkAuthorizationRequest(store, authorizationParams(Object.fromEntries(url.searchParams)));
+  return checked.outcome === 'valid' ? checked.request.application.name : undefined;
+}
+
 export function authorizeRoutes({ store, now, codeTtl }: PagesOptions): Router {
   const router = Router();
 
   router.get('/oauth/authorize', (req, res) => {
     const checked = checkAuthorizationRequest(store, authorizationParams(req.query));
-    if (checked.outcome === 'show-error') throw new HttpError(400, checked.message);
+    if (checked.outcome === 'show-error') throw refused(checked);
     // Anyone can register an application with any redirect URI, so an error redirect for an anonymous visitor
     // would make this endpoint an open redirector (RFC 9700 section 4.11.2): sign in first, on this origin.
     const user = signedIn(store, req, res);
@@ -74,7 +97,7 @@ export function authorizeRoutes({ store, now, codeTtl }: PagesOptions): Router {
     const body = req.body as components['schemas']['ConsentDecision'];
     // The hidden fields are checked exactly as the query was: they are only as trustworthy as any other input.
     const checked = checkAuthorizationRequest(store, authorizationParams(body));
-    if (checked.outcome === 'show-error') throw new HttpError(400, checked.message);
+    if (checked.outcome === 'show-error') throw refused(checked);
     if (checked.outcome === 'redirect-error') return redirect(res, checked.location);
     const location =
       body.decision === 'approve'

@@ -5,6 +5,7 @@ import { limits } from '../../config.js';
 import { codeStep, passwordStep } from '../../domain/sign-in.js';
 import { signInPage, twoFactorPage } from '../../pages/sign-in.js';
 import { endSession, sessionCookieName, startSignedInSession, startTwoFactorStep } from '../session.js';
+import { applicationAsking } from './authorize-routes.js';
 import { home, html, localPath, type PagesOptions, redirect, signInPath } from './shared.js';
 
 const noAuthenticator =
@@ -14,12 +15,14 @@ export function signInRoutes({ store, now, throttle, signInCsrf }: PagesOptions)
   const router = Router();
 
   router.get(signInPath, (req, res) => {
-    html(res, 200, signInPage({ csrf: signInCsrf.token(req, res), returnTo: localPath(req.query.return_to) }));
+    const returnTo = localPath(req.query.return_to);
+    html(res, 200, signInPage({ csrf: signInCsrf.token(req, res), returnTo, application: applicationAsking(store, returnTo) }));
   });
 
   router.post(signInPath, async (req, res) => {
     const body = req.body as components['schemas']['SignInForm'];
     const returnTo = localPath(body.return_to);
+    const application = applicationAsking(store, returnTo);
     const csrf = () => signInCsrf.token(req, res);
     const address = req.ip ?? '';
 
@@ -28,9 +31,9 @@ export function signInRoutes({ store, now, throttle, signInCsrf }: PagesOptions)
       if (step.outcome === 'not-started') {
         delete req.session.twoFactor;
         const error = 'The sign-in was not started or took too long. Enter your login and password again.';
-        return html(res, 401, signInPage({ csrf: csrf(), returnTo, error }));
+        return html(res, 401, signInPage({ csrf: csrf(), returnTo, application, error }));
       }
-      if (step.outcome === 'wrong-code') return html(res, 401, twoFactorPage({ csrf: csrf(), returnTo, error: 'Invalid code.' }));
+      if (step.outcome === 'wrong-code') return html(res, 401, twoFactorPage({ csrf: csrf(), returnTo, application, error: 'Invalid code.' }));
       await startSignedInSession(req, step.userId, now());
       return redirect(res, returnTo ?? home);
     }
@@ -39,12 +42,12 @@ export function signInRoutes({ store, now, throttle, signInCsrf }: PagesOptions)
     switch (step.outcome) {
       case 'wrong-credentials':
         // One message whatever was wrong, so the page does not tell which logins exist.
-        return html(res, 401, signInPage({ csrf: csrf(), returnTo, login: body.login, error: 'Invalid login or password.' }));
+        return html(res, 401, signInPage({ csrf: csrf(), returnTo, application, login: body.login, error: 'Invalid login or password.' }));
       case 'no-authenticator':
-        return html(res, 401, signInPage({ csrf: csrf(), returnTo, login: body.login, error: noAuthenticator }));
+        return html(res, 401, signInPage({ csrf: csrf(), returnTo, application, login: body.login, error: noAuthenticator }));
       case 'code-needed':
         startTwoFactorStep(req, step.user.id, now(), limits.twoFactorStepSeconds);
-        return html(res, 200, twoFactorPage({ csrf: csrf(), returnTo }));
+        return html(res, 200, twoFactorPage({ csrf: csrf(), returnTo, application }));
       case 'signed-in':
         await startSignedInSession(req, step.user.id, now());
         return redirect(res, returnTo ?? home);
