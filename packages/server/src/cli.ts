@@ -65,7 +65,7 @@ async function main(): Promise<void> {
       ].join('\n'),
     );
   }
-  console.log(`tokenbell listening on ${config.baseUrl} (data: ${config.dataFile ?? 'in memory'})`);
+  console.log(`tokenbell listening on ${config.baseUrl} (data: ${config.dataFile ?? 'in memory'}); API reference: ${config.baseUrl}/help/api`);
   const pruning = setInterval(() => void pruneStore(store).catch(() => undefined), limits.pruneIntervalSeconds * 1000);
   pruning.unref();
 
