@@ -94,6 +94,8 @@ const apiOperations: { operation: string; scope: 'read_user' | 'read_api' | 'api
   { operation: 'getCurrentUser', scope: 'read_user', call: (c) => c.user.current() },
   { operation: 'getGlobalNotificationSettings', scope: 'read_api', call: (c) => c.notificationSettings.global.get() },
   { operation: 'updateGlobalNotificationSettings', scope: 'api', call: (c) => c.notificationSettings.global.update({ level: 'watch' }) },
+  { operation: 'getGroup', scope: 'read_api', call: (c) => c.groups.get('acme') },
+  { operation: 'getProject', scope: 'read_api', call: (c) => c.projects.get('acme/widgets') },
   { operation: 'getGroupNotificationSettings', scope: 'read_api', call: (c) => c.notificationSettings.group('acme').get() },
   { operation: 'updateGroupNotificationSettings', scope: 'api', call: (c) => c.notificationSettings.group('acme').update({ level: 'watch' }) },
   { operation: 'getProjectNotificationSettings', scope: 'read_api', call: (c) => c.notificationSettings.project('acme/widgets').get() },
@@ -985,6 +987,66 @@ export const cases: ContractCase[] = [
       await rejectsWith(ctx.client({ accessToken: tokens.access_token }).notificationSettings.global.update(update), TokenbellValidationError, { status: 400 });
     },
     behaviour: (x) => expect((x.json as { message: string }).message).toMatch(/^400 Bad request - level /),
+  },
+
+  // --- API: groups and projects ---------------------------------------------------------------------------------
+  {
+    name: 'a group by path',
+    operation: 'getGroup',
+    status: 200,
+    async call(ctx) {
+      const group = await ctx.client({ privateToken: users.awong.pat }).groups.get('acme');
+      expect(group.full_path).toBe('acme');
+    },
+    behaviour: (x) => expect(x.json).toMatchObject({ path: 'acme', parent_id: null, web_url: expect.stringMatching(/\/groups\/acme$/) }),
+  },
+  {
+    name: 'a group id longer than the document allows, fetching the group',
+    operation: 'getGroup',
+    status: 400,
+    invalidRequest: 'a 256-character id is longer than GroupOrProjectId allows',
+    async call(ctx) {
+      await rejectsWith(ctx.client({ privateToken: users.jsmith.pat }).groups.get('g'.repeat(256)), TokenbellValidationError, { status: 400 });
+    },
+  },
+  {
+    name: 'a private group the user is not a member of is not found, fetching the group',
+    operation: 'getGroup',
+    status: 404,
+    async call(ctx) {
+      const tokens = await ctx.setup.token(users.mallory, { scope: 'read_api' });
+      await rejectsWith(ctx.client({ accessToken: tokens.access_token }).groups.get('acme'), TokenbellNotFoundError, { status: 404 });
+    },
+    expect: (x) => expect(x.json).toEqual({ message: '404 Group Not Found' }),
+  },
+  {
+    name: 'a project by full path, with its namespace',
+    operation: 'getProject',
+    status: 200,
+    async call(ctx) {
+      const project = await ctx.client({ privateToken: users.awong.pat }).projects.get('acme/widgets');
+      expect(project.path_with_namespace).toBe('acme/widgets');
+    },
+    behaviour: (x) => expect(x.json).toMatchObject({ path_with_namespace: 'acme/widgets', namespace: { kind: 'group', full_path: 'acme' } }),
+  },
+  {
+    name: 'a project path longer than the document allows, fetching the project',
+    operation: 'getProject',
+    status: 400,
+    invalidRequest: 'a 256-character path is longer than GroupOrProjectId allows',
+    async call(ctx) {
+      await rejectsWith(ctx.client({ privateToken: users.jsmith.pat }).projects.get(`acme/${'p'.repeat(251)}`), TokenbellValidationError);
+    },
+  },
+  {
+    name: 'a private project the user may not see is not found, fetching the project',
+    operation: 'getProject',
+    status: 404,
+    async call(ctx) {
+      const tokens = await ctx.setup.token(users.mallory, { scope: 'read_api' });
+      await rejectsWith(ctx.client({ accessToken: tokens.access_token }).projects.get('jsmith/dotfiles'), TokenbellNotFoundError);
+    },
+    expect: (x) => expect(x.json).toEqual({ message: '404 Project Not Found' }),
   },
 
   // --- API: group notification settings ------------------------------------------------------------------------

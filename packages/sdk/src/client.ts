@@ -21,6 +21,10 @@ export type NotificationSettings = Schemas['NotificationSettings'];
 export type GlobalNotificationSettingsUpdate = Schemas['GlobalNotificationSettingsUpdate'];
 /** Parameters of a group or project update; all optional. */
 export type NotificationSettingsUpdate = Schemas['NotificationSettingsUpdate'];
+/** A group, with the fields of the service's group object that tokenbell keeps. */
+export type Group = Schemas['Group'];
+/** A project, with the fields of the service's project object that tokenbell keeps. */
+export type Project = Schemas['Project'];
 /** A group's or project's numeric id, or its full path (`acme/widgets`), not URL-encoded. */
 export type GroupOrProjectId = Schemas['GroupOrProjectId'];
 
@@ -73,6 +77,20 @@ export interface TokenbellClient {
   readonly user: {
     /** `GET /api/v3/user`: the user the credentials act for (scope `read_user`). */
     current(): Promise<User>;
+  };
+  readonly groups: {
+    /**
+     * `GET /api/v3/groups/:id`: a group by numeric id or full path (scope `read_api`).
+     * @throws {@link TokenbellNotFoundError} for a group that does not exist or the user may not see.
+     */
+    get(id: GroupOrProjectId): Promise<Group>;
+  };
+  readonly projects: {
+    /**
+     * `GET /api/v3/projects/:id`: a project by numeric id or full path (`'acme/widgets'`, unencoded; scope `read_api`).
+     * @throws {@link TokenbellNotFoundError} for a project that does not exist or the user may not see.
+     */
+    get(idOrPath: GroupOrProjectId): Promise<Project>;
   };
   readonly notificationSettings: {
     readonly global: {
@@ -162,6 +180,12 @@ export function createTokenbellClient(options: TokenbellClientOptions): Tokenbel
     },
     user: {
       current: () => json<User>(raw.GET('/api/v3/user', asText)),
+    },
+    groups: {
+      get: (id) => json<Group>(raw.GET('/api/v3/groups/{id}', { params: { path: { id } }, ...asText })),
+    },
+    projects: {
+      get: (id) => json<Project>(raw.GET('/api/v3/projects/{id}', { params: { path: { id } }, ...asText })),
     },
     notificationSettings: {
       global: {

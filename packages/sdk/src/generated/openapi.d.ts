@@ -583,6 +583,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/groups/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The group's id, or its full path URL-encoded (`acme%2Fplatform`).
+                 * @example acme
+                 */
+                id: components["schemas"]["GroupOrProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A group.
+         * @description The subset of the service's group object that tokenbell keeps. A group the user may not see answers 404 exactly as one that does not exist, as on its notification
+         *     settings; clients that fetch the object before its settings (python-gitlab's `gl.groups.get(...)`) rely on it.
+         */
+        get: operations["getGroup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/projects/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id, or its full path URL-encoded (`acme%2Fwidgets`).
+                 * @example acme%2Fwidgets
+                 */
+                id: components["schemas"]["GroupOrProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A project.
+         * @description The subset of the service's project object that tokenbell keeps. A project the user may not see answers 404 exactly as one that does not exist, as on its notification
+         *     settings; clients that fetch the object before its settings (python-gitlab's `gl.projects.get(...)`) rely on it.
+         */
+        get: operations["getProject"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v3/groups/{id}/notification_settings": {
         parameters: {
             query?: never;
@@ -734,7 +788,7 @@ export interface components {
         };
         /**
          * NotificationSettingsUpdate
-         * @description Parameters of a group or project PUT; all optional.
+         * @description Parameters of a group or project PUT; all optional. Other fields are ignored, as the service ignores them (clients send fields of later releases, such as new event names).
          * @example {
          *       "level": "custom",
          *       "new_merge_request": true,
@@ -758,7 +812,7 @@ export interface components {
         };
         /**
          * GlobalNotificationSettingsUpdate
-         * @description Parameters of the global PUT; all optional.
+         * @description Parameters of the global PUT; all optional. Other fields are ignored, as the service ignores them (clients send fields of later releases, such as new event names).
          * @example {
          *       "level": "watch",
          *       "notification_email": "jsmith@example.com"
@@ -859,6 +913,89 @@ export interface components {
             two_factor_enabled: boolean;
             is_admin: boolean;
         };
+        /**
+         * Group
+         * @description A group, with the fields of the service's group object that tokenbell keeps (others are absent, not null).
+         * @example {
+         *       "id": 1,
+         *       "name": "Acme",
+         *       "path": "acme",
+         *       "full_name": "Acme",
+         *       "full_path": "acme",
+         *       "visibility": "private",
+         *       "web_url": "http://127.0.0.1:3000/groups/acme",
+         *       "avatar_url": null,
+         *       "parent_id": null,
+         *       "created_at": "2026-11-01T09:30:00.000Z"
+         *     }
+         */
+        Group: {
+            id: number;
+            name: string;
+            path: string;
+            full_name: string;
+            full_path: string;
+            visibility: components["schemas"]["Visibility"];
+            /** Format: uri */
+            web_url: string;
+            avatar_url: null;
+            /** @description Groups do not nest here. */
+            parent_id: null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /**
+         * Project
+         * @description A project, with the fields of the service's project object that tokenbell keeps (others are absent, not null).
+         * @example {
+         *       "id": 1,
+         *       "name": "Widgets",
+         *       "path": "widgets",
+         *       "name_with_namespace": "Acme / Widgets",
+         *       "path_with_namespace": "acme/widgets",
+         *       "visibility": "private",
+         *       "web_url": "http://127.0.0.1:3000/acme/widgets",
+         *       "avatar_url": null,
+         *       "namespace": {
+         *         "id": 1,
+         *         "name": "Acme",
+         *         "path": "acme",
+         *         "kind": "group",
+         *         "full_path": "acme"
+         *       },
+         *       "created_at": "2026-11-01T09:30:00.000Z"
+         *     }
+         */
+        Project: {
+            id: number;
+            name: string;
+            path: string;
+            name_with_namespace: string;
+            path_with_namespace: string;
+            visibility: components["schemas"]["Visibility"];
+            /** Format: uri */
+            web_url: string;
+            avatar_url: null;
+            namespace: {
+                id: number;
+                name: string;
+                path: string;
+                /**
+                 * @description A group's namespace or a user's personal one.
+                 * @enum {string}
+                 */
+                kind: "group" | "user";
+                full_path: string;
+            };
+            /** Format: date-time */
+            created_at: string;
+        };
+        /**
+         * Visibility
+         * @example private
+         * @enum {string}
+         */
+        Visibility: "private" | "internal" | "public";
         Readiness: {
             /** @enum {string} */
             status: "ok" | "failed";
@@ -2469,6 +2606,66 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["ApiPayloadTooLarge"];
+        };
+    };
+    getGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The group's id, or its full path URL-encoded (`acme%2Fplatform`).
+                 * @example acme
+                 */
+                id: components["schemas"]["GroupOrProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The group. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Group"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["GroupNotFound"];
+        };
+    };
+    getProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id, or its full path URL-encoded (`acme%2Fwidgets`).
+                 * @example acme%2Fwidgets
+                 */
+                id: components["schemas"]["GroupOrProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Project"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ProjectNotFound"];
         };
     };
     getGroupNotificationSettings: {

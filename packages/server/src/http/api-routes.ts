@@ -12,7 +12,8 @@ import {
 import { satisfies } from '../domain/oauth/scopes.js';
 import { canSeeGroup, canSeeProject, findGroup, findProject } from '../domain/visibility.js';
 import type { Store } from '../store/file-store.js';
-import type { Scope, UserRecord } from '../store/schema.js';
+import type { GroupRecord, ProjectRecord, Scope, UserRecord } from '../store/schema.js';
+import { presentGroup, presentProject } from '../domain/namespaces.js';
 import { HttpError } from './errors.js';
 
 type Schemas = components['schemas'];
@@ -58,17 +59,22 @@ function settingsParams<T>(req: Request): T {
   return { ...query, ...body } as T;
 }
 
-/** The group or project, or 404 exactly as if it did not exist when the user may not see it. */
-function visibleSourceId(store: Store, user: UserRecord, type: SourceType, idOrPath: string): number {
-  if (type === 'group') {
-    const group = findGroup(store, idOrPath);
-    if (!group || !canSeeGroup(store.data, user, group)) throw new HttpError(404, '404 Group Not Found');
-    return group.id;
-  }
+/** The group, or 404 exactly as if it did not exist when the user may not see it. */
+function visibleGroup(store: Store, user: UserRecord, idOrPath: string): GroupRecord {
+  const group = findGroup(store, idOrPath);
+  if (!group || !canSeeGroup(store.data, user, group)) throw new HttpError(404, '404 Group Not Found');
+  return group;
+}
+
+/** The project, or 404 exactly as if it did not exist when the user may not see it. */
+function visibleProject(store: Store, user: UserRecord, idOrPath: string): ProjectRecord {
   const project = findProject(store, idOrPath);
   if (!project || !canSeeProject(store.data, user, project)) throw new HttpError(404, '404 Project Not Found');
-  return project.id;
+  return project;
 }
+
+const visibleSourceId = (store: Store, user: UserRecord, type: SourceType, idOrPath: string): number =>
+  (type === 'group' ? visibleGroup(store, user, idOrPath) : visibleProject(store, user, idOrPath)).id;
 
 export function apiRouter(store: Store, baseUrl: string): Router {
   const router = Router();
@@ -76,6 +82,12 @@ export function apiRouter(store: Store, baseUrl: string): Router {
 
   router.get('/user', (_req, res) => {
     res.json(presentUser(principalOf(res).user, baseUrl));
+  });
+  router.get('/groups/:id', (req, res) => {
+    res.json(presentGroup(visibleGroup(store, principalOf(res).user, String(req.params.id)), baseUrl));
+  });
+  router.get('/projects/:id', (req, res) => {
+    res.json(presentProject(store, visibleProject(store, principalOf(res).user, String(req.params.id)), baseUrl));
   });
   router.get('/notification_settings', (_req, res) => {
     res.json(presentGlobal(store, principalOf(res).user));

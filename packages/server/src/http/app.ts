@@ -13,6 +13,7 @@ import { openApiValidation, routingSettings } from './openapi-validation.js';
 import { pageAssets, pageHeaders, pagePaths, pageSessions, pagesRouter } from './pages-routes.js';
 import type { HttpLogger } from 'pino-http';
 import { documentRouter } from './document-routes.js';
+import { answerJsonExactly } from './json-answers.js';
 import { referenceRouter } from './reference-routes.js';
 import { Metrics, operationsRouter } from './operations.js';
 import { signInCsrf } from './session.js';
@@ -93,6 +94,7 @@ export function createApp({ store, config, now = wallClock, log, requestLog, thr
   if (requestLog) app.use(requestLog as unknown as RequestHandler);
   app.use(metrics.observeRequests);
   app.disable('x-powered-by');
+  answerJsonExactly(app);
   for (const [setting, value] of Object.entries(routingSettings)) app.set(setting, value);
   // req.ip (the sign-in throttle's key) and req.secure (the session cookie's Secure flag) follow it.
   app.set('trust proxy', config.trustProxy ?? false);

@@ -174,6 +174,7 @@ export function lastResortHandler(log: (message: string) => void = (m) => consol
       res.destroy();
       return;
     }
-    res.status(500).set('Content-Type', 'application/json; charset=utf-8').end('{"message":"500 Internal Server Error"}');
+    res.status(500).setHeader('Content-Type', 'application/json');
+    res.end('{"message":"500 Internal Server Error"}');
   };
 }

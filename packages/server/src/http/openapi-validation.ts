@@ -17,7 +17,10 @@ export function openApiValidation({ validateResponses }: ValidationOptions): Req
   const chain = OpenApiValidator.middleware({
     apiSpec: documentPath,
     validateApiSpec: false,
-    validateRequests: { allowUnknownQueryParameters: false },
+    // Unknown query parameters are ignored, as the service ignores them and RFC 6749 section 3.1 requires of the
+    // authorization endpoint: clients send extra ones (python-gitlab sends `id` on settings GETs). Known ones are
+    // still checked strictly.
+    validateRequests: { allowUnknownQueryParameters: true },
     validateResponses: validateResponses ? { removeAdditional: false } : false,
     // The security schemes are enforced by apiAuthentication and the routes; the validator checks shapes only.
     validateSecurity: false,

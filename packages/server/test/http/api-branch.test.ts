@@ -42,8 +42,8 @@ describe('the API branch', () => {
   });
 
   it('checks the token before the parameters', async () => {
-    expect((await send('GET', '/api/v3/notification_settings?unknown=1')).status).toBe(401);
-    expect((await send('GET', '/api/v3/notification_settings?unknown=1', pat)).status).toBe(400);
+    expect((await send('PUT', '/api/v3/notification_settings?level=bogus')).status).toBe(401);
+    expect((await send('PUT', '/api/v3/notification_settings?level=bogus', pat)).status).toBe(400);
     expect((await send('DELETE', '/api/v3/notification_settings')).status).toBe(401);
     const wrongMethod = await send('DELETE', '/api/v3/notification_settings', pat);
     expect(wrongMethod.status).toBe(405);

@@ -247,3 +247,54 @@ describe('a project in a personal namespace', () => {
     expect(others.status).toBe(404);
   });
 });
+
+describe("what the service's clients depend on", () => {
+  it('ignores unknown query and body parameters, and still checks the known ones', async () => {
+    // python-gitlab sends the id again in the query of a settings GET.
+    const get = await api('/projects/acme%2Fwidgets/notification_settings?id=acme%2Fwidgets');
+    expect(get.status).toBe(200);
+    // gitbeaker's typed options include events of later releases.
+    const before = storedSettings();
+    const put = await api('/groups/acme/notification_settings', json('PUT', { level: 'custom', new_issue: true, fixed_pipeline: true, moved_project: false }));
+    expect(put.status).toBe(200);
+    const answer = await put.json();
+    expect(answer.events.new_issue).toBe(true);
+    expect(Object.keys(answer.events).sort()).toEqual([...notificationEvents].sort());
+    expect(storedSettings()).not.toBe(before);
+    expect(storedSettings()).not.toContain('fixed_pipeline');
+    // A known parameter out of range is still refused, and changes nothing.
+    const stored = storedSettings();
+    const bad = await api('/groups/acme/notification_settings?unknown=1', json('PUT', { level: 'loud', fixed_pipeline: true }));
+    expect(bad.status).toBe(400);
+    expect(storedSettings()).toBe(stored);
+  });
+
+  it('answers JSON with Content-Type application/json exactly, errors included', async () => {
+    expect((await api('/user')).headers.get('content-type')).toBe('application/json');
+    expect((await api('/user', { token: 'not-a-token' })).headers.get('content-type')).toBe('application/json');
+    expect((await api('/groups/no-such-group')).headers.get('content-type')).toBe('application/json');
+    const token = await fetch(`${server.baseUrl}/oauth/token`, form({ grant_type: 'password', username: 'jsmith', password: 'wrong' }));
+    expect(token.headers.get('content-type')).toBe('application/json');
+  });
+});
+
+describe('groups and projects (fetched before their settings)', () => {
+  it('shows a group by id and by path, and hides one the user may not see', async () => {
+    const byPath = await (await api('/groups/acme')).json();
+    expect(byPath).toMatchObject({ path: 'acme', full_path: 'acme', parent_id: null, web_url: `http://127.0.0.1/groups/acme` });
+    expect(await (await api(`/groups/${byPath.id}`)).json()).toEqual(byPath);
+    const hidden = await api('/groups/acme', { token: malloryToken });
+    expect(hidden.status).toBe(404);
+    expect(await hidden.json()).toEqual({ message: '404 Group Not Found' });
+  });
+
+  it('shows a project with its namespace, a personal one included, and answers under /api/v4', async () => {
+    const project = await (await api('/projects/acme%2Fwidgets')).json();
+    expect(project).toMatchObject({ path_with_namespace: 'acme/widgets', namespace: { kind: 'group', path: 'acme' } });
+    const personal = await (await api('/projects/jsmith%2Fdotfiles')).json();
+    expect(personal).toMatchObject({ path_with_namespace: 'jsmith/dotfiles', namespace: { kind: 'user', path: 'jsmith', name: 'Jane Smith' } });
+    const v4 = await fetch(`${server.baseUrl}/api/v4/projects/${project.id}`, { headers: { authorization: `Bearer ${jsmithToken}` } });
+    expect(await v4.json()).toEqual(project);
+    expect((await api('/projects/jsmith%2Fdotfiles', { token: malloryToken })).status).toBe(404);
+  });
+});
