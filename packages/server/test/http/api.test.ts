@@ -281,7 +281,7 @@ describe("what the service's clients depend on", () => {
 describe('groups and projects (fetched before their settings)', () => {
   it('shows a group by id and by path, and hides one the user may not see', async () => {
     const byPath = await (await api('/groups/acme')).json();
-    expect(byPath).toMatchObject({ path: 'acme', full_path: 'acme', parent_id: null, web_url: `http://127.0.0.1/groups/acme` });
+    expect(byPath).toMatchObject({ path: 'acme', full_path: 'acme', parent_id: null, web_url: `${server.baseUrl}/groups/acme` });
     expect(await (await api(`/groups/${byPath.id}`)).json()).toEqual(byPath);
     const hidden = await api('/groups/acme', { token: malloryToken });
     expect(hidden.status).toBe(404);

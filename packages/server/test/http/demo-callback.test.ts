@@ -15,7 +15,7 @@ const unescape = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'")
 
 it('takes the demo application from consent to a code on its callback page, and the shown request gets tokens', async () => {
   // The test server's base URL is its own address, as the CLI's is.
-  const demo = (await ensureDemoData(server.store, 'http://127.0.0.1'))!;
+  const demo = (await ensureDemoData(server.store, server.baseUrl))!;
   const agent = new Agent(server.baseUrl);
   expect((await signIn(agent, demo.username, demo.password)).status).toBe(302);
   const query = new URLSearchParams({ client_id: demo.client_id, redirect_uri: demo.redirect_uri, response_type: 'code', state: 'first-try' });
@@ -23,7 +23,7 @@ it('takes the demo application from consent to a code on its callback page, and 
   const fields = Object.fromEntries([...consent.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, unescape(m[2]!)]));
   const approved = await agent.post('/oauth/authorize', { ...fields, decision: 'approve', _csrf: csrfOf(consent) });
   const location = new URL(approved.headers.get('location')!);
-  expect(`${location.origin}${location.pathname}`).toBe('http://127.0.0.1/demo/callback');
+  expect(`${location.origin}${location.pathname}`).toBe(`${server.baseUrl}/demo/callback`);
 
   const page = await agent.get(`/demo/callback${location.search}`);
   expect(page.status).toBe(200);
@@ -33,7 +33,7 @@ it('takes the demo application from consent to a code on its callback page, and 
   expect(code).toBe(location.searchParams.get('code'));
   expect(text).toContain('value="first-try"');
   const command = unescape(/<pre><code>([^<]+)<\/code><\/pre>/.exec(text)![1]!);
-  expect(command).toBe(`curl -X POST http://127.0.0.1/oauth/token -u 'CLIENT_ID:CLIENT_SECRET' -d grant_type=authorization_code -d code=${code} --data-urlencode redirect_uri=http://127.0.0.1/demo/callback`);
+  expect(command).toBe(`curl -X POST ${server.baseUrl}/oauth/token -u 'CLIENT_ID:CLIENT_SECRET' -d grant_type=authorization_code -d code=${code} --data-urlencode redirect_uri=${server.baseUrl}/demo/callback`);
 
   // The request the page shows, with the demo credentials in place of the placeholders.
   const token = await fetch(`${server.baseUrl}/oauth/token`, {

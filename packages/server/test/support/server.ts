@@ -1,6 +1,8 @@
 // Starts the real application on 127.0.0.1 and a free port, by default on an in-memory store seeded from the example
 // fixture.
+import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { LoginThrottle } from '../../src/domain/login-throttle.js';
@@ -55,13 +57,20 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   let offset = 0;
   const now = () => Math.floor(Date.now() / 1000) + offset;
   const logs: string[] = [];
+  // Listening first, so that the app's base URL (the issuer, the metadata's endpoints, web_url) names the real port,
+  // as it does for a server started by the CLI; clients that discover their endpoints depend on it.
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}`;
   const app = createApp({
     store,
     now,
     log: (m) => logs.push(m),
     ...(options.throttle ? { throttle: options.throttle } : {}),
     config: {
-      baseUrl: 'http://127.0.0.1',
+      baseUrl,
       tokenTtl: options.tokenTtl ?? 7200,
       codeTtl: 600,
       validateResponses: options.validateResponses ?? true,
@@ -74,11 +83,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       ...(options.proxy ? { ...options.proxy, secureCookies: options.proxy.baseUrl.startsWith('https:') } : {}),
     },
   });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as AddressInfo;
+  server.on('request', app);
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl,
     store,
     now,
     advance: (s) => {
