@@ -1,0 +1,70 @@
+// panva's openid-client, configured from the server's RFC 8414 metadata alone: the authorization code grant with
+// PKCE and state (the user's part through the real sign-in and consent forms), refresh, introspection and
+// revocation, each as the library checks them (issuer, token type, response shapes).
+import * as client from 'openid-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Agent, csrfOf, signIn } from '../../packages/server/test/support/agent.js';
+import { seed, startTestServer, type TestServer } from '../../packages/server/test/support/server.js';
+import { installedVersion } from './installed.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server?.close());
+
+const unescapeHtml = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+
+/** The user's part of the flow, through the pages as a browser would: sign in, approve; answers the redirect. */
+async function approve(authorizationUrl: URL): Promise<URL> {
+  const agent = new Agent(server.baseUrl);
+  expect((await signIn(agent, seed.jsmith.username, seed.jsmith.password)).status).toBe(302);
+  const consent = await (await agent.get(authorizationUrl.href)).text();
+  const fields = Object.fromEntries([...consent.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, unescapeHtml(m[2]!)]));
+  const approved = await agent.post('/oauth/authorize', { ...fields, decision: 'approve', _csrf: csrfOf(consent) });
+  expect(approved.status).toBe(302);
+  return new URL(approved.headers.get('location')!);
+}
+
+describe(`openid-client ${installedVersion('openid-client')} (oauth4webapi ${installedVersion('oauth4webapi')})`, () => {
+  it('discovers the server, runs the code flow with PKCE, refreshes, introspects and revokes', async () => {
+    const config = await client.discovery(new URL(server.baseUrl), seed.client.id, seed.client.secret, undefined, {
+      algorithm: 'oauth2',
+      execute: [client.allowInsecureRequests],
+    });
+    expect(config.serverMetadata().issuer).toBe(server.baseUrl);
+
+    const redirectUri = 'http://127.0.0.1:8080/callback';
+    const verifier = client.randomPKCECodeVerifier();
+    const state = client.randomState();
+    const authorizationUrl = client.buildAuthorizationUrl(config, {
+      redirect_uri: redirectUri,
+      scope: 'api read_user',
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+    });
+    const callback = await approve(authorizationUrl);
+    expect(`${callback.origin}${callback.pathname}`).toBe(redirectUri);
+
+    const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+    expect(tokens.token_type.toLowerCase()).toBe('bearer');
+    expect(tokens.scope).toBe('api read_user');
+    expect(tokens.refresh_token).toEqual(expect.any(String));
+    const me = await client.fetchProtectedResource(config, tokens.access_token, new URL(`${server.baseUrl}/api/v4/user`), 'GET');
+    expect(((await me.json()) as { username: string }).username).toBe('jsmith');
+
+    const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);
+    expect(refreshed.access_token).not.toBe(tokens.access_token);
+
+    const active = await client.tokenIntrospection(config, refreshed.access_token);
+    expect(active).toMatchObject({ active: true, client_id: seed.client.id, username: 'jsmith', scope: 'api read_user' });
+    // Rotation: the first access token went with its refresh token.
+    expect((await client.tokenIntrospection(config, tokens.access_token)).active).toBe(false);
+
+    await client.tokenRevocation(config, refreshed.refresh_token!);
+    expect((await client.tokenIntrospection(config, refreshed.access_token)).active).toBe(false);
+    await expect(client.refreshTokenGrant(config, refreshed.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+});
