@@ -66,5 +66,4 @@ describe(`openid-client ${installedVersion('openid-client')} (oauth4webapi ${ins
     expect((await client.tokenIntrospection(config, refreshed.access_token)).active).toBe(false);
     await expect(client.refreshTokenGrant(config, refreshed.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
   });
-
 });

@@ -14,6 +14,7 @@ import { pageAssets, pageHeaders, pagePaths, pageSessions, pagesRouter } from '.
 import type { HttpLogger } from 'pino-http';
 import { documentRouter } from './document-routes.js';
 import { answerJsonExactly } from './json-answers.js';
+import { crossOrigin } from './cors.js';
 import { referenceRouter } from './reference-routes.js';
 import { Metrics, operationsRouter } from './operations.js';
 import { signInCsrf } from './session.js';
@@ -113,6 +114,8 @@ export function createApp({ store, config, now = wallClock, log, requestLog, thr
   api.use('/api/v3', apiRouter(store, config.baseUrl));
 
   app.use(apiV4Alias);
+  // Before the branches, so that a preflight is answered here and every answer, errors included, carries the headers.
+  app.use(crossOrigin);
   app.use((req, res, next) => {
     const area = areaOf(req.path);
     if (area === 'pages') return next();
