@@ -1040,7 +1040,8 @@ export interface components {
         TokenRequest: components["schemas"]["AuthorizationCodeTokenRequest"] | components["schemas"]["PasswordTokenRequest"] | components["schemas"]["RefreshTokenRequest"];
         /**
          * ClientCredentials
-         * @description Client authentication in the body (RFC 6749 section 2.3.1); HTTP Basic may be used instead.
+         * @description Client authentication in the body (RFC 6749 section 2.3.1); HTTP Basic may be used instead. A public client
+         *     (registered as not confidential) sends its client_id alone, at the token and revocation endpoints only.
          * @example {
          *       "client_id": "3hYq8v2Kx0cWmJ5tQz7rBn1LpD4sFgHa",
          *       "client_secret": "tbcs_Wq5nR8vK2mXj7LpT4zYc9HbF3dGs6AeN"
@@ -1049,7 +1050,7 @@ export interface components {
         ClientCredentials: {
             /** @description The App ID. */
             client_id?: string;
-            /** @description The App Secret. */
+            /** @description The App Secret; a public client has none. */
             client_secret?: string;
         };
         /**
@@ -1256,11 +1257,13 @@ export interface components {
          *       ],
          *       "token_endpoint_auth_methods_supported": [
          *         "client_secret_basic",
-         *         "client_secret_post"
+         *         "client_secret_post",
+         *         "none"
          *       ],
          *       "revocation_endpoint_auth_methods_supported": [
          *         "client_secret_basic",
-         *         "client_secret_post"
+         *         "client_secret_post",
+         *         "none"
          *       ],
          *       "introspection_endpoint_auth_methods_supported": [
          *         "client_secret_basic",
@@ -1404,6 +1407,14 @@ export interface components {
             redirect_uri: string;
             /** @description The scopes the application may ask for (checkboxes); defaults to `api`. */
             scopes?: ("api" | "read_api" | "read_user") | ("api" | "read_api" | "read_user")[];
+            /**
+             * @description Absent means `true`. `false` registers a public client (a browser or native app that cannot keep a secret, RFC 6749 section
+             *     2.1): it gets no App Secret, identifies itself by client_id alone at the token and revocation endpoints,
+             *     and must send a PKCE challenge (S256). `true` (the default, as the service's "Confidential" checkbox) is a
+             *     client that authenticates with its App Secret.
+             * @enum {string}
+             */
+            confidential?: "true" | "false";
         };
         /**
          * PersonalAccessTokenForm

@@ -20,15 +20,21 @@ export interface NewApplication {
   uid?: string;
   /** Only for seeds: a fixed App Secret instead of a random one. */
   secret?: string;
+  /** False registers a public client: no secret, PKCE required. Defaults to true, as the service's checkbox. */
+  confidential?: boolean;
 }
 
 export interface CheckedApplication {
   name: string;
   redirect_uris: string[];
   scopes: Scope[];
+  confidential: boolean;
   uid?: string;
   secret?: string;
 }
+
+/** Whether the client keeps a secret; records from before the choice existed are confidential. */
+export const isConfidential = (application: ApplicationRecord): boolean => application.confidential !== false;
 
 /** Checks an application's fields (not the store); answers them with defaults filled in; throws InputError. */
 export function checkApplicationFields(input: NewApplication): CheckedApplication {
@@ -42,10 +48,14 @@ export function checkApplicationFields(input: NewApplication): CheckedApplicatio
   if (input.secret !== undefined && (typeof input.secret !== 'string' || !/^[\x21-\x7e]{16,256}$/.test(input.secret))) {
     throw new InputError('secret', 'must be 16 to 256 printable ASCII characters without spaces');
   }
+  const confidential = input.confidential ?? true;
+  if (typeof confidential !== 'boolean') throw new InputError('confidential', 'must be true or false');
+  if (!confidential && input.secret !== undefined) throw new InputError('secret', 'must be absent: a public application has no secret');
   return {
     name: input.name.trim(),
     redirect_uris: redirectUris,
     scopes,
+    confidential,
     ...(input.uid === undefined ? {} : { uid: input.uid }),
     ...(input.secret === undefined ? {} : { secret: input.secret }),
   };
@@ -57,13 +67,14 @@ export function insertApplication(
   ownerId: number,
   input: CheckedApplication,
   uid: string,
-  secret: string,
+  secret: string | null,
 ): ApplicationRecord {
   if (store.lookup('applications', 'uid', uid)) throw new InputError('uid', `the App ID ${JSON.stringify(uid)} is already taken`, 'taken');
   return store.insert('applications', {
     id: store.nextId('applications'),
     uid,
-    secretDigest: digest(secret),
+    secretDigest: secret === null ? null : digest(secret),
+    confidential: input.confidential,
     name: input.name,
     redirect_uris: [...input.redirect_uris],
     scopes: [...input.scopes],
@@ -72,16 +83,22 @@ export function insertApplication(
   });
 }
 
-/** Registers an application; the plain App Secret is answered once here. */
+/** Registers an application; the plain App Secret (none for a public client) is answered once here. */
+export async function registerApplication(
+  store: Store,
+  ownerId: number,
+  input: NewApplication & { confidential?: true },
+): Promise<{ record: ApplicationRecord; secret: string }>;
+export async function registerApplication(store: Store, ownerId: number, input: NewApplication): Promise<{ record: ApplicationRecord; secret: string | null }>;
 export async function registerApplication(
   store: Store,
   ownerId: number,
   input: NewApplication,
-): Promise<{ record: ApplicationRecord; secret: string }> {
+): Promise<{ record: ApplicationRecord; secret: string | null }> {
   const checked = checkApplicationFields(input);
   if (!store.lookup('users', 'id', ownerId)) throw new InputError('owner', `there is no user ${ownerId}`, 'unknown');
   const uid = checked.uid ?? newClientId();
-  const secret = checked.secret ?? newSecret('clientSecret');
+  const secret = checked.confidential ? (checked.secret ?? newSecret('clientSecret')) : null;
   const record = await store.commit(() => insertApplication(store, ownerId, checked, uid, secret));
   return { record, secret };
 }

@@ -35,6 +35,9 @@ const presentedClient = (req: Request) => {
 
 export function metadata(baseUrl: string, grants: GrantRegistry): Schemas['AuthorizationServerMetadata'] {
   const authMethods = ['client_secret_basic', 'client_secret_post'];
+  // Public clients send their client_id alone to the token and revocation endpoints; introspection is for
+  // confidential clients (resource servers) only.
+  const withPublic = [...authMethods, 'none'];
   return {
     issuer: baseUrl,
     authorization_endpoint: `${baseUrl}/oauth/authorize`,
@@ -45,8 +48,8 @@ export function metadata(baseUrl: string, grants: GrantRegistry): Schemas['Autho
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: [...grants.enabled],
-    token_endpoint_auth_methods_supported: authMethods,
-    revocation_endpoint_auth_methods_supported: authMethods,
+    token_endpoint_auth_methods_supported: withPublic,
+    revocation_endpoint_auth_methods_supported: withPublic,
     introspection_endpoint_auth_methods_supported: authMethods,
     code_challenge_methods_supported: ['S256'],
     service_documentation: 'https://github.com/tokenbell/tokenbell#readme',
@@ -60,8 +63,12 @@ export function oauthRouter({ store, baseUrl, tokenTtl, now, throttle, introspec
   router.post('/oauth/token', async (req, res) => {
     const body = req.body as Schemas['TokenRequest'];
     grants.assertServed(body.grant_type);
-    // Credentials, when sent, must be right even where the grant does not require them.
-    const client = authenticateClientRequest(store, presentedClient(req), { required: grants.clientRequired(body.grant_type) });
+    // Credentials, when sent, must be right even where the grant does not require them. A public client has no
+    // credentials to trust with a user's password, so the password grant takes confidential clients only.
+    const client = authenticateClientRequest(store, presentedClient(req), {
+      required: grants.clientRequired(body.grant_type),
+      publicClients: body.grant_type !== 'password',
+    });
     const base = { store, now: now(), tokenTtl };
     let answer;
     if (body.grant_type === 'authorization_code') {
@@ -78,7 +85,7 @@ export function oauthRouter({ store, baseUrl, tokenTtl, now, throttle, introspec
 
   router.post('/oauth/revoke', async (req, res) => {
     const body = req.body as Schemas['RevocationRequest'];
-    const client = authenticateClientRequest(store, presentedClient(req), { required: false });
+    const client = authenticateClientRequest(store, presentedClient(req), { required: false, publicClients: true });
     await revokeToken(store, client, body, now());
     res.json({});
   });

@@ -2,6 +2,7 @@
 // the user has authorized.
 import type { AuthorizedApplication } from '../domain/authorized-applications.js';
 import type { ApplicationRecord, UserRecord } from '../store/schema.js';
+import { isConfidential } from '../domain/applications.js';
 import { html } from './html.js';
 import { csrfField, formError, isoDate, listTable, scopeCheckboxes, signedInPage } from './frame.js';
 
@@ -9,6 +10,7 @@ export interface ApplicationFormState {
   name?: string | undefined;
   redirect_uri?: string | undefined;
   scopes?: readonly string[] | undefined;
+  confidential?: boolean | undefined;
   error?: string | undefined;
 }
 
@@ -41,7 +43,7 @@ ${
         applications.map((a) => ({
           name: a.name,
           cells: [
-            html`<code>${a.uid}</code>`,
+            html`<code>${a.uid}</code>${isConfidential(a) ? '' : html`<p class="hint">Public client</p>`}`,
             html`<ul class="plain">${a.redirect_uris.map((u) => html`<li><code>${u}</code></li>`)}</ul>`,
             a.scopes.join(', '),
             html`<form method="post" action="/profile/applications/${a.id}/delete">${csrfField(csrf)}<button type="submit" class="danger">Delete<span class="visually-hidden"> ${a.name}</span></button></form>`,
@@ -88,12 +90,25 @@ ${csrfField(csrf)}
 <textarea id="application-redirect-uri" name="redirect_uri" required rows="3" maxlength="8192" aria-describedby="redirect-uri-hint">${form.redirect_uri ?? ''}</textarea>
 <p class="hint" id="redirect-uri-hint">One absolute URI per line, without a fragment.</p></div>
 ${scopeCheckboxes('application-scope', form.scopes ?? ['api'])}
+${confidentialChoice(form.confidential ?? true)}
 <button type="submit">Save application</button>
 </form>`;
 }
 
+/** The service's "Confidential" choice, as two radio buttons so that leaving it alone means confidential. */
+function confidentialChoice(confidential: boolean) {
+  const option = (value: 'true' | 'false', label: string, hint: string) =>
+    html`<div class="choice"><input type="radio" id="application-confidential-${value}" name="confidential" value="${value}"${confidential === (value === 'true') ? html` checked` : ''}>
+<label for="application-confidential-${value}">${label}</label> <span class="hint">${hint}</span></div>`;
+  return html`<fieldset>
+<legend>Client type</legend>
+${option('true', 'Confidential', 'A server-side app that keeps its App Secret private.')}
+${option('false', 'Public', 'A browser or mobile app that cannot keep a secret: no App Secret, PKCE required.')}
+</fieldset>`;
+}
+
 /** Shown once, right after registration: the only time the App Secret is ever visible. */
-export function applicationCreatedPage(user: UserRecord, csrf: string, application: ApplicationRecord, secret: string, warnings: readonly string[] = []): string {
+export function applicationCreatedPage(user: UserRecord, csrf: string, application: ApplicationRecord, secret: string | null, warnings: readonly string[] = []): string {
   return signedInPage(
     `Application: ${application.name}`,
     user,
@@ -102,9 +117,13 @@ export function applicationCreatedPage(user: UserRecord, csrf: string, applicati
 <p role="status">The application was registered.</p>
 <div class="field"><label for="app-id">App ID</label>
 <input id="app-id" type="text" readonly value="${application.uid}"></div>
-<div class="field"><label for="app-secret">App Secret</label>
+${
+  secret === null
+    ? html`<p>This is a public client: it has no App Secret. It identifies itself with its App ID and must send a PKCE challenge (S256) with every authorization request.</p>`
+    : html`<div class="field"><label for="app-secret">App Secret</label>
 <input id="app-secret" type="text" readonly value="${secret}" aria-describedby="app-secret-hint"></div>
-<p class="hint" id="app-secret-hint">Copy the App Secret now. It is not stored and will not be shown again.</p>
+<p class="hint" id="app-secret-hint">Copy the App Secret now. It is not stored and will not be shown again.</p>`
+}
 <h2>Redirect URIs</h2>
 <ul>${application.redirect_uris.map((u) => html`<li><code>${u}</code></li>`)}</ul>
 ${warnings.map((w) => html`<p class="warning" role="note">${w}</p>`)}

@@ -72,8 +72,14 @@ export interface ApplicationRecord {
   readonly id: number;
   /** The App ID, sent as client_id. */
   readonly uid: string;
-  /** SHA-256 hex digest of the App Secret. */
-  readonly secretDigest: string;
+  /** SHA-256 hex digest of the App Secret; null for a public client, which has none. */
+  readonly secretDigest: string | null;
+  /**
+   * False for a public client (a browser or native app that cannot keep a secret, RFC 6749 section 2.1): it
+   * identifies itself by client_id alone and must use PKCE. Absent in records stored before the choice existed,
+   * which were all confidential.
+   */
+  readonly confidential?: boolean;
   readonly name: string;
   readonly redirect_uris: readonly string[];
   readonly scopes: readonly Scope[];

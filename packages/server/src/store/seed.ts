@@ -51,6 +51,8 @@ import type { Membership, Scope, Visibility } from './schema.js';
  *   (the project lives in that user's namespace). `members` is optional.
  * - A user with `two_factor_enabled` signs in to the pages with a code from an authenticator app holding
  *   `otp_secret` (TOTP, SHA-1, 6 digits, 30 s); without one, such a user cannot sign in to the pages at all.
+ * - An application with `"confidential": false` is a public client (a browser or native app): it has no
+ *   `client_secret` and must use PKCE.
  * - Plain secrets (passwords, tokens, client secrets) are only in the fixture: the store keeps scrypt hashes and
  *   SHA-256 digests. `expires_at` is the token's last valid day (UTC); `scopes` default to `["api"]`.
  */
@@ -97,9 +99,12 @@ export interface SeedApplication {
   name: string;
   owner: string;
   client_id: string;
-  client_secret: string;
+  /** Absent, and only absent, for a public client. */
+  client_secret?: string;
   redirect_uris: string[];
   scopes?: Scope[];
+  /** False for a public client (a browser or native app): no secret, PKCE required. Defaults to true. */
+  confidential?: boolean;
 }
 
 /** A fixture that cannot be loaded; `problems` lists every bad entry, e.g. `users[2].email: ...`. */
@@ -129,7 +134,7 @@ const entryKeys = {
   group: ['path', 'name', 'visibility', 'members'],
   project: ['namespace', 'path', 'name', 'visibility', 'members'],
   member: ['username', 'access_level'],
-  application: ['name', 'owner', 'client_id', 'client_secret', 'redirect_uris', 'scopes'],
+  application: ['name', 'owner', 'client_id', 'client_secret', 'redirect_uris', 'scopes', 'confidential'],
 };
 
 /** What a checked fixture will insert, in order. */
@@ -337,12 +342,12 @@ function planApplication(planning: Planning, application: Record<string, unknown
   const path = `applications[${i}]`;
   at(path, () => {
     unknownKeys(application, entryKeys.application);
-    const { owner, client_id, client_secret } = application;
+    const { owner, client_id, client_secret, confidential } = application;
     if (typeof owner !== 'string' || !userExists(owner)) {
       throw new InputError('owner', `${JSON.stringify(owner)} is not a user of the fixture or the store`, 'unknown');
     }
     if (typeof client_id !== 'string') throw new InputError('client_id', 'must be a string');
-    if (typeof client_secret !== 'string') throw new InputError('client_secret', 'must be a string');
+    if (confidential !== false && typeof client_secret !== 'string') throw new InputError('client_secret', 'must be a string');
     let checked: CheckedApplication;
     try {
       checked = checkApplicationFields({
@@ -350,7 +355,8 @@ function planApplication(planning: Planning, application: Record<string, unknown
         redirect_uris: application.redirect_uris as string[],
         scopes: application.scopes as Scope[] | undefined,
         uid: client_id,
-        secret: client_secret,
+        ...(client_secret === undefined ? {} : { secret: client_secret as string }),
+        ...(confidential === undefined ? {} : { confidential: confidential as boolean }),
       });
     } catch (error) {
       // The fixture names these as the token endpoint does.
@@ -415,7 +421,7 @@ export async function loadSeed(store: Store, fixture: unknown): Promise<SeedSumm
       });
     }
     for (const { owner, application } of steps.applications) {
-      insertApplication(store, userId(owner), application, application.uid!, application.secret!);
+      insertApplication(store, userId(owner), application, application.uid!, application.secret ?? null);
     }
     return {
       users: steps.users.length,

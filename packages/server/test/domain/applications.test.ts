@@ -24,7 +24,7 @@ beforeEach(async () => {
 });
 afterEach(() => store.close());
 
-const app: NewApplication = { name: 'Example App', redirect_uris: ['https://app.example.com/callback'], scopes: ['api', 'read_user'] };
+const app: NewApplication & { confidential?: true } = { name: 'Example App', redirect_uris: ['https://app.example.com/callback'], scopes: ['api', 'read_user'] };
 
 describe('registerApplication', () => {
   it('answers the secret once and stores its digest', async () => {

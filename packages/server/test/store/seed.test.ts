@@ -42,7 +42,7 @@ describe('loadSeed with the example fixture', () => {
     const pat = findActivePersonalAccessToken(store, 'tbpat-jsmith-example-token-000000000000000000');
     expect(pat).toMatchObject({ user_id: id('jsmith'), scopes: ['api'] });
     const appEntry = example.applications[0]!;
-    expect(authenticateClient(store, appEntry.client_id, appEntry.client_secret)).toMatchObject({
+    expect(authenticateClient(store, appEntry.client_id, appEntry.client_secret!)).toMatchObject({
       name: 'Example App',
       owner_id: id('jsmith'),
       redirect_uris: ['http://127.0.0.1:8080/callback'],

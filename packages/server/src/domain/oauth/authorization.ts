@@ -6,7 +6,7 @@ import { digest, newSecret } from '../secrets.js';
 import { isValidChallenge } from './pkce.js';
 import { matchingRedirectUri } from './redirect-uris.js';
 import { narrowScope } from './scopes.js';
-import { findApplicationByUid } from '../applications.js';
+import { findApplicationByUid, isConfidential } from '../applications.js';
 
 export interface AuthorizationRequest {
   client_id: string;
@@ -62,6 +62,10 @@ export function checkAuthorizationRequest(store: Store, params: AuthorizationReq
   }
   const scopes = narrowScope(params.scope, application.scopes);
   if (!scopes) return fail('invalid_scope', 'The requested scope is invalid, unknown, or malformed.');
+  if (!isConfidential(application) && params.code_challenge === undefined) {
+    // A public client's code is only as safe as its PKCE challenge (RFC 9700 section 2.1.1).
+    return fail('invalid_request', 'code_challenge is required: this application is a public client, which must use PKCE (S256).');
+  }
   let code_challenge: string | null = null;
   if (params.code_challenge !== undefined || params.code_challenge_method !== undefined) {
     if ((params.code_challenge_method ?? 'plain') !== 'S256') {

@@ -2,7 +2,7 @@
 // HTTP Basic (client_secret_basic) or body parameters (client_secret_post), never both.
 import type { Store } from '../../store/file-store.js';
 import type { ApplicationRecord } from '../../store/schema.js';
-import { authenticateClient } from '../applications.js';
+import { authenticateClient, findApplicationByUid, isConfidential } from '../applications.js';
 import { OAuthError, invalidClient } from './errors.js';
 
 export interface PresentedClientCredentials {
@@ -33,13 +33,15 @@ function parseBasic(header: string): { id: string; secret: string } | 'malformed
 }
 
 /**
- * The authenticated client, or null when none was presented and `required` is false.
+ * The authenticated client, or null when none was presented and `required` is false. Where `publicClients` is set,
+ * a public client identifies itself by its client_id alone (RFC 6749 sections 2.3 and 3.2.1, "none" in RFC 8414
+ * terms); it has no secret, so any secret sent for it is wrong.
  * Throws `invalid_client` (401) for unknown clients and wrong secrets, and `invalid_request` for two methods at once.
  */
 export function authenticateClientRequest(
   store: Store,
   presented: PresentedClientCredentials,
-  { required }: { required: boolean },
+  { required, publicClients = false }: { required: boolean; publicClients?: boolean },
 ): ApplicationRecord | null {
   const basic = presented.authorization ? parseBasic(presented.authorization) : undefined;
   const inBody = presented.client_id !== undefined || presented.client_secret !== undefined;
@@ -55,7 +57,12 @@ export function authenticateClientRequest(
     if (required) throw invalidClient();
     return null;
   }
-  const application = secret === undefined ? undefined : authenticateClient(store, id, secret);
+  if (secret === undefined || secret === '') {
+    const identified = findApplicationByUid(store, id);
+    if (publicClients && identified && !isConfidential(identified)) return identified;
+    throw withChallenge(invalidClient());
+  }
+  const application = authenticateClient(store, id, secret);
   if (!application) throw withChallenge(invalidClient());
   return application;
 }

@@ -10,6 +10,7 @@ import { scopes as allScopes } from '../../openapi/document.js';
 import { narrowScope } from './scopes.js';
 import { type TokenResponse, findActiveRefreshToken, insertTokenPair, revokeCodeChain } from './tokens.js';
 import { activeUser } from '../users.js';
+import { isConfidential } from '../applications.js';
 
 type Schemas = components['schemas'];
 export interface GrantContext {
@@ -45,6 +46,8 @@ export async function exchangeAuthorizationCode(
     throw invalidGrant();
   }
   if (now >= code.expires_at || code.redirect_uri !== params.redirect_uri) throw invalidGrant();
+  // The authorization endpoint gives a public client no code without a challenge; checked again here.
+  if (code.code_challenge === null && !isConfidential(client)) throw invalidGrant();
   if (code.code_challenge !== null) {
     if (params.code_verifier === undefined || !verifierMatches(params.code_verifier, code.code_challenge)) {
       throw new OAuthError('invalid_grant', 'The PKCE code_verifier does not match the code_challenge of the authorization request.');

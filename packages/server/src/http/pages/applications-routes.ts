@@ -46,11 +46,12 @@ export function applicationsRoutes({ store, now }: PagesOptions): Router {
         name: body.name,
         redirect_uris: redirectUris,
         ...(scopes ? { scopes: scopes as Scope[] } : {}),
+        confidential: body.confidential !== 'false',
       });
       html(res, 201, applicationCreatedPage(user, csrfToken(req), record, secret, redirectUriWarnings(record.redirect_uris)));
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
-      applicationsView(req, user, 400, res, { name: body.name, redirect_uri: body.redirect_uri, scopes, error: describeFieldError(error) });
+      applicationsView(req, user, 400, res, { name: body.name, redirect_uri: body.redirect_uri, scopes, confidential: body.confidential !== 'false', error: describeFieldError(error) });
     }
   });
 
