@@ -34,6 +34,8 @@ export {
   type AuthorizationUrlOptions,
   type CallbackParams,
   type ClientCredentials,
+  type ConfidentialClient,
+  type PublicClient,
   type ExchangeCodeOptions,
   type PasswordGrantOptions,
   type RefreshOptions,

@@ -192,21 +192,48 @@ async function tokenRequest(options: EndpointOptions, body: components['schemas'
   });
 }
 
-export interface ClientCredentials {
+/** A confidential client: a server-side app that authenticates with its App Secret. */
+export interface ConfidentialClient {
   /** The App ID. */
   clientId: string;
   /** The App Secret; sent in the body (`client_secret_post`, RFC 6749 section 2.3.1). */
   clientSecret: string;
 }
 
-export interface ExchangeCodeOptions extends EndpointOptions, ClientCredentials {
+/**
+ * A public client (registered as not confidential: a browser or native app, RFC 6749 section 2.1): it has no App
+ * Secret and identifies itself by its App ID alone; it must use PKCE.
+ */
+export interface PublicClient {
+  /** The App ID. */
+  clientId: string;
+  clientSecret?: undefined;
+}
+
+export type ClientCredentials = ConfidentialClient | PublicClient;
+
+interface CodeExchange extends EndpointOptions {
   /** The `code` from {@link callbackParams}. */
   code: string;
   /** The same `redirectUri` as in {@link authorizationUrl}. */
   redirectUri: string;
-  /** The verifier {@link authorizationUrl} returned; required when the request carried a challenge. */
-  codeVerifier?: string;
 }
+
+/**
+ * A confidential client sends its secret and the verifier when its request carried a challenge; a public client has
+ * no secret and always carries a challenge, so without a secret the verifier is required.
+ */
+export type ExchangeCodeOptions = CodeExchange &
+  (
+    | (ConfidentialClient & {
+        /** The verifier {@link authorizationUrl} returned; required when the request carried a challenge. */
+        codeVerifier?: string;
+      })
+    | (PublicClient & {
+        /** The verifier {@link authorizationUrl} returned: a public client always uses PKCE. */
+        codeVerifier: string;
+      })
+  );
 
 /**
  * Exchanges an authorization code for tokens: the access token request of the authorization code
@@ -224,7 +251,7 @@ export function exchangeCode(options: ExchangeCodeOptions): Promise<TokenRespons
   });
 }
 
-export interface PasswordGrantOptions extends EndpointOptions, Partial<ClientCredentials> {
+export interface PasswordGrantOptions extends EndpointOptions, Partial<ConfidentialClient> {
   /** Login name or e-mail address. */
   username: string;
   password: string;
@@ -250,11 +277,12 @@ export function passwordGrant(options: PasswordGrantOptions): Promise<TokenRespo
   });
 }
 
-export interface RefreshOptions extends EndpointOptions, ClientCredentials {
-  refreshToken: string;
-  /** No more than the original grant's scopes; defaults to all of them. */
-  scope?: Scope;
-}
+export type RefreshOptions = EndpointOptions &
+  ClientCredentials & {
+    refreshToken: string;
+    /** No more than the original grant's scopes; defaults to all of them. */
+    scope?: Scope;
+  };
 
 /**
  * Renews an access token with a refresh token (RFC 6749 section 6). The answer carries a new refresh
@@ -271,11 +299,12 @@ export function refresh(options: RefreshOptions): Promise<TokenResponse> {
   });
 }
 
-export interface RevokeOptions extends EndpointOptions, ClientCredentials {
-  /** The access or refresh token; the other member of its pair is revoked too. */
-  token: string;
-  tokenTypeHint?: 'access_token' | 'refresh_token';
-}
+export type RevokeOptions = EndpointOptions &
+  ClientCredentials & {
+    /** The access or refresh token; the other member of its pair is revoked too. */
+    token: string;
+    tokenTypeHint?: 'access_token' | 'refresh_token';
+  };
 
 /**
  * Revokes a token (RFC 7009 section 2.1). Resolves also for an unknown, expired or already revoked

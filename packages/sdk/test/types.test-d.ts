@@ -119,6 +119,16 @@ describe('OAuth helpers', () => {
     expectTypeOf<TokenResponse['refresh_token']>().toEqualTypeOf<string | undefined>();
   });
 
+  it('take a public client without a secret, but then only with a PKCE verifier for the code', () => {
+    expectTypeOf(exchangeCode({ baseUrl: '', clientId: '', code: '', redirectUri: '', codeVerifier: '' })).resolves.toEqualTypeOf<TokenResponse>();
+    // @ts-expect-error a public client (no secret) always uses PKCE, so the verifier is required
+    void exchangeCode({ baseUrl: '', clientId: '', code: '', redirectUri: '' });
+    expectTypeOf(refresh({ baseUrl: '', refreshToken: '', clientId: '' })).resolves.toEqualTypeOf<TokenResponse>();
+    expectTypeOf(revoke({ baseUrl: '', token: '', clientId: '' })).resolves.toEqualTypeOf<void>();
+    // @ts-expect-error a client is always named
+    void refresh({ baseUrl: '', refreshToken: '', clientSecret: '' });
+  });
+
   it('make the verifier non-optional exactly when PKCE is on', () => {
     const options = { baseUrl: '', clientId: '', redirectUri: '' };
     expectTypeOf(authorizationUrl(options)).resolves.toHaveProperty('codeVerifier').toEqualTypeOf<string>();
