@@ -1,10 +1,12 @@
 // A single-page app on another origin, in Chromium, calling tokenbell directly: a token request and preflighted API
 // calls work (CORS, any origin, no credentials, as the service answers), while the pages and their
 // cookie-authenticated forms stay out of its reach, even for a user signed in to tokenbell in the same browser.
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSeed } from '../../packages/server/src/store/seed.js';
 import { launchChromium, type TestBrowser } from '../../packages/server/test/support/browser.js';
 import { seed, startTestServer, type TestServer } from '../../packages/server/test/support/server.js';
 
@@ -88,6 +90,48 @@ describe('a browser app on another origin', () => {
       revoke: 200,
       metadata: 200,
     });
+  });
+
+  it('runs the code flow as a public client: PKCE, then the exchange from the page with its client_id alone', async () => {
+    await loadSeed(server.store, {
+      applications: [{ name: 'Single-page App', owner: 'jsmith', client_id: 'spa-client', redirect_uris: ['http://127.0.0.1/callback'], confidential: false }],
+    });
+    const verifier = randomBytes(32).toString('base64url');
+    const authorize = new URL(`${server.baseUrl}/oauth/authorize`);
+    for (const [k, v] of Object.entries({
+      client_id: 'spa-client',
+      redirect_uri: `${appOrigin}/callback`,
+      response_type: 'code',
+      scope: 'read_user',
+      state: 'spa-state',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    })) {
+      authorize.searchParams.set(k, v);
+    }
+    await page.goto(authorize.href);
+    await page.getByRole('button', { name: 'Authorize' }).click();
+    await page.waitForURL((url) => url.origin === appOrigin);
+    const seen = await page.evaluate(
+      async ({ base, verifier }) => {
+        const params = new URLSearchParams(location.search);
+        const token = await fetch(`${base}/oauth/token`, {
+          method: 'POST',
+          body: new URLSearchParams({
+            grant_type: 'authorization_code',
+            code: params.get('code') ?? '',
+            redirect_uri: `${location.origin}/callback`,
+            client_id: 'spa-client',
+            code_verifier: verifier,
+          }),
+        });
+        const { access_token } = (await token.json()) as { access_token: string };
+        const user = await fetch(`${base}/api/v4/user`, { headers: { authorization: `Bearer ${access_token}` } });
+        return { state: params.get('state'), token: token.status, user: ((await user.json()) as { username: string }).username };
+      },
+      { base: server.baseUrl, verifier },
+    );
+    expect(seen).toEqual({ state: 'spa-state', token: 200, user: 'jsmith' });
   });
 
   it('cannot read the pages or introspect, and cannot post their forms with the user\'s session', async () => {
