@@ -3,7 +3,7 @@
 // revocation, each as the library checks them (issuer, token type, response shapes).
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Agent, csrfOf, signIn } from '../../packages/server/test/support/agent.js';
+import { Agent, approveAuthorization, signIn } from '../../packages/server/test/support/agent.js';
 import { seed, startTestServer, type TestServer } from '../../packages/server/test/support/server.js';
 import { installedVersion } from './installed.js';
 
@@ -13,15 +13,11 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-const unescapeHtml = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-
 /** The user's part of the flow, through the pages as a browser would: sign in, approve; answers the redirect. */
 async function approve(authorizationUrl: URL): Promise<URL> {
   const agent = new Agent(server.baseUrl);
   expect((await signIn(agent, seed.jsmith.username, seed.jsmith.password)).status).toBe(302);
-  const consent = await (await agent.get(authorizationUrl.href)).text();
-  const fields = Object.fromEntries([...consent.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, unescapeHtml(m[2]!)]));
-  const approved = await agent.post('/oauth/authorize', { ...fields, decision: 'approve', _csrf: csrfOf(consent) });
+  const approved = await approveAuthorization(agent, authorizationUrl.href);
   expect(approved.status).toBe(302);
   return new URL(approved.headers.get('location')!);
 }

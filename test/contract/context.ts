@@ -9,6 +9,7 @@ import {
   type TokenbellClient,
   type TokenResponse,
 } from '../../packages/sdk/src/index.js';
+import { consentFields, csrfOf } from '../../packages/server/test/support/agent.js';
 import { exampleAccounts, exampleApplication } from '../../packages/server/test/support/example-seed.js';
 
 export type TargetKind = 'server' | 'mock' | 'proxy';
@@ -108,13 +109,6 @@ export function recordingFetch(record: (exchange: Exchange) => void, prefer?: st
 
 const noFollow: FetchLike = (input) => fetch(new Request(input, { redirect: 'manual' }));
 
-const csrfOf = (page: string): string => {
-  const token = /name="_csrf" value="([^"]+)"/.exec(page)?.[1];
-  if (!token) throw new Error(`no CSRF token in the page:\n${page.slice(0, 2000)}`);
-  return token;
-};
-const unescapeHtml = (s: string) =>
-  s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 const sessionCookieOf = (response: Response): string | undefined => {
   for (const line of response.headers.getSetCookie()) {
     const pair = line.split(';')[0]!;
@@ -181,11 +175,7 @@ export function serverSetup(baseUrl: string): SetupChannel {
       const query = new URLSearchParams({ client_id: exampleApp.clientId, redirect_uri: exampleApp.redirectUri, response_type: 'code', ...params });
       const { response, text } = await get(`/oauth/authorize?${query}`, session);
       expectStatus('the consent page', response, text, 200);
-      const formHtml = /<form method="post" action="\/oauth\/authorize">([\s\S]*?)<\/form>/.exec(text)?.[1] ?? '';
-      const fields: Record<string, string> = {};
-      for (const m of formHtml.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[m[1]!] = unescapeHtml(m[2]!);
-      if (!fields._csrf) throw new Error(`setup: no consent form in the page:\n${text.slice(0, 2000)}`);
-      return fields;
+      return consentFields(text);
     },
     async code(user) {
       const session = await setup.session(user);

@@ -3,7 +3,7 @@
 // token, code, secret or cookie value appears anywhere in the output.
 import { afterAll, expect, it } from 'vitest';
 import { createHash, randomBytes } from 'node:crypto';
-import { Agent, csrfOf, signIn } from '../support/agent.js';
+import { Agent, consentFields, signIn } from '../support/agent.js';
 import { seed } from '../support/server.js';
 import { exampleSeed, startCli, stopCli, type CliProcess } from './support.js';
 
@@ -24,8 +24,7 @@ it('logs one JSON line per request with its id, and never a secret', async () =>
   const state = randomBytes(16).toString('base64url');
   const query = new URLSearchParams({ client_id: seed.client.id, redirect_uri: seed.redirectUri, response_type: 'code', state, code_challenge: challenge, code_challenge_method: 'S256' });
   const consent = await (await agent.get(`/oauth/authorize?${query.toString().replace(/\+/g, '%20')}`)).text();
-  const fields = Object.fromEntries([...consent.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!.replace(/&amp;/g, '&')]));
-  const approved = await agent.post('/oauth/authorize', { ...fields, decision: 'approve', _csrf: csrfOf(consent) });
+  const approved = await agent.post('/oauth/authorize', { ...consentFields(consent), decision: 'approve' });
   const code = new URL(approved.headers.get('location')!).searchParams.get('code')!;
   const exchanged = (await (
     await fetch(`${base}/oauth/token`, form({ grant_type: 'authorization_code', code, redirect_uri: seed.redirectUri, client_id: seed.client.id, client_secret: seed.client.secret, code_verifier: verifier }))

@@ -2,7 +2,7 @@
 // the exact request that exchanges it; that request works.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ensureDemoData } from '../../src/store/seed.js';
-import { Agent, csrfOf, signIn } from '../support/agent.js';
+import { Agent, consentFields, signIn } from '../support/agent.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -20,8 +20,7 @@ it('takes the demo application from consent to a code on its callback page, and 
   expect((await signIn(agent, demo.username, demo.password)).status).toBe(302);
   const query = new URLSearchParams({ client_id: demo.client_id, redirect_uri: demo.redirect_uri, response_type: 'code', state: 'first-try' });
   const consent = await (await agent.get(`/oauth/authorize?${query.toString().replace(/\+/g, '%20')}`)).text();
-  const fields = Object.fromEntries([...consent.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, unescape(m[2]!)]));
-  const approved = await agent.post('/oauth/authorize', { ...fields, decision: 'approve', _csrf: csrfOf(consent) });
+  const approved = await agent.post('/oauth/authorize', { ...consentFields(consent), decision: 'approve' });
   const location = new URL(approved.headers.get('location')!);
   expect(`${location.origin}${location.pathname}`).toBe(`${server.baseUrl}/demo/callback`);
 

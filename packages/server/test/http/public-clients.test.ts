@@ -4,7 +4,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSeed } from '../../src/store/seed.js';
-import { Agent, csrfOf, signIn } from '../support/agent.js';
+import { Agent, consentFields, csrfOf, signIn } from '../support/agent.js';
 import { form, seed, startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -19,16 +19,13 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const unescapeHtml = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
 
 /** Runs the authorization request in the signed-in session and approves it; answers the redirect's URL. */
 async function authorize(params: Record<string, string>): Promise<URL> {
   const query = new URLSearchParams({ client_id: clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'api', ...params });
   const consent = await agent.get(`/oauth/authorize?${query.toString().replace(/\+/g, '%20')}`);
   if (consent.status === 302) return new URL(consent.headers.get('location')!);
-  const page = await consent.text();
-  const fields = Object.fromEntries([...page.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, unescapeHtml(m[2]!)]));
-  const approved = await agent.post('/oauth/authorize', { ...fields, decision: 'approve', _csrf: csrfOf(page) });
+  const approved = await agent.post('/oauth/authorize', { ...consentFields(await consent.text()), decision: 'approve' });
   return new URL(approved.headers.get('location')!);
 }
 

@@ -1,7 +1,7 @@
 // Redirect URIs over HTTP: exact matching, except the port of a loopback IP URI (RFC 8252 section 7.3), through
 // sign-in, consent, the code and its exchange; the registration page warns about plain http to other machines.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Agent, csrfOf, signIn } from '../support/agent.js';
+import { Agent, consentFields, csrfOf, signIn } from '../support/agent.js';
 import { seed, startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -37,8 +37,7 @@ describe('loopback redirect URIs', () => {
     const page = await authorize(redirectUri);
     expect(page.status).toBe(200);
     const text = await page.text();
-    const fields = Object.fromEntries([...text.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!.replace(/&amp;/g, '&')]));
-    const approved = await agent.post('/oauth/authorize', { ...fields, decision: 'approve' });
+    const approved = await agent.post('/oauth/authorize', { ...consentFields(text), decision: 'approve' });
     expect(approved.status).toBe(302);
     const location = new URL(approved.headers.get('location')!);
     expect(`${location.origin}${location.pathname}`).toBe(redirectUri);

@@ -6,7 +6,7 @@ import { createUser } from '../../src/domain/accounts.js';
 import { digest } from '../../src/domain/secrets.js';
 import { currentCode } from '../support/two-factor.js';
 import { document } from '../../src/openapi/document.js';
-import { Agent, csrfOf } from '../support/agent.js';
+import { Agent, consentFields, csrfOf } from '../support/agent.js';
 import { seed, startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -15,16 +15,6 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-/** The hidden fields and the CSRF token of the consent form. */
-function consentFields(page: string): Record<string, string> {
-  const form = /<form method="post" action="\/oauth\/authorize">([\s\S]*?)<\/form>/.exec(page)?.[1];
-  if (!form) throw new Error(`no consent form in the page:\n${page}`);
-  const fields: Record<string, string> = {};
-  for (const m of form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[m[1]!] = unescape(m[2]!);
-  return fields;
-}
-const unescape = (s: string) =>
-  s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 
 const location = (response: Response) => response.headers.get('location') ?? '';
 

@@ -58,3 +58,20 @@ export async function signIn(agent: Agent, login: string, password: string, head
   const page = await (await agent.get('/users/sign_in', headers)).text();
   return agent.post('/users/sign_in', { _csrf: csrfOf(page), login, password }, headers);
 }
+
+const unescapeHtml = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+
+/** The consent form's hidden fields (the authorization request and the CSRF token), as a browser would post them. */
+export function consentFields(page: string): Record<string, string> {
+  const form = /<form method="post" action="\/oauth\/authorize">([\s\S]*?)<\/form>/.exec(page)?.[1];
+  if (!form) throw new Error(`no consent form in the page:\n${page.slice(0, 2000)}`);
+  const fields: Record<string, string> = {};
+  for (const m of form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[m[1]!] = unescapeHtml(m[2]!);
+  return fields;
+}
+
+/** Opens an authorization request in the agent's (signed-in) session and approves it; answers the approval. */
+export async function approveAuthorization(agent: Agent, authorizationUrl: string): Promise<Response> {
+  const consent = await (await agent.get(authorizationUrl)).text();
+  return agent.post('/oauth/authorize', { ...consentFields(consent), decision: 'approve' });
+}
