@@ -14,6 +14,8 @@ export default defineConfig({
         test: {
           name: 'tests',
           include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
+          // A throwaway PostgreSQL cluster for the run (test/support/postgres.ts).
+          globalSetup: ['test/support/postgres-global-setup.ts'],
           exclude: [...configDefaults.exclude, ...builds],
           sequence: { groupOrder: 0 },
           typecheck: {

@@ -20,6 +20,12 @@ async function main(): Promise<void> {
     await runUsersCommand(args.slice(1), process.env, (line) => process.stdout.write(`${line}\n`));
     return;
   }
+  if (args[0] === 'migrate') {
+    // Loaded only here, so that a server on the JSON file never loads the PostgreSQL driver.
+    const { runMigrateCommand } = await import('./migrate-command.js');
+    await runMigrateCommand(args.slice(1), process.env, (line) => process.stdout.write(`${line}\n`));
+    return;
+  }
   if (args.includes('--help') || args.includes('-h')) {
     process.stdout.write(usage);
     return;

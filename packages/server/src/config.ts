@@ -209,6 +209,7 @@ const wrap = (text: string, width: number, indent: string): string => {
 /** --help, from the settings table. */
 export const usage = `Usage: tokenbell [options]
        tokenbell users create|reset-password|token ...   (tokenbell users --help)
+       tokenbell migrate --database-url URL              (PostgreSQL schema; tokenbell migrate --help)
 
   -h, --help              this text
   --version               the version of @tokenbell/server

@@ -30,7 +30,9 @@ describe('@tokenbell/server package', { timeout: 180_000 }, () => {
   it('packs the built server, its document, README and LICENSE, and nothing else', () => {
     const { paths } = tarballs.server;
     expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/cli.js', 'dist/index.js', 'dist/index.d.ts', 'dist/openapi.yaml']));
-    expect(paths.filter((p) => !p.startsWith('dist/') && !['LICENSE', 'README.md', 'package.json'].includes(p))).toEqual([]);
+    // The PostgreSQL schema's migrations, as plain SQL that `tokenbell migrate` runs.
+    expect(paths).toContain('migrations/0001_initial.sql');
+    expect(paths.filter((p) => !p.startsWith('dist/') && !/^migrations\/\d{4}_[a-z0-9_]+\.sql$/.test(p) && !['LICENSE', 'README.md', 'package.json'].includes(p))).toEqual([]);
     // The API reference page's Swagger UI, with its licence files and without its source maps.
     const referenceUi = ['LICENSE', 'NOTICE', 'swagger-ui-bundle.js', 'swagger-ui-bundle.js.LICENSE.txt', 'swagger-ui.css'].map((f) => `dist/reference-ui/${f}`);
     expect(paths.filter((p) => p.startsWith('dist/reference-ui/'))).toEqual(referenceUi);

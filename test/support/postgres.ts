@@ -1,0 +1,113 @@
+// A throwaway PostgreSQL cluster for the tests: Debian's postgresql (15), initialised in a temporary directory and
+// listening on a free loopback port, run as the `postgres` user when the tests run as root (PostgreSQL refuses to
+// run as root). fsync is off: these tests are about behaviour, not durability. Missing binaries are an error that
+// names the package, never a skip.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** initdb and postgres: on PATH, or where Debian's package puts them (not on PATH). */
+function binary(name: 'initdb' | 'postgres'): string {
+  for (const dir of (process.env.PATH ?? '').split(':')) if (dir && existsSync(join(dir, name))) return join(dir, name);
+  const versions = existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a)) : [];
+  for (const version of versions) {
+    const path = join('/usr/lib/postgresql', version, 'bin', name);
+    if (existsSync(path)) return path;
+  }
+  throw new Error(`PostgreSQL is required for these tests but ${name} was not found; install it (apt-get install postgresql), as .ci/run does.`);
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function postgresUser(): Promise<{ uid: number; gid: number }> {
+  const id = (flag: string) =>
+    run('id', [flag, 'postgres']).then(
+      ({ stdout }) => Number(stdout.trim()),
+      () => {
+        throw new Error('PostgreSQL must not run as root and there is no postgres user; install postgresql (apt-get install postgresql), which creates it.');
+      },
+    );
+  return { uid: await id('-u'), gid: await id('-g') };
+}
+
+export interface TestCluster {
+  /** A superuser URL for the `postgres` database of the cluster. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startCluster(): Promise<TestCluster> {
+  const asRoot = userInfo().uid === 0;
+  const dir = mkdtempSync(join(tmpdir(), 'tokenbell-pg-'));
+  const data = join(dir, 'data');
+  // The postgres user must own the cluster and reach its directory.
+  const user = asRoot ? await postgresUser() : undefined;
+  if (user) {
+    chmodSync(dir, 0o755);
+    chownSync(dir, user.uid, user.gid);
+  }
+  // Node switches to the user itself, so signals reach postgres directly (a runuser wrapper would swallow them).
+  const options = user ? { uid: user.uid, gid: user.gid, env: { ...process.env, HOME: dir } } : {};
+  await run(binary('initdb'), ['-D', data, '-N', '-A', 'trust', '-U', 'postgres', '--no-instructions', '-E', 'UTF8', '--locale', 'C'], options);
+  const port = await freePort();
+  const args = ['-D', data, '-p', String(port), '-h', '127.0.0.1', '-k', dir, '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200'];
+  const server: ChildProcess = spawn(binary('postgres'), args, { ...options, stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  server.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  const started = Date.now();
+  for (;;) {
+    if (log.includes('database system is ready to accept connections')) break;
+    if (server.exitCode !== null || Date.now() - started > 20_000) throw new Error(`PostgreSQL did not start:\n${log}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    url,
+    async stop() {
+      if (server.exitCode === null) {
+        // SIGINT: "fast" shutdown, which ends client connections instead of waiting for them.
+        server.kill('SIGINT');
+        await new Promise((resolve) => server.once('exit', resolve));
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A new, empty database in the cluster at `adminUrl`; answers its URL and how to drop it. */
+export async function createDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const { default: pg } = await import('pg');
+  const name = `tb_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = new pg.Client(adminUrl);
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.href,
+    async drop() {
+      const client = new pg.Client(adminUrl);
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
