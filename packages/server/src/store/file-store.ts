@@ -9,124 +9,34 @@
 // JSON file alone holds everything. Records are frozen: a change made any other way than through the store would
 // never reach the journal, so it throws instead.
 import { randomBytes } from 'node:crypto';
-import { access, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
-import { constants, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { access, mkdir } from 'node:fs/promises';
+import { constants, renameSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { DurableJsonFile } from './durable-json-file.js';
 import { Journal, JournalCorruptError, journalFileOf, type JournalContents, type JournalOp } from './journal.js';
 import { SCHEMA_VERSION, type NotificationSettingRecord, type StoreData } from './schema.js';
 import { limits } from '../config.js';
-import { ExplainedError } from '../explained-error.js';
+import { StoreAccessError, StoreClosedError, StoreCorruptError, StoreVersionError, accessProblem } from './errors.js';
+import { FileLock } from './file-lock.js';
+import {
+  type Collection,
+  type IndexField,
+  type IndexSpec,
+  type Patch,
+  type RecordOf,
+  type Sequence,
+  collections,
+  deepFreeze,
+  indexSpecs,
+  isCollection,
+  normalise,
+  specsOf,
+} from './indexes.js';
 
-export class StoreLockedError extends ExplainedError {
-  override name = 'StoreLockedError';
-}
-export class StoreCorruptError extends ExplainedError {
-  override name = 'StoreCorruptError';
-}
-export class StoreVersionError extends ExplainedError {
-  override name = 'StoreVersionError';
-}
-export class StoreClosedError extends ExplainedError {
-  override name = 'StoreClosedError';
-}
-/** The data file's directory or lock file cannot be created or written: an operator's mistake, named with its fix. */
-export class StoreAccessError extends ExplainedError {
-  override name = 'StoreAccessError';
-}
-const accessProblem = (error: unknown) => `${(error as NodeJS.ErrnoException).code ?? 'error'}: ${(error as Error).message}`;
+export { StoreAccessError, StoreClosedError, StoreCorruptError, StoreLockedError, StoreVersionError } from './errors.js';
+export { notificationSettingKey, type Collection, type IndexField, type Patch, type RecordOf, type Sequence } from './indexes.js';
 
-/** The array-valued members of StoreData. */
-export type Collection = { [K in keyof StoreData]: StoreData[K] extends readonly unknown[] ? K : never }[keyof StoreData];
-export type RecordOf<C extends Collection> = StoreData[C][number];
-export type Sequence = keyof StoreData['sequences'];
-/** The fields of a record that `update` may change, with their new values. */
-export type Patch<C extends Collection> = { [K in keyof RecordOf<C>]?: RecordOf<C>[K] };
-
-interface IndexSpec<R> {
-  key: (record: R) => string | number | null;
-  /** Logins, e-mail addresses and paths are matched whatever their case, as the hosted service does. */
-  caseInsensitive?: boolean;
-}
-type IndexSpecs = { [C in Collection]: Record<string, IndexSpec<RecordOf<C>>> };
-
-/** The composite key of a notification setting; `source_id` is null for the global setting. */
-export function notificationSettingKey(
-  userId: number,
-  sourceType: NotificationSettingRecord['source_type'],
-  sourceId: number | null,
-): string {
-  return `${userId}:${sourceType}:${sourceId ?? ''}`;
-}
-
-// Every index is unique, and the first one of each collection is its primary key: never null, and what the journal
-// names a record by. Indexed fields never change after insert (`update` refuses), so insert/remove are the only
-// maintenance besides pointing the indexes at a record's new version.
-const indexSpecs = {
-  users: {
-    id: { key: (u) => u.id },
-    username: { key: (u) => u.username, caseInsensitive: true },
-    email: { key: (u) => u.email, caseInsensitive: true },
-  },
-  groups: {
-    id: { key: (g) => g.id },
-    path: { key: (g) => g.path, caseInsensitive: true },
-  },
-  projects: {
-    id: { key: (p) => p.id },
-    fullPath: { key: (p) => `${p.namespace}/${p.path}`, caseInsensitive: true },
-  },
-  applications: {
-    id: { key: (a) => a.id },
-    uid: { key: (a) => a.uid },
-  },
-  personalAccessTokens: {
-    id: { key: (t) => t.id },
-    tokenDigest: { key: (t) => t.tokenDigest },
-  },
-  authorizationCodes: {
-    codeDigest: { key: (c) => c.codeDigest },
-  },
-  accessTokens: {
-    id: { key: (t) => t.id },
-    tokenDigest: { key: (t) => t.tokenDigest },
-    refreshDigest: { key: (t) => t.refreshDigest },
-  },
-  notificationSettings: {
-    key: { key: (s) => notificationSettingKey(s.user_id, s.source_type, s.source_id) },
-  },
-  sessions: {
-    sid: { key: (s) => s.sid },
-  },
-} satisfies IndexSpecs;
-
-export type IndexField<C extends Collection> = keyof (typeof indexSpecs)[C] & string;
-
-const collections = Object.keys(indexSpecs) as Collection[];
-const isCollection = (name: unknown): name is Collection => typeof name === 'string' && Object.hasOwn(indexSpecs, name);
-
-// Listed once: insert and update walk them on every write.
-const specLists = new Map(collections.map((c) => [c, Object.entries(indexSpecs[c])]));
-
-/** A collection's indexes, the primary key first. */
-function specsOf<C extends Collection>(collection: C): Array<[string, IndexSpec<RecordOf<C>>]> {
-  return specLists.get(collection) as Array<[string, IndexSpec<RecordOf<C>>]>;
-}
-
-function normalise(value: string | number, spec: IndexSpec<never>): string {
-  const text = String(value);
-  return spec.caseInsensitive ? text.toLowerCase() : text;
-}
-
-/** Freezes a value and everything it holds, so a stray assignment throws (modules run in strict mode). */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const member of Object.values(value)) deepFreeze(member);
-  }
-  return value;
-}
 
 export interface PruneResult {
   authorizationCodes: number;
@@ -668,82 +578,4 @@ function deferred(): Deferred {
     reject = rej;
   });
   return { promise, resolve, reject, commits: 0 };
-}
-
-/**
- * One writer per data file: two servers on one file would each overwrite the other's changes. The lock file holds
- * the owner's pid, so a lock left by a crashed process is recognised and taken over.
- */
-class FileLock {
-  readonly #path: string;
-  readonly #onExit: () => void;
-  #released = false;
-
-  private constructor(path: string) {
-    this.#path = path;
-    this.#onExit = () => {
-      try {
-        unlinkSync(this.#path);
-      } catch {
-        // Nothing left to clean up.
-      }
-    };
-    process.once('exit', this.#onExit);
-  }
-
-  static async acquire(dataFile: string): Promise<FileLock> {
-    const path = `${dataFile}.lock`;
-    // A few rounds: another process may take over the same stale lock between our unlink and create.
-    for (let attempt = 0; attempt < 5; attempt++) {
-      try {
-        await writeFile(path, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
-        return new FileLock(path);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-          throw new StoreAccessError(
-            `cannot create the lock file ${path} beside the data file (${accessProblem(error)}); its directory must be writable by this user, or choose another --data`,
-          );
-        }
-      }
-      let owner: number | null = null;
-      try {
-        owner = parsePid(await readFile(path, 'utf8'));
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
-        throw error;
-      }
-      if (owner !== null && isAlive(owner)) {
-        throw new StoreLockedError(
-          `the data file ${dataFile} is in use by process ${owner} (lock file ${path}); ` +
-            'stop that process, or remove the lock file if it is not a tokenbell server',
-        );
-      }
-      await unlink(path).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'ENOENT') throw error;
-      });
-    }
-    throw new StoreLockedError(`could not take the lock ${path} for the data file ${dataFile}`);
-  }
-
-  async release(): Promise<void> {
-    if (this.#released) return;
-    this.#released = true;
-    process.removeListener('exit', this.#onExit);
-    await unlink(this.#path).catch(() => undefined);
-  }
-}
-
-function parsePid(text: string): number | null {
-  const pid = Number(text.trim());
-  return Number.isSafeInteger(pid) && pid > 0 ? pid : null;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -1,0 +1,94 @@
+// The file store's collections and their unique indexes (the first of each its primary key), and the freezing
+// that makes a change outside the store throw instead of silently missing the journal.
+import type { NotificationSettingRecord, StoreData } from './schema.js';
+
+/** The array-valued members of StoreData. */
+export type Collection = { [K in keyof StoreData]: StoreData[K] extends readonly unknown[] ? K : never }[keyof StoreData];
+export type RecordOf<C extends Collection> = StoreData[C][number];
+export type Sequence = keyof StoreData['sequences'];
+/** The fields of a record that `update` may change, with their new values. */
+export type Patch<C extends Collection> = { [K in keyof RecordOf<C>]?: RecordOf<C>[K] };
+
+export interface IndexSpec<R> {
+  key: (record: R) => string | number | null;
+  /** Logins, e-mail addresses and paths are matched whatever their case, as the hosted service does. */
+  caseInsensitive?: boolean;
+}
+type IndexSpecs = { [C in Collection]: Record<string, IndexSpec<RecordOf<C>>> };
+
+/** The composite key of a notification setting; `source_id` is null for the global setting. */
+export function notificationSettingKey(
+  userId: number,
+  sourceType: NotificationSettingRecord['source_type'],
+  sourceId: number | null,
+): string {
+  return `${userId}:${sourceType}:${sourceId ?? ''}`;
+}
+
+// Every index is unique, and the first one of each collection is its primary key: never null, and what the journal
+// names a record by. Indexed fields never change after insert (`update` refuses), so insert/remove are the only
+// maintenance besides pointing the indexes at a record's new version.
+export const indexSpecs = {
+  users: {
+    id: { key: (u) => u.id },
+    username: { key: (u) => u.username, caseInsensitive: true },
+    email: { key: (u) => u.email, caseInsensitive: true },
+  },
+  groups: {
+    id: { key: (g) => g.id },
+    path: { key: (g) => g.path, caseInsensitive: true },
+  },
+  projects: {
+    id: { key: (p) => p.id },
+    fullPath: { key: (p) => `${p.namespace}/${p.path}`, caseInsensitive: true },
+  },
+  applications: {
+    id: { key: (a) => a.id },
+    uid: { key: (a) => a.uid },
+  },
+  personalAccessTokens: {
+    id: { key: (t) => t.id },
+    tokenDigest: { key: (t) => t.tokenDigest },
+  },
+  authorizationCodes: {
+    codeDigest: { key: (c) => c.codeDigest },
+  },
+  accessTokens: {
+    id: { key: (t) => t.id },
+    tokenDigest: { key: (t) => t.tokenDigest },
+    refreshDigest: { key: (t) => t.refreshDigest },
+  },
+  notificationSettings: {
+    key: { key: (s) => notificationSettingKey(s.user_id, s.source_type, s.source_id) },
+  },
+  sessions: {
+    sid: { key: (s) => s.sid },
+  },
+} satisfies IndexSpecs;
+
+export type IndexField<C extends Collection> = keyof (typeof indexSpecs)[C] & string;
+
+export const collections = Object.keys(indexSpecs) as Collection[];
+export const isCollection = (name: unknown): name is Collection => typeof name === 'string' && Object.hasOwn(indexSpecs, name);
+
+// Listed once: insert and update walk them on every write.
+const specLists = new Map(collections.map((c) => [c, Object.entries(indexSpecs[c])]));
+
+/** A collection's indexes, the primary key first. */
+export function specsOf<C extends Collection>(collection: C): Array<[string, IndexSpec<RecordOf<C>>]> {
+  return specLists.get(collection) as Array<[string, IndexSpec<RecordOf<C>>]>;
+}
+
+export function normalise(value: string | number, spec: IndexSpec<never>): string {
+  const text = String(value);
+  return spec.caseInsensitive ? text.toLowerCase() : text;
+}
+
+/** Freezes a value and everything it holds, so a stray assignment throws (modules run in strict mode). */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const member of Object.values(value)) deepFreeze(member);
+  }
+  return value;
+}
