@@ -1,10 +1,70 @@
-// Groups and projects as the API shows them: the fields of the service's objects that tokenbell keeps. Clients
-// fetch the object before its notification settings (python-gitlab's `gl.projects.get('acme/widgets')`), and read
-// its id, paths and namespace from it.
+// Groups and projects: the rules for a new one (its path, name, visibility and members), adding it, and how the API
+// shows it (the fields of the service's objects that tokenbell keeps; clients fetch the object before its
+// notification settings, as python-gitlab's `gl.projects.get('acme/widgets')`, and read its id, paths and namespace).
 import type { components } from '@tokenbell/sdk';
+import { InputError } from '../explained-error.js';
 import type { Store } from '../store/file-store.js';
-import type { GroupRecord, ProjectRecord } from '../store/schema.js';
+import type { GroupRecord, Membership, ProjectRecord, Visibility } from '../store/schema.js';
+import { usernamePattern } from './accounts.js';
 import { projectFullPath } from './visibility.js';
+
+/** Access levels as the service numbers them: guest, reporter, developer, maintainer, owner. */
+export const accessLevels: ReadonlySet<number> = new Set([10, 20, 30, 40, 50]);
+const visibilities: ReadonlySet<string> = new Set<Visibility>(['private', 'internal', 'public']);
+
+export interface NewNamespaceEntry {
+  path: string;
+  name: string;
+  visibility: Visibility;
+}
+
+/** The fields a group and a project share: a path like a username's, a name, a visibility. Throws InputError. */
+export function checkNamespaceEntryFields(entry: Record<string, unknown>): NewNamespaceEntry {
+  const { path, name, visibility } = entry;
+  if (typeof path !== 'string' || !usernamePattern.test(path)) {
+    throw new InputError('path', 'must be 1 to 255 letters, digits, "_", "." or "-", and must not start with "." or "-"');
+  }
+  if (typeof name !== 'string' || name.trim() === '') throw new InputError('name', 'must not be blank');
+  if (name.length > 255) throw new InputError('name', 'must be at most 255 characters long');
+  if (typeof visibility !== 'string' || !visibilities.has(visibility)) throw new InputError('visibility', 'must be private, internal or public');
+  return { path, name, visibility: visibility as Visibility };
+}
+
+/** Adds a group; call inside `store.commit`. Throws InputError, changing nothing, if the path is taken. */
+export function insertGroup(store: Store, group: NewNamespaceEntry, members: Membership[], createdAt: string): GroupRecord {
+  if (store.lookup('groups', 'path', group.path)) throw new InputError('path', `the group ${JSON.stringify(group.path)} already exists`, 'taken');
+  if (store.lookup('users', 'username', group.path)) throw new InputError('path', `${JSON.stringify(group.path)} is already a username`, 'taken');
+  return store.insert('groups', {
+    id: store.nextId('groups'),
+    path: group.path,
+    name: group.name.trim(),
+    visibility: group.visibility,
+    members,
+    created_at: createdAt,
+  });
+}
+
+/**
+ * Adds a project in a namespace, a group's path or a username (the project then lives in that user's namespace);
+ * call inside `store.commit`. Throws InputError, changing nothing, for an unknown namespace or a taken full path.
+ */
+export function insertProject(store: Store, namespace: string, project: NewNamespaceEntry, members: Membership[], createdAt: string): ProjectRecord {
+  const group = store.lookup('groups', 'path', namespace);
+  const owner = group?.path ?? store.lookup('users', 'username', namespace)?.username;
+  if (owner === undefined) throw new InputError('namespace', `${JSON.stringify(namespace)} is neither a group's path nor a username`, 'unknown');
+  const fullPath = `${owner}/${project.path}`;
+  if (store.lookup('projects', 'fullPath', fullPath)) throw new InputError('path', `the project ${JSON.stringify(fullPath)} already exists`, 'taken');
+  return store.insert('projects', {
+    id: store.nextId('projects'),
+    namespace: owner,
+    path: project.path,
+    name: project.name.trim(),
+    visibility: project.visibility,
+    group_id: group?.id ?? null,
+    members,
+    created_at: createdAt,
+  });
+}
 
 type Schemas = components['schemas'];
 

@@ -7,11 +7,11 @@ import {
   checkPersonalAccessTokenFields,
   insertPersonalAccessToken,
   insertUser,
-  usernamePattern,
   type CheckedPersonalAccessToken,
   type NewUser,
 } from '../domain/accounts.js';
 import { checkApplicationFields, insertApplication, type CheckedApplication } from '../domain/applications.js';
+import { accessLevels, checkNamespaceEntryFields, insertGroup, insertProject } from '../domain/namespaces.js';
 import { checkPasswordPolicy, hashPassword } from '../domain/passwords.js';
 import { digest, newClientId, newSecret } from '../domain/secrets.js';
 import { ExplainedError, InputError } from '../explained-error.js';
@@ -125,8 +125,6 @@ export interface SeedSummary {
   applications: number;
 }
 
-const accessLevels = new Set([10, 20, 30, 40, 50]);
-const visibilities = new Set<string>(['private', 'internal', 'public']);
 const entryKeys = {
   top: ['users', 'groups', 'projects', 'applications'],
   user: ['username', 'email', 'name', 'password', 'two_factor_enabled', 'otp_secret', 'is_admin', 'bio', 'personal_access_tokens'],
@@ -141,7 +139,7 @@ const entryKeys = {
 interface Plan {
   users: Array<{ user: SeedUser; tokens: CheckedPersonalAccessToken[] }>;
   groups: SeedGroup[];
-  projects: Array<{ project: SeedProject; namespace: string; groupPath: string | null }>;
+  projects: Array<{ project: SeedProject; namespace: string }>;
   applications: Array<{ owner: string; application: CheckedApplication }>;
 }
 
@@ -293,16 +291,12 @@ function planGroup(planning: Planning, group: Record<string, unknown>, i: number
   const { store, result, at, groupPaths, userExists, checkMembers } = planning;
   const ok = at(`groups[${i}]`, () => {
     unknownKeys(group, entryKeys.group);
-    const { path, name, visibility } = group;
-    if (typeof path !== 'string' || !usernamePattern.test(path)) {
-      throw new InputError('path', 'must be 1 to 255 letters, digits, "_", "." or "-", and must not start with "." or "-"');
-    }
+    const { path } = checkNamespaceEntryFields(group);
+    // Against the fixture as well as the store: insertGroup sees only the store.
     if (groupPaths.has(fold(path)) || store.lookup('groups', 'path', path)) {
       throw new InputError('path', `the group ${JSON.stringify(path)} already exists`, 'taken');
     }
     if (userExists(path)) throw new InputError('path', `${JSON.stringify(path)} is already a username`, 'taken');
-    checkName(name);
-    if (!visibilities.has(visibility as string)) throw new InputError('visibility', 'must be private, internal or public');
     checkMembers(group.members);
   });
   if (ok) {
@@ -315,25 +309,21 @@ function planProject(planning: Planning, project: Record<string, unknown>, i: nu
   const { store, result, at, usernames, groupPaths, fullPaths, checkMembers } = planning;
   at(`projects[${i}]`, () => {
     unknownKeys(project, entryKeys.project);
-    const { namespace, path, name, visibility } = project;
+    const { namespace } = project;
     if (typeof namespace !== 'string') throw new InputError('namespace', 'must be a group path or a username');
     const groupPath = groupPaths.get(fold(namespace)) ?? store.lookup('groups', 'path', namespace)?.path ?? null;
     const owner = groupPath ?? usernames.get(fold(namespace)) ?? store.lookup('users', 'username', namespace)?.username;
     if (owner === undefined) {
       throw new InputError('namespace', `${JSON.stringify(namespace)} is neither a group's path nor a username`, 'unknown');
     }
-    if (typeof path !== 'string' || !usernamePattern.test(path)) {
-      throw new InputError('path', 'must be 1 to 255 letters, digits, "_", "." or "-", and must not start with "." or "-"');
-    }
+    const { path } = checkNamespaceEntryFields(project);
     const fullPath = `${owner}/${path}`;
     if (fullPaths.has(fold(fullPath)) || store.lookup('projects', 'fullPath', fullPath)) {
       throw new InputError('path', `the project ${JSON.stringify(fullPath)} already exists`, 'taken');
     }
-    checkName(name);
-    if (!visibilities.has(visibility as string)) throw new InputError('visibility', 'must be private, internal or public');
     checkMembers(project.members);
     fullPaths.add(fold(fullPath));
-    result.projects.push({ project: project as unknown as SeedProject, namespace: owner, groupPath });
+    result.projects.push({ project: project as unknown as SeedProject, namespace: owner });
   });
 }
 
@@ -398,28 +388,8 @@ export async function loadSeed(store: Store, fixture: unknown): Promise<SeedSumm
         personalAccessTokens += 1;
       }
     });
-    for (const group of steps.groups) {
-      store.insert('groups', {
-        id: store.nextId('groups'),
-        path: group.path,
-        name: group.name.trim(),
-        visibility: group.visibility,
-        members: members(group.members),
-        created_at: now,
-      });
-    }
-    for (const { project, namespace, groupPath } of steps.projects) {
-      store.insert('projects', {
-        id: store.nextId('projects'),
-        namespace,
-        path: project.path,
-        name: project.name.trim(),
-        visibility: project.visibility,
-        group_id: groupPath === null ? null : store.lookup('groups', 'path', groupPath)!.id,
-        members: members(project.members),
-        created_at: now,
-      });
-    }
+    for (const group of steps.groups) insertGroup(store, group, members(group.members), now);
+    for (const { project, namespace } of steps.projects) insertProject(store, namespace, project, members(project.members), now);
     for (const { owner, application } of steps.applications) {
       insertApplication(store, userId(owner), application, application.uid!, application.secret ?? null);
     }
@@ -509,11 +479,6 @@ function unknownKeys(entry: Record<string, unknown>, known: string[], prefix = '
   if (extra.length > 0) {
     throw new InputError(`${prefix}${extra[0]}`, `unknown field; expected one of ${known.join(', ')}`);
   }
-}
-
-function checkName(name: unknown): void {
-  if (typeof name !== 'string' || name.trim() === '') throw new InputError('name', 'must not be blank');
-  if (name.length > 255) throw new InputError('name', 'must be at most 255 characters long');
 }
 
 function fold(name: string): string {
