@@ -13,7 +13,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import session from 'express-session';
 import { digest } from '../domain/secrets.js';
 import type { Store } from '../store/file-store.js';
-import type { SessionRecord } from '../store/schema.js';
+import { fileSessionStorage, type SessionStorage, type StoredSession } from '../store/session-storage.js';
 
 declare module 'express-session' {
   interface SessionData {
@@ -44,7 +44,7 @@ export interface SessionLifetimes {
 export class StoreSessionStore extends session.Store {
   /** `nowMs`: the injected clock, in milliseconds; `idleMs`: how long a record outlives its last write. */
   constructor(
-    private readonly store: Store,
+    private readonly storage: SessionStorage,
     private readonly nowMs: () => number,
     private readonly idleMs: number,
   ) {
@@ -52,62 +52,38 @@ export class StoreSessionStore extends session.Store {
   }
 
   override get(sid: string, callback: (err: unknown, session?: session.SessionData | null) => void): void {
-    const record = this.store.lookup('sessions', 'sid', digest(sid));
-    if (!record || record.expires <= this.nowMs()) {
-      callback(null, null);
-      return;
-    }
-    // A copy: express-session changes the object it gets, and the store may be changed only inside `commit`.
-    callback(null, structuredClone(record.session) as unknown as session.SessionData);
+    this.storage.find(digest(sid), this.nowMs()).then(
+      (found) => callback(null, found as unknown as session.SessionData | null),
+      (error: unknown) => callback(error),
+    );
   }
 
   override set(sid: string, data: session.SessionData, callback?: (err?: unknown) => void): void {
-    const serialised = JSON.parse(JSON.stringify(data)) as SessionRecord['session'];
-    const expires = this.nowMs() + this.idleMs;
-    const key = digest(sid);
-    this.#commit(() => {
-      const record = this.store.lookup('sessions', 'sid', key);
-      if (record) {
-        this.store.update('sessions', record, { session: serialised, expires });
-      } else {
-        this.store.insert('sessions', { sid: key, session: serialised, expires });
-      }
-    }, callback);
+    const serialised = JSON.parse(JSON.stringify(data)) as StoredSession;
+    settle(this.storage.save(digest(sid), serialised, this.nowMs() + this.idleMs), callback);
   }
 
   override touch(sid: string, data: session.SessionData, callback?: (err?: unknown) => void): void {
-    const record = this.store.lookup('sessions', 'sid', digest(sid));
-    if (!record) {
-      callback?.();
-      return;
-    }
-    const expires = this.nowMs() + this.idleMs;
-    this.#commit(() => {
-      const session = { ...record.session, cookie: JSON.parse(JSON.stringify(data.cookie)) as unknown };
-      this.store.update('sessions', record, { session, expires });
-    }, callback);
+    settle(this.storage.refresh(digest(sid), JSON.parse(JSON.stringify(data.cookie)) as unknown, this.nowMs() + this.idleMs), callback);
   }
 
   override destroy(sid: string, callback?: (err?: unknown) => void): void {
-    this.#commit(() => {
-      const key = digest(sid);
-      this.store.remove('sessions', (s) => s.sid === key);
-    }, callback);
+    settle(this.storage.remove(digest(sid)), callback);
   }
+}
 
-  #commit(mutate: () => void, callback?: (err?: unknown) => void): void {
-    this.store.commit(mutate).then(
-      () => callback?.(),
-      (error: unknown) => callback?.(error),
-    );
-  }
+function settle(done: Promise<void>, callback?: (err?: unknown) => void): void {
+  done.then(
+    () => callback?.(),
+    (error: unknown) => callback?.(error),
+  );
 }
 
 export function sessionMiddleware(store: Store, secureCookies: boolean, now: () => number, lifetimes: SessionLifetimes): RequestHandler[] {
   const handler = session({
     name: sessionCookieName,
     secret: store.data.secrets.sessionKey,
-    store: new StoreSessionStore(store, () => now() * 1000, lifetimes.idleSeconds * 1000),
+    store: new StoreSessionStore(fileSessionStorage(store), () => now() * 1000, lifetimes.idleSeconds * 1000),
     resave: false,
     // No cookie and no record until a page has something to keep (a user, or a two-factor sign-in half done).
     saveUninitialized: false,

@@ -1,0 +1,76 @@
+// Browser sessions as the session middleware asks for them: by the digest of the session id (the id in the cookie
+// is a bearer credential and is never stored), with an expiry in epoch milliseconds. Two implementations: the file
+// store's `sessions` collection, and PostgreSQL's `sessions` table, shared by every instance on the database.
+import type pg from 'pg';
+import type { Store } from './file-store.js';
+import type { SessionRecord } from './schema.js';
+
+export type StoredSession = SessionRecord['session'];
+
+export interface SessionStorage {
+  /** The session, unless it is unknown or expired at `nowMs`. */
+  find(sidDigest: string, nowMs: number): Promise<StoredSession | null>;
+  /** Creates or replaces the session. */
+  save(sidDigest: string, session: StoredSession, expiresMs: number): Promise<void>;
+  /** Replaces the cookie of an existing session and pushes its expiry back; a no-op for an unknown one. */
+  refresh(sidDigest: string, cookie: unknown, expiresMs: number): Promise<void>;
+  remove(sidDigest: string): Promise<void>;
+}
+
+export function fileSessionStorage(store: Store): SessionStorage {
+  return {
+    async find(sidDigest, nowMs) {
+      const record = store.lookup('sessions', 'sid', sidDigest);
+      // A copy: the caller changes the object it gets, and records change only inside `commit`.
+      return record && record.expires > nowMs ? (structuredClone(record.session) as StoredSession) : null;
+    },
+    save(sidDigest, session, expiresMs) {
+      return store.commit(() => {
+        const record = store.lookup('sessions', 'sid', sidDigest);
+        if (record) store.update('sessions', record, { session, expires: expiresMs });
+        else store.insert('sessions', { sid: sidDigest, session, expires: expiresMs });
+      });
+    },
+    async refresh(sidDigest, cookie, expiresMs) {
+      if (!store.lookup('sessions', 'sid', sidDigest)) return;
+      await store.commit(() => {
+        // Looked up again inside the commit: the session may have ended meanwhile.
+        const record = store.lookup('sessions', 'sid', sidDigest);
+        if (record) store.update('sessions', record, { session: { ...record.session, cookie }, expires: expiresMs });
+      });
+    },
+    remove(sidDigest) {
+      return store.commit(() => {
+        store.remove('sessions', (s) => s.sid === sidDigest);
+      });
+    },
+  };
+}
+
+export function postgresSessionStorage(pool: pg.Pool): SessionStorage {
+  const at = (ms: number) => new Date(ms);
+  return {
+    async find(sidDigest, nowMs) {
+      const { rows } = await pool.query<{ session: StoredSession }>('SELECT session FROM sessions WHERE sid_digest = $1 AND expires_at > $2', [sidDigest, at(nowMs)]);
+      return rows[0]?.session ?? null;
+    },
+    async save(sidDigest, session, expiresMs) {
+      await pool.query(
+        `INSERT INTO sessions (sid_digest, session, expires_at) VALUES ($1, $2, $3)
+         ON CONFLICT (sid_digest) DO UPDATE SET session = EXCLUDED.session, expires_at = EXCLUDED.expires_at`,
+        [sidDigest, session, at(expiresMs)],
+      );
+    },
+    async refresh(sidDigest, cookie, expiresMs) {
+      // One statement, so a concurrent save or remove is never undone by a stale read.
+      await pool.query(`UPDATE sessions SET session = jsonb_set(session, '{cookie}', $2::jsonb), expires_at = $3 WHERE sid_digest = $1`, [
+        sidDigest,
+        JSON.stringify(cookie ?? null),
+        at(expiresMs),
+      ]);
+    },
+    async remove(sidDigest) {
+      await pool.query('DELETE FROM sessions WHERE sid_digest = $1', [sidDigest]);
+    },
+  };
+}

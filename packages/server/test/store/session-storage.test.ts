@@ -1,0 +1,110 @@
+// One contract for session storage, run against each implementation: the file store in memory, the file store on
+// disk (read back after a restart), and PostgreSQL (migrated, in the run's throwaway cluster).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { digest } from '../../src/domain/secrets.js';
+import { openStore } from '../../src/store/file-store.js';
+import { migrate } from '../../src/store/postgres/migrate.js';
+import { fileSessionStorage, postgresSessionStorage, type SessionStorage } from '../../src/store/session-storage.js';
+import { createDatabase } from '../../../../test/support/postgres.js';
+
+interface Subject {
+  storage: SessionStorage;
+  /** Everything the implementation keeps, as text, to look for a raw session id. */
+  dump(): Promise<string>;
+  /** The same storage as a new process would find it, where that means something. */
+  reopen(): Promise<SessionStorage>;
+}
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const implementations: Record<string, () => Promise<Subject>> = {
+  'the file store in memory': async () => {
+    const store = await openStore({ file: null });
+    cleanups.push(() => store.close());
+    const storage = fileSessionStorage(store);
+    return { storage, dump: async () => JSON.stringify(store.data), reopen: async () => storage };
+  },
+  'the file store on disk': async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tokenbell-sessions-'));
+    const file = join(dir, 'data.json');
+    let store = await openStore({ file });
+    cleanups.push(async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    return {
+      storage: fileSessionStorage(store),
+      dump: async () => JSON.stringify(store.data),
+      reopen: async () => {
+        await store.close();
+        store = await openStore({ file });
+        return fileSessionStorage(store);
+      },
+    };
+  },
+  PostgreSQL: async () => {
+    const database = await createDatabase(inject('postgresUrl'));
+    await migrate(database.url);
+    const pool = new pg.Pool({ connectionString: database.url, max: 4 });
+    cleanups.push(async () => {
+      await pool.end();
+      await database.drop();
+    });
+    return {
+      storage: postgresSessionStorage(pool),
+      dump: async () => JSON.stringify((await pool.query('SELECT * FROM sessions')).rows),
+      reopen: async () => postgresSessionStorage(pool),
+    };
+  },
+};
+
+const now = Date.UTC(2026, 10, 25, 12, 0, 0);
+const sid = 'Xb7kq2V9mTn4RzL8wPcJ3sYd-a-raw-session-id';
+const key = digest(sid);
+const session = { cookie: { originalMaxAge: 28_800_000, httpOnly: true, path: '/' }, userId: 7, signedInAt: 1_795_000_000 };
+
+describe.each(Object.keys(implementations))('session storage on %s', (name) => {
+  const subject = () => implementations[name]!();
+
+  it('finds what was saved, until it expires, and keeps no raw session id', async () => {
+    const { storage, dump, reopen } = await subject();
+    await storage.save(key, session, now + 1000);
+    expect(await storage.find(key, now)).toEqual(session);
+    expect(await (await reopen()).find(key, now + 999)).toEqual(session);
+    expect(await (await reopen()).find(key, now + 1000)).toBeNull();
+    expect(await storage.find(digest('another id'), now)).toBeNull();
+    expect(await dump()).not.toContain(sid);
+  });
+
+  it('replaces a session on save, and refreshes only the cookie and the expiry of an existing one', async () => {
+    const { storage } = await subject();
+    await storage.save(key, session, now + 1000);
+    await storage.save(key, { ...session, userId: 8 }, now + 1000);
+    await storage.refresh(key, { originalMaxAge: 1, httpOnly: true, path: '/' }, now + 5000);
+    expect(await storage.find(key, now + 4000)).toEqual({ ...session, userId: 8, cookie: { originalMaxAge: 1, httpOnly: true, path: '/' } });
+    await storage.refresh(digest('never saved'), { originalMaxAge: 1 }, now + 5000);
+    expect(await storage.find(digest('never saved'), now)).toBeNull();
+  });
+
+  it('forgets a removed session, and removing an unknown one is harmless', async () => {
+    const { storage } = await subject();
+    await storage.save(key, session, now + 1000);
+    await storage.remove(key);
+    await storage.remove(key);
+    expect(await storage.find(key, now)).toBeNull();
+  });
+
+  it('ends with one of the concurrent saves whole, never a mixture', async () => {
+    const { storage } = await subject();
+    await Promise.all(Array.from({ length: 20 }, (_, i) => storage.save(key, { ...session, userId: i, marker: `m${i}` }, now + 1000)));
+    const found = (await storage.find(key, now)) as { userId: number; marker: string };
+    expect(found.marker).toBe(`m${found.userId}`);
+  });
+});
