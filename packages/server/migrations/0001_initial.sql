@@ -155,10 +155,11 @@ CREATE TABLE sign_in_addresses (
   PRIMARY KEY (user_id, address)
 );
 
--- rate-limiter-flexible's PostgreSQL limiter keeps its counters here (its own layout, created here so that the
--- schema has one owner).
+-- rate-limiter-flexible's PostgreSQL limiter keeps its counters here (its layout, created here so that the schema
+-- has one owner; the key is text, not its varchar(255), since a key holds a login of up to 255 characters and a
+-- prefix).
 CREATE TABLE rate_limits (
-  key varchar(255) PRIMARY KEY,
+  key text PRIMARY KEY,
   points integer NOT NULL DEFAULT 0,
   expire bigint
 );

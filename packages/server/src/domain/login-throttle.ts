@@ -15,13 +15,15 @@
 //
 // Attempts are counted before the password is checked, so a burst of concurrent guesses cannot all slip in while
 // the first ones are still hashing; a success gives its address point back and clears the login's count.
-// The counters live in memory: a restart forgets them, which errs towards letting the real user in.
+// The counters and the known addresses live where the backing keeps them: in memory by default (a restart forgets
+// them, which errs towards letting the real user in), or in PostgreSQL, shared by every instance on the database, so
+// that spreading guesses over instances gains nothing (store/postgres/throttle.ts).
 //
 // Codes of the second factor (two-factor accounts on the sign-in form) are counted per account with the same
 // limits: only someone who knew the password gets that far, so the account's id reveals nothing. For such an account
 // the right password alone completes nothing, and where no second factor can follow (the password grant) it is
 // a failure like any wrong password, so that neither the answer nor the count tells a guesser it was right.
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Store } from '../store/file-store.js';
 import type { UserRecord } from '../store/schema.js';
 import { authenticate, findUserByLogin } from './accounts.js';
@@ -55,6 +57,44 @@ const retryAfter = (refusal: unknown): number => {
 const accountOf = (userId: number) => `user:${userId}`;
 const loginKey = (login: string) => `login:${login.toLowerCase()}`;
 
+/** The addresses each account signed in from: where they are kept is the backing's choice. */
+export interface SignInAddresses {
+  /** Whether the account signed in from the address at `sinceMs` or later. */
+  wasUsedSince(userId: number, address: string, sinceMs: number): Promise<boolean>;
+  /** Notes a successful sign-in; only the most recent few addresses of an account are kept. */
+  remember(userId: number, address: string, atMs: number): Promise<void>;
+}
+
+/** Where the throttle keeps its counts and the known addresses. */
+export interface ThrottleBacking {
+  limiter(options: { keyPrefix: string; points: number; duration: number }): RateLimiterAbstract;
+  addresses: SignInAddresses;
+}
+
+/** How many addresses an account keeps: only successful sign-ins add them, so this grows with real users only. */
+export const knownAddressesPerAccount = 16;
+
+export function memoryThrottleBacking(): ThrottleBacking {
+  const known = new Map<number, Map<string, number>>();
+  return {
+    limiter: (options) => new RateLimiterMemory(options),
+    addresses: {
+      async wasUsedSince(userId, address, sinceMs) {
+        const at = known.get(userId)?.get(address);
+        return at !== undefined && at >= sinceMs;
+      },
+      async remember(userId, address, atMs) {
+        const addresses = known.get(userId) ?? new Map<string, number>();
+        addresses.delete(address);
+        addresses.set(address, atMs);
+        // The oldest go first.
+        while (addresses.size > knownAddressesPerAccount) addresses.delete(addresses.keys().next().value!);
+        known.set(userId, addresses);
+      },
+    },
+  };
+}
+
 export interface PasswordCheckOptions {
   /**
    * Whether a right password of a two-factor account may go on to the code step (the sign-in form) or, with no
@@ -65,16 +105,16 @@ export interface PasswordCheckOptions {
 
 export class LoginThrottle {
   readonly #policy: LoginThrottlePolicy;
-  readonly #byAddress: RateLimiterMemory;
+  readonly #byAddress: RateLimiterAbstract;
   /** Failed passwords per login string, and failed codes per account (keys from loginKey and accountOf). */
-  readonly #byLogin: RateLimiterMemory;
-  /** account key -> address -> when the account last signed in from there (ms). */
-  readonly #knownAddresses = new Map<string, Map<string, number>>();
+  readonly #byLogin: RateLimiterAbstract;
+  readonly #addresses: SignInAddresses;
 
-  constructor(policy: LoginThrottlePolicy) {
+  constructor(policy: LoginThrottlePolicy, backing: ThrottleBacking = memoryThrottleBacking()) {
     this.#policy = policy;
-    this.#byAddress = new RateLimiterMemory({ keyPrefix: 'address', points: policy.perAddress.failures, duration: policy.perAddress.windowSeconds });
-    this.#byLogin = new RateLimiterMemory({ keyPrefix: 'login', points: policy.perLogin.failures, duration: policy.perLogin.windowSeconds });
+    this.#byAddress = backing.limiter({ keyPrefix: 'address', points: policy.perAddress.failures, duration: policy.perAddress.windowSeconds });
+    this.#byLogin = backing.limiter({ keyPrefix: 'login', points: policy.perLogin.failures, duration: policy.perLogin.windowSeconds });
+    this.#addresses = backing.addresses;
   }
 
   /**
@@ -84,7 +124,7 @@ export class LoginThrottle {
    */
   async authenticate(store: Store, login: string, password: string, address: string, options: PasswordCheckOptions): Promise<UserRecord | null> {
     const user = findUserByLogin(store, login);
-    return this.#attempt(loginKey(login), user ? accountOf(user.id) : null, address, async () => {
+    return this.#attempt(loginKey(login), user?.id ?? null, address, async () => {
       const authenticated = await authenticate(store, login, password);
       const needsCode = authenticated !== null && authenticated.two_factor_enabled;
       if (needsCode && !options.secondFactorCanFollow) return { result: null, passed: false, complete: false };
@@ -94,24 +134,23 @@ export class LoginThrottle {
 
   /** A second-factor code under the same policy: true when it was right (and is now spent). */
   async verifyCode(store: Store, userId: number, code: string, nowSeconds: number, address: string): Promise<boolean> {
-    const account = accountOf(userId);
-    return this.#attempt(account, account, address, async () => {
+    return this.#attempt(accountOf(userId), userId, address, async () => {
       const passed = await useCode(store, userId, code, nowSeconds);
       return { result: passed, passed, complete: passed };
     });
   }
 
   /**
-   * `counted` is the key whose count the attempt uses (a login, or an account for codes); `account` the account the
+   * `counted` is the key whose count the attempt uses (a login, or an account for codes); `userId` the account the
    * attempt names, if any: an address it signed in from is exempt from that count, and a success remembers it.
    */
-  async #attempt<T>(counted: string, account: string | null, address: string, check: () => Promise<{ result: T; passed: boolean; complete: boolean }>): Promise<T> {
+  async #attempt<T>(counted: string, userId: number | null, address: string, check: () => Promise<{ result: T; passed: boolean; complete: boolean }>): Promise<T> {
     try {
       await this.#byAddress.consume(address);
     } catch (refusal) {
       throw new LoginThrottledError(retryAfter(refusal));
     }
-    const known = account !== null && this.#isKnown(account, address);
+    const known = userId !== null && (await this.#addresses.wasUsedSince(userId, address, Date.now() - this.#policy.knownAddressSeconds * 1000));
     if (!known) {
       try {
         await this.#byLogin.consume(counted);
@@ -125,25 +164,11 @@ export class LoginThrottle {
     if (passed) await this.#byAddress.reward(address);
     if (complete) {
       await this.#byLogin.delete(counted);
-      if (account !== null) this.#remember(account, address);
+      if (userId !== null) await this.#addresses.remember(userId, address, Date.now());
     } else if (passed && !known) {
       // A right password before the code is no failure, but clears nothing either: the code step still counts.
       await this.#byLogin.reward(counted);
     }
     return result;
-  }
-
-  #isKnown(account: string, address: string): boolean {
-    const since = this.#knownAddresses.get(account)?.get(address);
-    return since !== undefined && Date.now() - since < this.#policy.knownAddressSeconds * 1000;
-  }
-
-  #remember(account: string, address: string): void {
-    const addresses = this.#knownAddresses.get(account) ?? new Map<string, number>();
-    addresses.delete(address);
-    addresses.set(address, Date.now());
-    // Only successful sign-ins add entries, so this grows with real users; the oldest go first past a handful.
-    while (addresses.size > 16) addresses.delete(addresses.keys().next().value!);
-    this.#knownAddresses.set(account, addresses);
   }
 }

@@ -1,0 +1,31 @@
+// The sign-in throttle's backing on PostgreSQL: rate-limiter-flexible's PostgreSQL limiter for the counts and the
+// sign_in_addresses table for the addresses each account signed in from, so every instance on the database counts
+// the same attempts and trusts the same addresses.
+import type pg from 'pg';
+import { RateLimiterPostgres } from 'rate-limiter-flexible';
+import { knownAddressesPerAccount, type ThrottleBacking } from '../../domain/login-throttle.js';
+
+export function postgresThrottleBacking(pool: pg.Pool): ThrottleBacking {
+  return {
+    // The table comes from the migrations, so the limiter neither creates it nor waits to.
+    limiter: (options) => new RateLimiterPostgres({ ...options, storeClient: pool, storeType: 'pool', tableName: 'rate_limits', tableCreated: true }),
+    addresses: {
+      async wasUsedSince(userId, address, sinceMs) {
+        const { rows } = await pool.query('SELECT 1 FROM sign_in_addresses WHERE user_id = $1 AND address = $2 AND seen_at >= $3', [userId, address, new Date(sinceMs)]);
+        return rows.length > 0;
+      },
+      async remember(userId, address, atMs) {
+        await pool.query(
+          `WITH noted AS (
+             INSERT INTO sign_in_addresses (user_id, address, seen_at) VALUES ($1, $2, $3)
+             ON CONFLICT (user_id, address) DO UPDATE SET seen_at = EXCLUDED.seen_at
+           )
+           DELETE FROM sign_in_addresses WHERE user_id = $1 AND address <> $2 AND address NOT IN (
+             SELECT address FROM sign_in_addresses WHERE user_id = $1 AND address <> $2 ORDER BY seen_at DESC LIMIT $4
+           )`,
+          [userId, address, new Date(atMs), knownAddressesPerAccount - 1],
+        );
+      },
+    },
+  };
+}

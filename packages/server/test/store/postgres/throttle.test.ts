@@ -1,0 +1,98 @@
+// The sign-in throttle on each backing (memory, PostgreSQL): the same policy whichever keeps the counts, and on
+// PostgreSQL the counts and the known addresses are shared by every throttle on the database, as by every instance.
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { LoginThrottle, LoginThrottledError, memoryThrottleBacking, type LoginThrottlePolicy, type ThrottleBacking } from '../../../src/domain/login-throttle.js';
+import { openStore, type Store } from '../../../src/store/file-store.js';
+import { migrate } from '../../../src/store/postgres/migrate.js';
+import { postgresThrottleBacking } from '../../../src/store/postgres/throttle.js';
+import { loadSeed } from '../../../src/store/seed.js';
+import { createDatabase } from '../../../../../test/support/postgres.js';
+
+const policy: LoginThrottlePolicy = { perAddress: { failures: 100, windowSeconds: 600 }, perLogin: { failures: 3, windowSeconds: 600 }, knownAddressSeconds: 3600 };
+const password = 'correct-horse-battery';
+
+let store: Store;
+let pool: pg.Pool;
+let drop: () => Promise<void>;
+
+beforeAll(async () => {
+  // The users still live in the file store (the domain moves to PostgreSQL in a later step); the database gets the
+  // same ids so that its sign_in_addresses rows have their users.
+  store = await openStore({ file: null });
+  await loadSeed(store, {
+    users: ['jsmith', 'awong', 'bwong', 'cwong'].map((username) => ({ username, email: `${username}@example.com`, name: username, password })),
+  });
+  const database = await createDatabase(inject('postgresUrl'));
+  drop = database.drop;
+  await migrate(database.url);
+  pool = new pg.Pool({ connectionString: database.url, max: 8 });
+  for (const user of store.data.users) {
+    await pool.query(`INSERT INTO users (id, username, email, name, password_hash) VALUES ($1, $2, $3, $4, 'x')`, [user.id, user.username, user.email, user.name]);
+  }
+});
+
+afterAll(async () => {
+  await pool?.end();
+  await drop?.();
+  await store?.close();
+});
+
+const signIn = (throttle: LoginThrottle, login: string, secret: string, address: string) =>
+  throttle.authenticate(store, login, secret, address, { secondFactorCanFollow: true }).then(
+    (user) => (user ? 'signed in' : 'wrong'),
+    (error: unknown) => {
+      if (error instanceof LoginThrottledError) return 'throttled';
+      throw error;
+    },
+  );
+
+const backings: Record<string, () => ThrottleBacking> = {
+  memory: () => memoryThrottleBacking(),
+  PostgreSQL: () => postgresThrottleBacking(pool),
+};
+
+describe.each(Object.keys(backings))('the throttle on %s', (name) => {
+  const login = name === 'memory' ? 'awong' : 'bwong';
+
+  it('refuses a login after its failures, whatever the address, and not another login', async () => {
+    const throttle = new LoginThrottle(policy, backings[name]!());
+    const seen = [];
+    for (let i = 0; i < 4; i++) seen.push(await signIn(throttle, login, 'wrong', `10.0.0.${i}`));
+    expect(seen).toEqual(['wrong', 'wrong', 'wrong', 'throttled']);
+    expect(await signIn(throttle, `${login}@example.com`, password, '10.0.1.1')).toBe('signed in');
+  });
+
+  it('lets the user in from an address they signed in from while the login is exhausted elsewhere', async () => {
+    const throttle = new LoginThrottle(policy, backings[name]!());
+    const user = name === 'memory' ? 'jsmith' : 'cwong';
+    expect(await signIn(throttle, user, password, '192.0.2.7')).toBe('signed in');
+    for (let i = 0; i < 3; i++) await signIn(throttle, user, 'wrong', '198.51.100.1');
+    expect(await signIn(throttle, user, password, '198.51.100.2')).toBe('throttled');
+    expect(await signIn(throttle, user, password, '192.0.2.7')).toBe('signed in');
+  });
+});
+
+describe('the throttle on PostgreSQL, several instances', () => {
+  it('counts failures spread over instances against one limit, and shares the known addresses', async () => {
+    const [one, two] = [new LoginThrottle(policy, postgresThrottleBacking(pool)), new LoginThrottle(policy, postgresThrottleBacking(pool))];
+    const seen = [await signIn(one, 'jsmith', 'wrong', '203.0.113.1'), await signIn(two, 'jsmith', 'wrong', '203.0.113.2'), await signIn(one, 'jsmith', 'wrong', '203.0.113.3')];
+    seen.push(await signIn(two, 'jsmith', password, '203.0.113.4'));
+    expect(seen).toEqual(['wrong', 'wrong', 'wrong', 'throttled']);
+    // An address one instance remembers is known to another.
+    const awong = store.lookup('users', 'username', 'awong')!;
+    await postgresThrottleBacking(pool).addresses.remember(awong.id, '192.0.2.99', Date.now());
+    expect(await postgresThrottleBacking(pool).addresses.wasUsedSince(awong.id, '192.0.2.99', Date.now() - 1000)).toBe(true);
+    expect(await postgresThrottleBacking(pool).addresses.wasUsedSince(awong.id, '192.0.2.98', Date.now() - 1000)).toBe(false);
+  });
+
+  it('keeps the sixteen most recent addresses of an account', async () => {
+    const { addresses } = postgresThrottleBacking(pool);
+    const user = store.lookup('users', 'username', 'awong')!.id;
+    await pool.query('DELETE FROM sign_in_addresses WHERE user_id = $1', [user]);
+    const start = Date.now() - 60_000;
+    for (let i = 0; i < 20; i++) await addresses.remember(user, `198.18.0.${i}`, start + i * 1000);
+    const { rows } = await pool.query<{ address: string }>('SELECT address FROM sign_in_addresses WHERE user_id = $1 ORDER BY seen_at', [user]);
+    expect(rows.map((r) => r.address)).toEqual(Array.from({ length: 16 }, (_, i) => `198.18.0.${i + 4}`));
+  });
+});
