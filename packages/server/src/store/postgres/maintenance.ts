@@ -1,0 +1,52 @@
+// Instance-wide state and chores on PostgreSQL, shared by every instance on the database: the secrets made at first
+// start (the session cookie's signing key), and pruning what has expired, by one instance at a time.
+import { randomBytes } from 'node:crypto';
+import type pg from 'pg';
+import type { PruneResult } from '../file-store.js';
+
+/**
+ * The named secret, made by whichever instance asks first; every instance then reads the same value. Two statements,
+ * not one: in READ COMMITTED a single statement's snapshot could miss a row another instance committed meanwhile.
+ */
+export async function instanceSecret(pool: pg.Pool, name: string): Promise<string> {
+  await pool.query('INSERT INTO instance_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [name, randomBytes(32).toString('base64url')]);
+  const { rows } = await pool.query<{ value: string }>('SELECT value FROM instance_secrets WHERE name = $1', [name]);
+  return rows[0]!.value;
+}
+
+/** The advisory lock that makes pruning one instance's job at a time (an arbitrary constant of tokenbell's). */
+export const pruneLock = 0x7_0b_e1_1;
+
+const DAY = 24 * 60 * 60;
+
+/**
+ * Drops what can no longer be used, as the file store's prune does: authorization codes a day past expiry, tokens a
+ * day past revocation or (without a refresh token) expiry, expired sessions. Answers null, doing nothing, while
+ * another instance is pruning.
+ */
+export async function pruneExpired(pool: pg.Pool, nowSeconds: number): Promise<PruneResult | null> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS locked', [pruneLock]);
+    if (!rows[0]!.locked) {
+      await client.query('ROLLBACK');
+      return null;
+    }
+    const cutoff = new Date((nowSeconds - DAY) * 1000);
+    const codes = await client.query('DELETE FROM authorization_codes WHERE expires_at < $1', [cutoff]);
+    const tokens = await client.query(
+      `DELETE FROM access_tokens WHERE CASE WHEN revoked_at IS NOT NULL THEN revoked_at < $1
+         ELSE refresh_digest IS NULL AND created_at + make_interval(secs => expires_in) < $1 END`,
+      [cutoff],
+    );
+    const sessions = await client.query('DELETE FROM sessions WHERE expires_at <= $1', [new Date(nowSeconds * 1000)]);
+    await client.query('COMMIT');
+    return { authorizationCodes: codes.rowCount ?? 0, accessTokens: tokens.rowCount ?? 0, sessions: sessions.rowCount ?? 0 };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
