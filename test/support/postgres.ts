@@ -104,7 +104,17 @@ export async function createDatabase(adminUrl: string): Promise<{ url: string; d
       const client = new pg.Client(adminUrl);
       await client.connect();
       try {
-        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        // Without FORCE, which would kill connections a closing pool is still ending (their 'error' events then
+        // surface in a test after its pool let go of them); a connection still closing is waited for a moment.
+        for (let attempt = 0; ; attempt++) {
+          try {
+            await client.query(`DROP DATABASE IF EXISTS ${name}`);
+            return;
+          } catch (error) {
+            if ((error as { code?: string }).code !== '55006' || attempt >= 50) throw error;
+            await new Promise((resolve) => setTimeout(resolve, 40));
+          }
+        }
       } finally {
         await client.end();
       }

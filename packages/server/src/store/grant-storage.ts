@@ -1,0 +1,204 @@
+// The two single-use steps of the token endpoint, each one atomic store operation that says whether this caller won
+// (RFC 6749 sections 4.1.2 and 10.4, RFC 9700 section 4.14.2): redeeming an authorization code and rotating a
+// refresh token. The domain's checks are passed in and run on the stored version inside the operation, so a failed
+// check burns nothing and a concurrent winner is always seen. A used code, or a rotated refresh token coming back,
+// means it leaked: the whole chain issued from the code is revoked.
+import type pg from 'pg';
+import type { Store } from './file-store.js';
+import type { AccessTokenRecord, AuthorizationCodeRecord, Scope } from './schema.js';
+
+/** A token pair to store, by digests only (the plain tokens go to the client and nowhere else). */
+export interface NewTokenPair {
+  id: string;
+  tokenDigest: string;
+  refreshDigest: string | null;
+  application_id: number | null;
+  user_id: number;
+  scopes: readonly Scope[];
+  /** Epoch seconds. */
+  now: number;
+  ttl: number;
+}
+
+export type StoredCode = Pick<AuthorizationCodeRecord, 'id' | 'application_id' | 'user_id' | 'redirect_uri' | 'scopes' | 'code_challenge' | 'expires_at'>;
+export type StoredRefresh = Pick<AccessTokenRecord, 'id' | 'application_id' | 'user_id' | 'scopes' | 'code_id'>;
+
+export type SingleUseOutcome<E> =
+  | { outcome: 'issued' }
+  /** `check` refused; nothing changed. */
+  | { outcome: 'refused'; reason: E }
+  /** Already used (or rotated): the chain issued from its code is now revoked. */
+  | { outcome: 'replayed' }
+  /** No such code or refresh token, or not this client's: nothing changed. */
+  | { outcome: 'unknown' };
+
+export interface GrantStorage {
+  /**
+   * Redeems the code with this digest for the client `applicationId`: unknown or another client's → 'unknown';
+   * used before → the chain is revoked, 'replayed'; `check` refuses → 'refused'; otherwise it is marked used and
+   * `pair(code)` is stored in its chain → 'issued'.
+   */
+  redeemCode<E>(codeDigest: string, applicationId: number, check: (code: StoredCode) => E | undefined, pair: (code: StoredCode) => NewTokenPair, nowSeconds: number): Promise<SingleUseOutcome<E>>;
+  /**
+   * Rotates the refresh token with this digest for the client `applicationId`: unknown or another client's →
+   * 'unknown'; revoked (rotated or revoked) and from a code → the chain is revoked, 'replayed'; `check` refuses →
+   * 'refused'; otherwise the old pair is revoked and `pair(previous)` stored in the same chain → 'issued'.
+   */
+  rotateRefresh<E>(refreshDigest: string, applicationId: number, check: (previous: StoredRefresh) => E | undefined, pair: (previous: StoredRefresh) => NewTokenPair, nowSeconds: number): Promise<SingleUseOutcome<E>>;
+}
+
+export function fileGrantStorage(store: Store): GrantStorage {
+  const revokeChain = (codeId: string, now: number) => {
+    for (const t of store.data.accessTokens.filter((t) => t.code_id === codeId && t.revoked_at === null)) store.update('accessTokens', t, { revoked_at: now });
+  };
+  const insertPair = (pair: NewTokenPair, codeId: string | null) =>
+    store.insert('accessTokens', {
+      id: pair.id,
+      tokenDigest: pair.tokenDigest,
+      refreshDigest: pair.refreshDigest,
+      application_id: pair.application_id,
+      user_id: pair.user_id,
+      scopes: [...pair.scopes],
+      created_at: pair.now,
+      expires_in: pair.ttl,
+      revoked_at: null,
+      code_id: codeId,
+    });
+  // Each operation's decision and its writes happen in one synchronous commit callback, which the event loop never
+  // interleaves with another: that is this store's atomicity.
+  return {
+    async redeemCode<E>(codeDigest: string, applicationId: number, check: (code: StoredCode) => E | undefined, pair: (code: StoredCode) => NewTokenPair, now: number) {
+      let result: SingleUseOutcome<E> = { outcome: 'unknown' };
+      await store.commit(() => {
+        const code = store.lookup('authorizationCodes', 'codeDigest', codeDigest);
+        if (!code || code.application_id !== applicationId) return;
+        if (code.used_at !== null) {
+          revokeChain(code.id, now);
+          result = { outcome: 'replayed' };
+          return;
+        }
+        const reason = check(code);
+        if (reason !== undefined) {
+          result = { outcome: 'refused', reason };
+          return;
+        }
+        store.update('authorizationCodes', code, { used_at: now });
+        insertPair(pair(code), code.id);
+        result = { outcome: 'issued' };
+      });
+      return result;
+    },
+    async rotateRefresh<E>(refreshDigest: string, applicationId: number, check: (previous: StoredRefresh) => E | undefined, pair: (previous: StoredRefresh) => NewTokenPair, now: number) {
+      let result: SingleUseOutcome<E> = { outcome: 'unknown' };
+      await store.commit(() => {
+        const previous = store.lookup('accessTokens', 'refreshDigest', refreshDigest);
+        if (!previous || previous.application_id !== applicationId) return;
+        if (previous.revoked_at !== null) {
+          if (previous.code_id === null) return;
+          revokeChain(previous.code_id, now);
+          result = { outcome: 'replayed' };
+          return;
+        }
+        const reason = check(previous);
+        if (reason !== undefined) {
+          result = { outcome: 'refused', reason };
+          return;
+        }
+        store.update('accessTokens', previous, { revoked_at: now });
+        insertPair(pair(previous), previous.code_id);
+        result = { outcome: 'issued' };
+      });
+      return result;
+    },
+  };
+}
+
+const SERIALIZATION_FAILURE = '40001';
+const DEADLOCK = '40P01';
+
+/**
+ * On PostgreSQL (READ COMMITTED): the code's row is locked FOR UPDATE, and every change to a chain happens under a
+ * transaction advisory lock on the chain's code id, so a replayed refresh token revoking the chain and the legitimate
+ * rotation adding to it are serialised: whichever comes second sees the other's result, and nothing of the chain
+ * outlives a replay. Serialization failures and deadlocks are retried.
+ */
+export function postgresGrantStorage(pool: pg.Pool): GrantStorage {
+  const at = (seconds: number) => new Date(seconds * 1000);
+  const epoch = (date: Date) => Math.floor(date.getTime() / 1000);
+
+  async function transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await work(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        const code = (error as { code?: string }).code;
+        if (attempt < 5 && (code === SERIALIZATION_FAILURE || code === DEADLOCK)) continue;
+        throw error;
+      } finally {
+        client.release();
+      }
+    }
+  }
+  const lockChain = (client: pg.PoolClient, codeId: string) => client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7))', [codeId]);
+  const revokeChain = (client: pg.PoolClient, codeId: string, now: number) =>
+    client.query('UPDATE access_tokens SET revoked_at = $2 WHERE code_id = $1 AND revoked_at IS NULL', [codeId, at(now)]);
+  const insertPair = (client: pg.PoolClient, pair: NewTokenPair, codeId: string | null) =>
+    client.query(
+      `INSERT INTO access_tokens (id, token_digest, refresh_digest, application_id, user_id, scopes, created_at, expires_in, code_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [pair.id, pair.tokenDigest, pair.refreshDigest, pair.application_id, pair.user_id, [...pair.scopes], at(pair.now), pair.ttl, codeId],
+    );
+
+  return {
+    redeemCode(codeDigest, applicationId, check, pair, now) {
+      return transaction(async (client) => {
+        const { rows } = await client.query(
+          'SELECT id, application_id, user_id, redirect_uri, scopes, code_challenge, expires_at, used_at FROM authorization_codes WHERE code_digest = $1 FOR UPDATE',
+          [codeDigest],
+        );
+        const row = rows[0] as { id: string; application_id: string; user_id: string; redirect_uri: string; scopes: Scope[]; code_challenge: string | null; expires_at: Date; used_at: Date | null } | undefined;
+        if (!row || Number(row.application_id) !== applicationId) return { outcome: 'unknown' } as const;
+        await lockChain(client, row.id);
+        if (row.used_at !== null) {
+          await revokeChain(client, row.id, now);
+          return { outcome: 'replayed' } as const;
+        }
+        const code: StoredCode = { id: row.id, application_id: Number(row.application_id), user_id: Number(row.user_id), redirect_uri: row.redirect_uri, scopes: row.scopes, code_challenge: row.code_challenge, expires_at: epoch(row.expires_at) };
+        const reason = check(code);
+        if (reason !== undefined) return { outcome: 'refused', reason } as const;
+        await client.query('UPDATE authorization_codes SET used_at = $2 WHERE id = $1', [row.id, at(now)]);
+        await insertPair(client, pair(code), row.id);
+        return { outcome: 'issued' } as const;
+      });
+    },
+    rotateRefresh(refreshDigest, applicationId, check, pair, now) {
+      return transaction(async (client) => {
+        const read = () => client.query('SELECT id, application_id, user_id, scopes, code_id, revoked_at FROM access_tokens WHERE refresh_digest = $1', [refreshDigest]);
+        let row = (await read()).rows[0] as { id: string; application_id: string | null; user_id: string; scopes: Scope[]; code_id: string | null; revoked_at: Date | null } | undefined;
+        if (!row || row.application_id === null || Number(row.application_id) !== applicationId) return { outcome: 'unknown' } as const;
+        if (row.code_id !== null) {
+          // Under the chain's lock, read again: a rotation or a revocation may have committed while this waited.
+          await lockChain(client, row.code_id);
+          row = (await read()).rows[0] as typeof row;
+        }
+        if (!row) return { outcome: 'unknown' } as const;
+        if (row.revoked_at !== null) {
+          if (row.code_id === null) return { outcome: 'unknown' } as const;
+          await revokeChain(client, row.code_id, now);
+          return { outcome: 'replayed' } as const;
+        }
+        const previous: StoredRefresh = { id: row.id, application_id: applicationId, user_id: Number(row.user_id), scopes: row.scopes, code_id: row.code_id };
+        const reason = check(previous);
+        if (reason !== undefined) return { outcome: 'refused', reason } as const;
+        await client.query('UPDATE access_tokens SET revoked_at = $2 WHERE id = $1', [row.id, at(now)]);
+        await insertPair(client, pair(previous), row.code_id);
+        return { outcome: 'issued' } as const;
+      });
+    },
+  };
+}

@@ -1,0 +1,150 @@
+// The token endpoint's single-use steps on each store (the file store, PostgreSQL), and on PostgreSQL from two pools
+// at once, as two instances would: a code is redeemed at most once and a replay kills its chain; a refresh token
+// rotates at most once and a replay kills the chain; a rotation racing a replay leaves nothing alive.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { openStore } from '../../src/store/file-store.js';
+import { fileGrantStorage, postgresGrantStorage, type GrantStorage, type NewTokenPair } from '../../src/store/grant-storage.js';
+import { migrate } from '../../src/store/postgres/migrate.js';
+import { createDatabase } from '../../../../test/support/postgres.js';
+
+const now = Math.floor(Date.UTC(2026, 10, 25, 12) / 1000);
+const client = 1;
+
+interface Subject {
+  /** One handle per instance: the file store has one, PostgreSQL two pools. */
+  storages: GrantStorage[];
+  addCode(id: string, codeDigest: string, applicationId: number): Promise<void>;
+  /** Ids of the tokens still usable. */
+  alive(): Promise<string[]>;
+}
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const implementations: Record<string, () => Promise<Subject>> = {
+  'the file store': async () => {
+    const store = await openStore({ file: null });
+    cleanups.push(() => store.close());
+    return {
+      storages: [fileGrantStorage(store)],
+      addCode: (id, codeDigest, applicationId) =>
+        store.commit(() => {
+          store.insert('authorizationCodes', {
+            id,
+            codeDigest,
+            application_id: applicationId,
+            user_id: 1,
+            redirect_uri: 'https://app.example.com/cb',
+            scopes: ['api'],
+            code_challenge: null,
+            code_challenge_method: null,
+            created_at: now - 60,
+            expires_at: now + 540,
+            used_at: null,
+          });
+        }),
+      alive: async () => store.data.accessTokens.filter((t) => t.revoked_at === null).map((t) => t.id),
+    };
+  },
+  PostgreSQL: async () => {
+    const database = await createDatabase(inject('postgresUrl'));
+    await migrate(database.url);
+    const pools = [new pg.Pool({ connectionString: database.url, max: 10 }), new pg.Pool({ connectionString: database.url, max: 10 })];
+    cleanups.push(async () => {
+      for (const pool of pools) await pool.end();
+      await database.drop();
+    });
+    const [pool] = pools as [pg.Pool, pg.Pool];
+    await pool.query(`INSERT INTO users (id, username, email, name, password_hash) VALUES (1, 'jsmith', 'j@example.com', 'J', 'x')`);
+    await pool.query(`INSERT INTO applications (id, uid, secret_digest, name, redirect_uris, scopes, owner_id) VALUES (1, 'a1', 'd1', 'A', '{}', '{api}', 1), (2, 'a2', 'd2', 'B', '{}', '{api}', 1)`);
+    return {
+      storages: pools.map((p) => postgresGrantStorage(p)),
+      addCode: async (id, codeDigest, applicationId) => {
+        await pool.query(
+          `INSERT INTO authorization_codes (id, code_digest, application_id, user_id, redirect_uri, scopes, created_at, expires_at) VALUES ($1, $2, $3, 1, 'https://app.example.com/cb', '{api}', $4, $5)`,
+          [id, codeDigest, applicationId, new Date((now - 60) * 1000), new Date((now + 540) * 1000)],
+        );
+      },
+      alive: async () => (await pool.query<{ id: string }>('SELECT id FROM access_tokens WHERE revoked_at IS NULL')).rows.map((r) => r.id),
+    };
+  },
+};
+
+const random = () => randomBytes(16).toString('hex');
+/** A new pair; its refresh digest is returned through `issued` so that tests can rotate it. */
+const pairFactory = (issued: string[]) => (): NewTokenPair => {
+  const refreshDigest = random();
+  issued.push(refreshDigest);
+  return { id: random(), tokenDigest: random(), refreshDigest, application_id: client, user_id: 1, scopes: ['api'], now, ttl: 7200 };
+};
+const pass = () => undefined;
+const tally = (outcomes: { outcome: string }[]) => outcomes.reduce<Record<string, number>>((t, o) => ({ ...t, [o.outcome]: (t[o.outcome] ?? 0) + 1 }), {});
+/** Spreads calls over the subject's instances. */
+const on = (subject: Subject, i: number) => subject.storages[i % subject.storages.length]!;
+
+describe.each(Object.keys(implementations))('single-use grants on %s', (name) => {
+  const subject = () => implementations[name]!();
+
+  it('redeems a code once among twenty at the same moment, and the replays kill what it issued', async () => {
+    const s = await subject();
+    await s.addCode('code-1', 'digest-1', client);
+    const issued: string[] = [];
+    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => on(s, i).redeemCode('digest-1', client, pass, pairFactory(issued), now)));
+    expect(tally(outcomes)).toEqual({ issued: 1, replayed: 19 });
+    expect(await s.alive()).toEqual([]);
+  });
+
+  it('burns nothing when the check refuses, or for another client, or for an unknown code', async () => {
+    const s = await subject();
+    await s.addCode('code-2', 'digest-2', client);
+    const issued: string[] = [];
+    expect(await on(s, 0).redeemCode('digest-2', client, () => 'expired', pairFactory(issued), now)).toEqual({ outcome: 'refused', reason: 'expired' });
+    expect(await on(s, 1).redeemCode('digest-2', 2, pass, pairFactory(issued), now)).toEqual({ outcome: 'unknown' });
+    expect(await on(s, 0).redeemCode('no-such-digest', client, pass, pairFactory(issued), now)).toEqual({ outcome: 'unknown' });
+    expect(await on(s, 1).redeemCode('digest-2', client, (code) => (code.redirect_uri === 'https://app.example.com/cb' ? undefined : 'redirect'), pairFactory(issued), now)).toEqual({ outcome: 'issued' });
+    expect(await s.alive()).toHaveLength(1);
+  });
+
+  it('rotates a refresh token once among ten at the same moment, and the replays kill the chain', async () => {
+    const s = await subject();
+    await s.addCode('code-3', 'digest-3', client);
+    const issued: string[] = [];
+    await on(s, 0).redeemCode('digest-3', client, pass, pairFactory(issued), now);
+    const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => on(s, i).rotateRefresh(issued[0]!, client, pass, pairFactory(issued), now)));
+    expect(tally(outcomes)).toEqual({ issued: 1, replayed: 9 });
+    expect(await s.alive()).toEqual([]);
+  });
+
+  it('leaves nothing of the chain alive when a rotation races a replay, round after round', async () => {
+    const s = await subject();
+    for (let round = 0; round < 15; round++) {
+      await s.addCode(`race-${round}`, `race-digest-${round}`, client);
+      const issued: string[] = [];
+      await on(s, 0).redeemCode(`race-digest-${round}`, client, pass, pairFactory(issued), now);
+      await on(s, 1).rotateRefresh(issued[0]!, client, pass, pairFactory(issued), now);
+      // The legitimate client rotates the newest token while a thief replays the first.
+      const [legit, replay] = await Promise.all([
+        on(s, round).rotateRefresh(issued[1]!, client, pass, pairFactory(issued), now),
+        on(s, round + 1).rotateRefresh(issued[0]!, client, pass, pairFactory(issued), now),
+      ]);
+      expect(replay.outcome, `round ${round}`).toBe('replayed');
+      expect(['issued', 'replayed'], `round ${round}`).toContain(legit.outcome);
+      expect(await s.alive(), `round ${round}`).toEqual([]);
+    }
+  });
+
+  it('refuses a refresh for another client or when the check refuses, burning nothing', async () => {
+    const s = await subject();
+    await s.addCode('code-4', 'digest-4', client);
+    const issued: string[] = [];
+    await on(s, 0).redeemCode('digest-4', client, pass, pairFactory(issued), now);
+    expect(await on(s, 1).rotateRefresh(issued[0]!, 2, pass, pairFactory(issued), now)).toEqual({ outcome: 'unknown' });
+    expect(await on(s, 0).rotateRefresh(issued[0]!, client, () => 'invalid_scope', pairFactory(issued), now)).toEqual({ outcome: 'refused', reason: 'invalid_scope' });
+    expect(await on(s, 1).rotateRefresh(issued[0]!, client, pass, pairFactory(issued), now)).toEqual({ outcome: 'issued' });
+    expect(await s.alive()).toHaveLength(1);
+  });
+});
