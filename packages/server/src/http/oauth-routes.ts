@@ -6,6 +6,7 @@ import { authenticateClientRequest } from '../domain/oauth/client-authentication
 import { introspectToken, revokeToken } from '../domain/oauth/revocation.js';
 import { exchangeAuthorizationCode, passwordGrant, refreshGrant } from '../domain/oauth/token-endpoint.js';
 import { tokenInfo } from '../domain/oauth/token-info.js';
+import { fileGrantStorage } from '../store/grant-storage.js';
 import type { LoginThrottle } from '../domain/login-throttle.js';
 import { type GrantRegistry } from '../domain/oauth/grants.js';
 import type { Metrics } from './operations.js';
@@ -59,6 +60,7 @@ export function metadata(baseUrl: string, grants: GrantRegistry): Schemas['Autho
 export function oauthRouter({ store, baseUrl, tokenTtl, now, throttle, introspectionClients, grants, metrics }: OAuthRouterOptions): Router {
   const router = Router();
   const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+  const storage = fileGrantStorage(store);
 
   router.post('/oauth/token', async (req, res) => {
     const body = req.body as Schemas['TokenRequest'];
@@ -69,7 +71,7 @@ export function oauthRouter({ store, baseUrl, tokenTtl, now, throttle, introspec
       required: grants.clientRequired(body.grant_type),
       publicClients: body.grant_type !== 'password',
     });
-    const base = { store, now: now(), tokenTtl };
+    const base = { store, storage, now: now(), tokenTtl };
     let answer;
     if (body.grant_type === 'authorization_code') {
       answer = await exchangeAuthorizationCode({ ...base, client: client! }, body);

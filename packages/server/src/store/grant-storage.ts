@@ -47,23 +47,27 @@ export interface GrantStorage {
   rotateRefresh<E>(refreshDigest: string, applicationId: number, check: (previous: StoredRefresh) => E | undefined, pair: (previous: StoredRefresh) => NewTokenPair, nowSeconds: number): Promise<SingleUseOutcome<E>>;
 }
 
+/** The file store's record of a new pair in the chain of `codeId` (null outside any chain). */
+export function tokenRecordOf(pair: NewTokenPair, codeId: string | null): AccessTokenRecord {
+  return {
+    id: pair.id,
+    tokenDigest: pair.tokenDigest,
+    refreshDigest: pair.refreshDigest,
+    application_id: pair.application_id,
+    user_id: pair.user_id,
+    scopes: [...pair.scopes],
+    created_at: pair.now,
+    expires_in: pair.ttl,
+    revoked_at: null,
+    code_id: codeId,
+  };
+}
+
 export function fileGrantStorage(store: Store): GrantStorage {
   const revokeChain = (codeId: string, now: number) => {
     for (const t of store.data.accessTokens.filter((t) => t.code_id === codeId && t.revoked_at === null)) store.update('accessTokens', t, { revoked_at: now });
   };
-  const insertPair = (pair: NewTokenPair, codeId: string | null) =>
-    store.insert('accessTokens', {
-      id: pair.id,
-      tokenDigest: pair.tokenDigest,
-      refreshDigest: pair.refreshDigest,
-      application_id: pair.application_id,
-      user_id: pair.user_id,
-      scopes: [...pair.scopes],
-      created_at: pair.now,
-      expires_in: pair.ttl,
-      revoked_at: null,
-      code_id: codeId,
-    });
+  const insertPair = (pair: NewTokenPair, codeId: string | null) => store.insert('accessTokens', tokenRecordOf(pair, codeId));
   // Each operation's decision and its writes happen in one synchronous commit callback, which the event loop never
   // interleaves with another: that is this store's atomicity.
   return {

@@ -4,11 +4,12 @@ import type { Store } from '../../store/file-store.js';
 import type { ApplicationRecord, Scope, UserRecord } from '../../store/schema.js';
 import { authenticate } from '../accounts.js';
 import { digest } from '../secrets.js';
+import type { GrantStorage } from '../../store/grant-storage.js';
 import { OAuthError, invalidGrant } from './errors.js';
 import { verifierMatches } from './pkce.js';
 import { scopes as allScopes } from '../../openapi/document.js';
 import { narrowScope } from './scopes.js';
-import { type TokenResponse, findActiveRefreshToken, insertTokenPair, revokeCodeChain } from './tokens.js';
+import { type TokenResponse, insertTokenPair, newTokenPair } from './tokens.js';
 import { activeUser } from '../users.js';
 import { isConfidential } from '../applications.js';
 
@@ -17,6 +18,8 @@ export interface GrantContext {
   store: Store;
   /** The authenticated client; null only where the grant allows an anonymous client. */
   client: ApplicationRecord | null;
+  /** Where codes are redeemed and refresh tokens rotated, atomically. */
+  storage: GrantStorage;
   now: number;
   tokenTtl: number;
   /**
@@ -26,51 +29,52 @@ export interface GrantContext {
   checkPassword?: (login: string, password: string) => Promise<UserRecord | null>;
 }
 
+const invalidScope = () => new OAuthError('invalid_scope', 'The requested scope is invalid, unknown, malformed, or exceeds the scope granted.');
+
 function grantedScopes(requested: string | undefined, allowed: readonly Scope[], byDefault: readonly Scope[] = allowed): Scope[] {
   const scopes = narrowScope(requested, allowed, byDefault);
-  if (!scopes) throw new OAuthError('invalid_scope', 'The requested scope is invalid, unknown, malformed, or exceeds the scope granted.');
+  if (!scopes) throw invalidScope();
   return scopes;
 }
 
-/** Section 4.1.3: a code is single-use, short-lived, and bound to its client, redirect URI and PKCE challenge. */
+/**
+ * Section 4.1.3: a code is single-use, short-lived, and bound to its client, redirect URI and PKCE challenge. The
+ * checks run inside the store's redemption, on the stored code, so a refused request burns nothing and only one of
+ * concurrent exchanges can win; a code used before revokes what was issued from it (section 4.1.2).
+ */
 export async function exchangeAuthorizationCode(
   ctx: GrantContext & { client: ApplicationRecord },
   params: Schemas['AuthorizationCodeTokenRequest'],
 ): Promise<TokenResponse> {
   const { store, client, now } = ctx;
-  const code = store.lookup('authorizationCodes', 'codeDigest', digest(params.code));
-  if (!code || code.application_id !== client.id) throw invalidGrant();
-  if (code.used_at !== null) {
-    // Section 4.1.2: a replayed code means it leaked; revoke what was issued from it.
-    await store.commit(() => revokeCodeChain(store, code.id, now));
-    throw invalidGrant();
-  }
-  if (now >= code.expires_at || code.redirect_uri !== params.redirect_uri) throw invalidGrant();
-  // The authorization endpoint gives a public client no code without a challenge; checked again here.
-  if (code.code_challenge === null && !isConfidential(client)) throw invalidGrant();
-  if (code.code_challenge !== null) {
-    if (params.code_verifier === undefined || !verifierMatches(params.code_verifier, code.code_challenge)) {
-      throw new OAuthError('invalid_grant', 'The PKCE code_verifier does not match the code_challenge of the authorization request.');
-    }
-  } else if (params.code_verifier !== undefined) {
-    // A verifier with no challenge is a downgrade attempt or a broken client (OAuth 2.0 Security BCP, RFC 9700 2.1.1).
-    throw new OAuthError('invalid_grant', 'A code_verifier was sent but the authorization request had no code_challenge.');
-  }
-  if (!activeUser(store, code.user_id)) throw invalidGrant();
-  return store.commit(() => {
-    // Re-checked inside the commit, on the stored version, so two concurrent exchanges can never both succeed.
-    if (store.lookup('authorizationCodes', 'codeDigest', code.codeDigest)?.used_at !== null) throw invalidGrant();
-    store.update('authorizationCodes', code, { used_at: now });
-    return insertTokenPair(store, {
-      user_id: code.user_id,
-      application_id: client.id,
-      scopes: code.scopes,
-      withRefreshToken: true,
-      code_id: code.id,
-      now,
-      ttl: ctx.tokenTtl,
-    });
-  });
+  let issued: TokenResponse | undefined;
+  const outcome = await ctx.storage.redeemCode(
+    digest(params.code),
+    client.id,
+    (code) => {
+      // The authorization endpoint gives a public client no code without a challenge; checked again here.
+      if (code.code_challenge === null && !isConfidential(client)) return invalidGrant();
+      if (now >= code.expires_at || code.redirect_uri !== params.redirect_uri) return invalidGrant();
+      if (code.code_challenge !== null) {
+        if (params.code_verifier === undefined || !verifierMatches(params.code_verifier, code.code_challenge)) {
+          return new OAuthError('invalid_grant', 'The PKCE code_verifier does not match the code_challenge of the authorization request.');
+        }
+      } else if (params.code_verifier !== undefined) {
+        // A verifier with no challenge is a downgrade attempt or a broken client (OAuth 2.0 Security BCP, RFC 9700 2.1.1).
+        return new OAuthError('invalid_grant', 'A code_verifier was sent but the authorization request had no code_challenge.');
+      }
+      return activeUser(store, code.user_id) ? undefined : invalidGrant();
+    },
+    (code) => {
+      const { pair, response } = newTokenPair({ user_id: code.user_id, application_id: client.id, scopes: code.scopes, withRefreshToken: true, now, ttl: ctx.tokenTtl });
+      issued = response;
+      return pair;
+    },
+    now,
+  );
+  if (outcome.outcome === 'refused') throw outcome.reason;
+  if (outcome.outcome !== 'issued' || !issued) throw invalidGrant();
+  return issued;
 }
 
 /**
@@ -94,41 +98,41 @@ export async function passwordGrant(ctx: GrantContext, params: Schemas['Password
       application_id: client?.id ?? null,
       scopes,
       withRefreshToken: false,
-      code_id: null,
       now,
       ttl: ctx.tokenTtl,
     }),
   );
 }
 
-/** Section 6: the refresh token is rotated and the old pair revoked; the scope may only narrow. */
+/**
+ * Section 6: the refresh token is rotated and the old pair revoked; the scope may only narrow. A rotated refresh
+ * token coming back means it leaked: the store ends the whole chain (RFC 9700 section 4.14.2).
+ */
 export async function refreshGrant(
   ctx: GrantContext & { client: ApplicationRecord },
   params: Schemas['RefreshTokenRequest'],
 ): Promise<TokenResponse> {
   const { store, client, now } = ctx;
-  const previous = findActiveRefreshToken(store, params.refresh_token);
-  if (!previous || previous.application_id !== client.id) {
-    const replayed = store.lookup('accessTokens', 'refreshDigest', digest(params.refresh_token));
-    // A rotated refresh token coming back means it leaked: end the whole chain (RFC 9700 section 4.14.2).
-    if (replayed && replayed.revoked_at !== null && replayed.application_id === client.id && replayed.code_id) {
-      const codeId = replayed.code_id;
-      await store.commit(() => revokeCodeChain(store, codeId, now));
-    }
-    throw invalidGrant();
-  }
-  if (!activeUser(store, previous.user_id)) throw invalidGrant();
-  const scopes = grantedScopes(params.scope, previous.scopes);
-  return store.commit(() => {
-    store.update('accessTokens', previous, { revoked_at: now });
-    return insertTokenPair(store, {
-      user_id: previous.user_id,
-      application_id: client.id,
-      scopes,
-      withRefreshToken: true,
-      code_id: previous.code_id,
-      now,
-      ttl: ctx.tokenTtl,
-    });
-  });
+  let scopes: Scope[] = [];
+  let issued: TokenResponse | undefined;
+  const outcome = await ctx.storage.rotateRefresh(
+    digest(params.refresh_token),
+    client.id,
+    (previous) => {
+      if (!activeUser(store, previous.user_id)) return invalidGrant();
+      const narrowed = narrowScope(params.scope, previous.scopes, previous.scopes);
+      if (!narrowed) return invalidScope();
+      scopes = narrowed;
+      return undefined;
+    },
+    (previous) => {
+      const { pair, response } = newTokenPair({ user_id: previous.user_id, application_id: client.id, scopes, withRefreshToken: true, now, ttl: ctx.tokenTtl });
+      issued = response;
+      return pair;
+    },
+    now,
+  );
+  if (outcome.outcome === 'refused') throw outcome.reason;
+  if (outcome.outcome !== 'issued' || !issued) throw invalidGrant();
+  return issued;
 }

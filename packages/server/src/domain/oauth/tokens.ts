@@ -6,6 +6,7 @@ import type { AccessTokenRecord, Scope } from '../../store/schema.js';
 import { digest, newSecret } from '../secrets.js';
 import { formatScope } from './scopes.js';
 import { activeUser } from '../users.js';
+import { tokenRecordOf, type NewTokenPair } from '../../store/grant-storage.js';
 
 export type TokenResponse = components['schemas']['TokenResponse'];
 
@@ -14,35 +15,44 @@ export interface IssueTokenOptions {
   application_id: number | null;
   scopes: readonly Scope[];
   withRefreshToken: boolean;
-  code_id: string | null;
   now: number;
   ttl: number;
 }
 
-/** Adds a token pair to the store; call inside `store.commit`. Answers the token response, the only place the plain tokens exist. */
-export function insertTokenPair(store: Store, options: IssueTokenOptions): TokenResponse {
+/**
+ * A new token pair: the plain tokens, only in the token response, and the pair as stored, by digests. The one place
+ * tokens are made.
+ */
+export function newTokenPair(options: IssueTokenOptions): { pair: NewTokenPair; response: TokenResponse } {
   const access_token = newSecret('accessToken');
   const refresh_token = options.withRefreshToken ? newSecret('refreshToken') : undefined;
-  store.insert('accessTokens', {
-    id: nanoid(),
-    tokenDigest: digest(access_token),
-    refreshDigest: refresh_token ? digest(refresh_token) : null,
-    application_id: options.application_id,
-    user_id: options.user_id,
-    scopes: options.scopes,
-    created_at: options.now,
-    expires_in: options.ttl,
-    revoked_at: null,
-    code_id: options.code_id,
-  });
   return {
-    access_token,
-    token_type: 'bearer',
-    expires_in: options.ttl,
-    ...(refresh_token ? { refresh_token } : {}),
-    scope: formatScope(options.scopes),
-    created_at: options.now,
+    pair: {
+      id: nanoid(),
+      tokenDigest: digest(access_token),
+      refreshDigest: refresh_token ? digest(refresh_token) : null,
+      application_id: options.application_id,
+      user_id: options.user_id,
+      scopes: options.scopes,
+      now: options.now,
+      ttl: options.ttl,
+    },
+    response: {
+      access_token,
+      token_type: 'bearer',
+      expires_in: options.ttl,
+      ...(refresh_token ? { refresh_token } : {}),
+      scope: formatScope(options.scopes),
+      created_at: options.now,
+    },
   };
+}
+
+/** Adds a token pair outside any chain (the password grant); call inside `store.commit`. Answers the token response. */
+export function insertTokenPair(store: Store, options: IssueTokenOptions): TokenResponse {
+  const { pair, response } = newTokenPair(options);
+  store.insert('accessTokens', tokenRecordOf(pair, null));
+  return response;
 }
 
 export const isExpired = (record: AccessTokenRecord, now: number) => now >= record.created_at + record.expires_in;
@@ -54,15 +64,4 @@ export function findActiveAccessToken(store: Store, token: string, now: number):
   return activeUser(store, record.user_id) ? record : undefined;
 }
 
-/** The record of a refresh token that may be used now (refresh tokens do not expire; revocation ends them). */
-export function findActiveRefreshToken(store: Store, token: string): AccessTokenRecord | undefined {
-  const record = store.lookup('accessTokens', 'refreshDigest', digest(token));
-  return record && record.revoked_at === null ? record : undefined;
-}
 
-/** Revokes every token descended from one authorization code; call inside `store.commit`. */
-export function revokeCodeChain(store: Store, codeId: string, now: number): void {
-  for (const t of store.data.accessTokens.filter((t) => t.code_id === codeId && t.revoked_at === null)) {
-    store.update('accessTokens', t, { revoked_at: now });
-  }
-}
