@@ -4,7 +4,7 @@ import type { Store } from '../../store/file-store.js';
 import type { ApplicationRecord, Scope, UserRecord } from '../../store/schema.js';
 import { authenticate } from '../accounts.js';
 import { digest } from '../secrets.js';
-import type { GrantStorage } from '../../store/grant-storage.js';
+import type { GrantStorage, SingleUseOutcome } from '../../store/grant-storage.js';
 import { OAuthError, invalidGrant } from './errors.js';
 import { verifierMatches } from './pkce.js';
 import { scopes as allScopes } from '../../openapi/document.js';
@@ -27,6 +27,13 @@ export interface GrantContext {
    * answers null for a two-factor account's right password too.
    */
   checkPassword?: (login: string, password: string) => Promise<UserRecord | null>;
+}
+
+/** The token response of a single-use step this request won; its OAuth error otherwise (unknown and replayed alike). */
+function wonOrThrow(outcome: SingleUseOutcome<OAuthError>, issued: TokenResponse | undefined): TokenResponse {
+  if (outcome.outcome === 'refused') throw outcome.reason;
+  if (outcome.outcome !== 'issued' || !issued) throw invalidGrant();
+  return issued;
 }
 
 const invalidScope = () => new OAuthError('invalid_scope', 'The requested scope is invalid, unknown, malformed, or exceeds the scope granted.');
@@ -72,9 +79,7 @@ export async function exchangeAuthorizationCode(
     },
     now,
   );
-  if (outcome.outcome === 'refused') throw outcome.reason;
-  if (outcome.outcome !== 'issued' || !issued) throw invalidGrant();
-  return issued;
+  return wonOrThrow(outcome, issued);
 }
 
 /**
@@ -132,7 +137,5 @@ export async function refreshGrant(
     },
     now,
   );
-  if (outcome.outcome === 'refused') throw outcome.reason;
-  if (outcome.outcome !== 'issued' || !issued) throw invalidGrant();
-  return issued;
+  return wonOrThrow(outcome, issued);
 }
