@@ -62,9 +62,9 @@ function refused(checked: { problem: keyof typeof problemAdvice; message: string
 }
 
 /**
- * The application asking for access, when `returnTo` (a local path) resumes an authorization request whose client
- * and redirect URI check out, so that the sign-in page can say who is asking; a request that could never reach
- * its client names nobody.
+ * The application asking for access, when `returnTo` (a local path) resumes an authorization request that checks
+ * out entirely (client, redirect URI, response type, scope, PKCE), so that the sign-in page can say who is asking;
+ * a crafted link with a registered client but a bad redirect URI names nobody.
  */
 export function applicationAsking(store: PagesOptions['store'], returnTo: string | undefined): string | undefined {
   if (!returnTo) return undefined;
