@@ -17,7 +17,7 @@ import { answerJsonExactly } from './json-answers.js';
 import { crossOrigin } from './cors.js';
 import { referenceRouter } from './reference-routes.js';
 import { Metrics, operationsRouter } from './operations.js';
-import { signInCsrf } from './session.js';
+import { fileSessionBacking, signInCsrf, type SessionBacking } from './session.js';
 
 export interface AppOptions {
   store: Store;
@@ -30,6 +30,11 @@ export interface AppOptions {
   log?: (message: string) => void;
   /** Password-check throttling shared by sign-in and the password grant; tests pass one with their own policy. */
   throttle?: LoginThrottle;
+  /**
+   * Where browser sessions live and the key that signs their cookie; the file store's own by default. Instances
+   * sharing a database share them (store/session-storage.ts, store/postgres/maintenance.ts).
+   */
+  sessions?: SessionBacking;
   /**
    * The request validator's chain (`openApiValidation`), when the caller has warmed it up (`warmUpValidation`), as
    * the CLI does before listening; built here otherwise, and then each operation's checks compile on first use.
@@ -89,7 +94,7 @@ function bodyParsers(limit: string): RequestHandler {
   };
 }
 
-export function createApp({ store, config, now = wallClock, log, requestLog, throttle = new LoginThrottle(limits.loginThrottle), validation }: AppOptions): express.Express {
+export function createApp({ store, config, now = wallClock, log, requestLog, throttle = new LoginThrottle(limits.loginThrottle), validation, sessions = fileSessionBacking(store) }: AppOptions): express.Express {
   const app = express();
   const metrics = new Metrics(store);
   if (requestLog) app.use(requestLog as unknown as RequestHandler);
@@ -137,7 +142,8 @@ export function createApp({ store, config, now = wallClock, log, requestLog, thr
     secureCookies: config.secureCookies,
     throttle,
     sessionLifetimes: { idleSeconds: limits.sessionIdleSeconds, lifetimeSeconds: config.sessionLifetime ?? Number(defaultOf('session-lifetime')) },
-    signInCsrf: signInCsrf(store.data.secrets.sessionKey, config.secureCookies),
+    signInCsrf: signInCsrf(sessions.secret, config.secureCookies),
+    sessions,
   };
   // Sessions and CSRF only on the pages, and before validation: a forged form gets 403 whatever its fields.
   app.use(pageSessions(pages));

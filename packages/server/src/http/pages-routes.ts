@@ -53,9 +53,9 @@ function resumePathForPost(req: Request): string {
  * Runs before the validator: the session, then (for forms that act for a user) a redirect to sign in when there
  * is no user, then the CSRF check. A forged or stale form is refused with 403 before anything else reads it.
  */
-export function pageSessions({ store, secureCookies, now, sessionLifetimes, signInCsrf }: PagesOptions): Router {
+export function pageSessions({ store, secureCookies, now, sessionLifetimes, signInCsrf, sessions: backing }: PagesOptions): Router {
   const router = Router();
-  const sessions = sessionMiddleware(store, secureCookies, now, sessionLifetimes);
+  const sessions = sessionMiddleware(backing, secureCookies, now, sessionLifetimes);
   router.use(sessionPaths, sessions);
   // The landing page reads the session (to greet a signed-in user) but posts nothing.
   router.get('/', sessions);

@@ -79,11 +79,19 @@ function settle(done: Promise<void>, callback?: (err?: unknown) => void): void {
   );
 }
 
-export function sessionMiddleware(store: Store, secureCookies: boolean, now: () => number, lifetimes: SessionLifetimes): RequestHandler[] {
+/** Where sessions live and the key that signs their cookie: per instance on the file store, shared on PostgreSQL. */
+export interface SessionBacking {
+  storage: SessionStorage;
+  secret: string;
+}
+
+export const fileSessionBacking = (store: Store): SessionBacking => ({ storage: fileSessionStorage(store), secret: store.data.secrets.sessionKey });
+
+export function sessionMiddleware({ storage, secret }: SessionBacking, secureCookies: boolean, now: () => number, lifetimes: SessionLifetimes): RequestHandler[] {
   const handler = session({
     name: sessionCookieName,
-    secret: store.data.secrets.sessionKey,
-    store: new StoreSessionStore(fileSessionStorage(store), () => now() * 1000, lifetimes.idleSeconds * 1000),
+    secret,
+    store: new StoreSessionStore(storage, () => now() * 1000, lifetimes.idleSeconds * 1000),
     resave: false,
     // No cookie and no record until a page has something to keep (a user, or a two-factor sign-in half done).
     saveUninitialized: false,

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { LoginThrottle } from '../../src/domain/login-throttle.js';
 import { createApp } from '../../src/http/app.js';
+import type { SessionBacking } from '../../src/http/session.js';
 import { openStore, type Store } from '../../src/store/file-store.js';
 import { loadSeed } from '../../src/store/seed.js';
 import { exampleAccounts, exampleApplication } from './example-seed.js';
@@ -49,6 +50,8 @@ export interface TestServerOptions {
   sessionLifetime?: number;
   /** `--monitoring-allowlist`. */
   monitoringAllowlist?: string[];
+  /** Where sessions live and what signs their cookie; the store's own by default. */
+  sessions?: SessionBacking;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -69,6 +72,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     now,
     log: (m) => logs.push(m),
     ...(options.throttle ? { throttle: options.throttle } : {}),
+    ...(options.sessions ? { sessions: options.sessions } : {}),
     config: {
       baseUrl,
       tokenTtl: options.tokenTtl ?? 7200,

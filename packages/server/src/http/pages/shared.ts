@@ -7,7 +7,7 @@ import type { InputError } from '../../explained-error.js';
 import type { Store } from '../../store/file-store.js';
 import type { UserRecord } from '../../store/schema.js';
 import { HttpError } from '../errors.js';
-import { sessionUserId, type SessionLifetimes, type SignInCsrf } from '../session.js';
+import { sessionUserId, type SessionBacking, type SessionLifetimes, type SignInCsrf } from '../session.js';
 
 export interface PagesOptions {
   store: Store;
@@ -18,6 +18,8 @@ export interface PagesOptions {
   sessionLifetimes: SessionLifetimes;
   /** The sign-in form's stateless CSRF protection (session.ts). */
   signInCsrf: SignInCsrf;
+  /** Where sessions are kept and what signs their cookie. */
+  sessions: SessionBacking;
 }
 
 export const signInPath = '/users/sign_in';
