@@ -2,8 +2,8 @@
 // validated against the document; this module applies them and shapes the answers.
 import type { components } from '@tokenbell/sdk';
 import { notificationEvents } from '../openapi/document.js';
-import { DEFAULT_GLOBAL_LEVEL, findSetting, noEvents, notificationEmailOf } from './notification-levels.js';
-import type { Store } from '../store/file-store.js';
+import { DEFAULT_GLOBAL_LEVEL, noEvents, notificationEmailOf } from './notification-levels.js';
+import type { NotificationSettingsStorage } from '../store/notification-settings-storage.js';
 import type { NotificationEvents, NotificationSettingRecord, UserRecord } from '../store/schema.js';
 
 type Schemas = components['schemas'];
@@ -23,13 +23,8 @@ function applyEvents(events: NotificationEvents, params: Partial<Record<string, 
   return next;
 }
 
-/** Writes the setting (inside `commit`) and answers the version written. */
-function upsert(store: Store, existing: NotificationSettingRecord | undefined, fresh: NotificationSettingRecord, changes: Partial<NotificationSettingRecord>): NotificationSettingRecord {
-  return existing ? store.update('notificationSettings', existing, changes) : store.insert('notificationSettings', { ...fresh, ...changes });
-}
-
-export function presentGlobal(store: Store, user: UserRecord): Schemas['GlobalNotificationSettings'] {
-  return globalAnswer(findSetting(store, user.id, 'global', null), user);
+export async function presentGlobal(settings: NotificationSettingsStorage, user: UserRecord): Promise<Schemas['GlobalNotificationSettings']> {
+  return globalAnswer(await settings.find({ user_id: user.id, source_type: 'global', source_id: null }), user);
 }
 
 function globalAnswer(record: NotificationSettingRecord | undefined, user: UserRecord): Schemas['GlobalNotificationSettings'] {
@@ -41,24 +36,22 @@ function globalAnswer(record: NotificationSettingRecord | undefined, user: UserR
 }
 
 /**
- * The answer is built from the record this commit wrote, not read back after the write is durable: by then other
- * requests' commits may have changed the setting, and each PUT must show the state it left.
+ * The answer is built from the record this change wrote, not read back after the write is durable: by then other
+ * requests may have changed the setting, and each PUT must show the state it left. The events are applied to the
+ * stored version inside the change, so concurrent PUTs keep each other's fields.
  */
-export async function updateGlobal(store: Store, user: UserRecord, params: GlobalSettingsParams): Promise<Schemas['GlobalNotificationSettings']> {
-  return store.commit(() => {
-    const existing = findSetting(store, user.id, 'global', null);
-    const current = existing ?? { user_id: user.id, source_type: 'global' as const, source_id: null, level: DEFAULT_GLOBAL_LEVEL, notification_email: null, events: noEvents() };
-    const written = upsert(store, existing, current, {
-      ...(params.level !== undefined ? { level: params.level } : {}),
-      ...(params.notification_email !== undefined ? { notification_email: params.notification_email } : {}),
-      events: applyEvents(current.events, params),
-    });
-    return globalAnswer(written, user);
-  });
+export async function updateGlobal(settings: NotificationSettingsStorage, user: UserRecord, params: GlobalSettingsParams): Promise<Schemas['GlobalNotificationSettings']> {
+  const fresh = { user_id: user.id, source_type: 'global' as const, source_id: null, level: DEFAULT_GLOBAL_LEVEL, notification_email: null, events: noEvents() };
+  const written = await settings.change(fresh, fresh, (current) => ({
+    ...(params.level !== undefined ? { level: params.level } : {}),
+    ...(params.notification_email !== undefined ? { notification_email: params.notification_email } : {}),
+    events: applyEvents(current.events, params),
+  }));
+  return globalAnswer(written, user);
 }
 
-export function presentSource(store: Store, user: UserRecord, type: SourceType, sourceId: number): Schemas['NotificationSettings'] {
-  return sourceAnswer(findSetting(store, user.id, type, sourceId));
+export async function presentSource(settings: NotificationSettingsStorage, user: UserRecord, type: SourceType, sourceId: number): Promise<Schemas['NotificationSettings']> {
+  return sourceAnswer(await settings.find({ user_id: user.id, source_type: type, source_id: sourceId }));
 }
 
 function sourceAnswer(record: NotificationSettingRecord | undefined): Schemas['NotificationSettings'] {
@@ -69,15 +62,12 @@ function sourceAnswer(record: NotificationSettingRecord | undefined): Schemas['N
 }
 
 /** Answers from the record written, as updateGlobal does. */
-export async function updateSource(store: Store, user: UserRecord, type: SourceType, sourceId: number, params: SourceSettingsParams): Promise<Schemas['NotificationSettings']> {
-  return store.commit(() => {
-    const existing = findSetting(store, user.id, type, sourceId);
-    const current = existing ?? { user_id: user.id, source_type: type, source_id: sourceId, level: 'global' as const, notification_email: null, events: noEvents() };
-    // Events sent with a non-custom level are kept, to show once the level becomes custom.
-    const written = upsert(store, existing, current, {
-      ...(params.level !== undefined ? { level: params.level } : {}),
-      events: applyEvents(current.events, params),
-    });
-    return sourceAnswer(written);
-  });
+export async function updateSource(settings: NotificationSettingsStorage, user: UserRecord, type: SourceType, sourceId: number, params: SourceSettingsParams): Promise<Schemas['NotificationSettings']> {
+  const fresh = { user_id: user.id, source_type: type, source_id: sourceId, level: 'global' as const, notification_email: null, events: noEvents() };
+  // Events sent with a non-custom level are kept, to show once the level becomes custom.
+  const written = await settings.change(fresh, fresh, (current) => ({
+    ...(params.level !== undefined ? { level: params.level } : {}),
+    events: applyEvents(current.events, params),
+  }));
+  return sourceAnswer(written);
 }

@@ -14,6 +14,7 @@ import { canSeeGroup, canSeeProject, findGroup, findProject } from '../domain/vi
 import type { Store } from '../store/file-store.js';
 import type { GroupRecord, ProjectRecord, Scope, UserRecord } from '../store/schema.js';
 import { presentGroup, presentProject } from '../domain/namespaces.js';
+import { fileNotificationSettingsStorage } from '../store/notification-settings-storage.js';
 import { HttpError } from './errors.js';
 
 type Schemas = components['schemas'];
@@ -78,6 +79,7 @@ const visibleSourceId = (store: Store, user: UserRecord, type: SourceType, idOrP
 
 export function apiRouter(store: Store, baseUrl: string): Router {
   const router = Router();
+  const settings = fileNotificationSettingsStorage(store);
   router.use(requireDocumentedScope);
 
   router.get('/user', (_req, res) => {
@@ -89,22 +91,22 @@ export function apiRouter(store: Store, baseUrl: string): Router {
   router.get('/projects/:id', (req, res) => {
     res.json(presentProject(store, visibleProject(store, principalOf(res).user, String(req.params.id)), baseUrl));
   });
-  router.get('/notification_settings', (_req, res) => {
-    res.json(presentGlobal(store, principalOf(res).user));
+  router.get('/notification_settings', async (_req, res) => {
+    res.json(await presentGlobal(settings, principalOf(res).user));
   });
   router.put('/notification_settings', async (req, res) => {
-    res.json(await updateGlobal(store, principalOf(res).user, settingsParams(req)));
+    res.json(await updateGlobal(settings, principalOf(res).user, settingsParams(req)));
   });
   for (const type of ['group', 'project'] as const) {
     const path = `/${type}s/:id/notification_settings`;
-    router.get(path, (req, res) => {
+    router.get(path, async (req, res) => {
       const user = principalOf(res).user;
-      res.json(presentSource(store, user, type, visibleSourceId(store, user, type, String(req.params.id))));
+      res.json(await presentSource(settings, user, type, visibleSourceId(store, user, type, String(req.params.id))));
     });
     router.put(path, async (req, res) => {
       const user = principalOf(res).user;
       const id = visibleSourceId(store, user, type, String(req.params.id));
-      res.json(await updateSource(store, user, type, id, settingsParams(req)));
+      res.json(await updateSource(settings, user, type, id, settingsParams(req)));
     });
   }
   return router;

@@ -1,0 +1,91 @@
+// A user's notification settings (global, per group, per project) as the API asks for them: one setting by its key,
+// and an atomic change that reads the stored version, applies the request to it and writes the result, answering
+// the version written, so each PUT echoes its own write and concurrent PUTs never lose one another's fields.
+import type pg from 'pg';
+import { findSetting } from '../domain/notification-levels.js';
+import type { Store } from './file-store.js';
+import type { NotificationSettingRecord } from './schema.js';
+
+export type SettingKey = Pick<NotificationSettingRecord, 'user_id' | 'source_type' | 'source_id'>;
+
+export interface NotificationSettingsStorage {
+  find(key: SettingKey): Promise<NotificationSettingRecord | undefined>;
+  /**
+   * Applies `change` to the stored setting, or to `fresh` when there is none, and stores the result; answers the
+   * version written.
+   */
+  change(key: SettingKey, fresh: NotificationSettingRecord, change: (current: NotificationSettingRecord) => Partial<NotificationSettingRecord>): Promise<NotificationSettingRecord>;
+}
+
+export function fileNotificationSettingsStorage(store: Store): NotificationSettingsStorage {
+  return {
+    async find({ user_id, source_type, source_id }) {
+      return findSetting(store, user_id, source_type, source_id);
+    },
+    change({ user_id, source_type, source_id }, fresh, change) {
+      // One synchronous commit callback: read, change and write are never interleaved with another request's.
+      return store.commit(() => {
+        const existing = findSetting(store, user_id, source_type, source_id);
+        const changes = change(existing ?? fresh);
+        return existing ? store.update('notificationSettings', existing, changes) : store.insert('notificationSettings', { ...fresh, ...changes });
+      });
+    },
+  };
+}
+
+interface SettingRow {
+  user_id: string;
+  source_type: NotificationSettingRecord['source_type'];
+  source_id: string | null;
+  level: NotificationSettingRecord['level'];
+  notification_email: string | null;
+  events: NotificationSettingRecord['events'];
+}
+
+const recordOf = (row: SettingRow): NotificationSettingRecord => ({
+  user_id: Number(row.user_id),
+  source_type: row.source_type,
+  source_id: row.source_id === null ? null : Number(row.source_id),
+  level: row.level,
+  notification_email: row.notification_email,
+  events: row.events,
+});
+
+const selectOne = `SELECT user_id, source_type, source_id, level, notification_email, events FROM notification_settings
+  WHERE user_id = $1 AND source_type = $2 AND coalesce(source_id, 0) = coalesce($3::bigint, 0)`;
+
+export function postgresNotificationSettingsStorage(pool: pg.Pool): NotificationSettingsStorage {
+  return {
+    async find({ user_id, source_type, source_id }) {
+      const { rows } = await pool.query<SettingRow>(selectOne, [user_id, source_type, source_id]);
+      return rows[0] ? recordOf(rows[0]) : undefined;
+    },
+    async change(key, fresh, change) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        // The row first exists (a concurrent first write waits here, then finds it), then is locked for the change.
+        await client.query(
+          `INSERT INTO notification_settings (user_id, source_type, source_id, level, notification_email, events) VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (user_id, source_type, coalesce(source_id, 0)) DO NOTHING`,
+          [fresh.user_id, fresh.source_type, fresh.source_id, fresh.level, fresh.notification_email, JSON.stringify(fresh.events)],
+        );
+        const { rows } = await client.query<SettingRow>(`${selectOne} FOR UPDATE`, [key.user_id, key.source_type, key.source_id]);
+        const current = recordOf(rows[0]!);
+        const next = { ...current, ...change(current) };
+        await client.query(
+          `UPDATE notification_settings SET level = $4, notification_email = $5, events = $6
+           WHERE user_id = $1 AND source_type = $2 AND coalesce(source_id, 0) = coalesce($3::bigint, 0)`,
+          [key.user_id, key.source_type, key.source_id, next.level, next.notification_email, JSON.stringify(next.events)],
+        );
+        await client.query('COMMIT');
+        return next;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+  };
+}

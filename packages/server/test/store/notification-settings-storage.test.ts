@@ -1,0 +1,74 @@
+// Notification settings storage on each store (the file store, PostgreSQL from two pools): a change applies to the
+// stored version and answers what it wrote, so concurrent changes of one setting keep each other's fields and the
+// final state is one of the writes acknowledged.
+import pg from 'pg';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { insertUser } from '../../src/domain/accounts.js';
+import { noEvents } from '../../src/domain/notification-levels.js';
+import { openStore } from '../../src/store/file-store.js';
+import { fileNotificationSettingsStorage, postgresNotificationSettingsStorage, type NotificationSettingsStorage } from '../../src/store/notification-settings-storage.js';
+import { migrate } from '../../src/store/postgres/migrate.js';
+import type { NotificationSettingRecord } from '../../src/store/schema.js';
+import { createDatabase } from '../../../../test/support/postgres.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** One handle per instance: the file store has one, PostgreSQL two pools. */
+const implementations: Record<string, () => Promise<NotificationSettingsStorage[]>> = {
+  'the file store': async () => {
+    const store = await openStore({ file: null });
+    cleanups.push(() => store.close());
+    await store.commit(() => insertUser(store, { username: 'jsmith', email: 'jsmith@example.com', name: 'J' }, 'x'));
+    return [fileNotificationSettingsStorage(store)];
+  },
+  PostgreSQL: async () => {
+    const database = await createDatabase(inject('postgresUrl'));
+    await migrate(database.url);
+    const pools = [new pg.Pool({ connectionString: database.url, max: 10 }), new pg.Pool({ connectionString: database.url, max: 10 })];
+    cleanups.push(async () => {
+      for (const pool of pools) await pool.end();
+      await database.drop();
+    });
+    await pools[0]!.query(`INSERT INTO users (id, username, email, name, password_hash) VALUES (1, 'jsmith', 'j@example.com', 'J', 'x')`);
+    return pools.map((pool) => postgresNotificationSettingsStorage(pool));
+  },
+};
+
+const global = { user_id: 1, source_type: 'global', source_id: null } as const;
+const project = { user_id: 1, source_type: 'project', source_id: 7 } as const;
+const fresh = (key: typeof global | typeof project): NotificationSettingRecord => ({ ...key, level: key.source_type === 'global' ? 'participating' : 'global', notification_email: null, events: noEvents() });
+
+describe.each(Object.keys(implementations))('notification settings on %s', (name) => {
+  const storages = () => implementations[name]!();
+
+  it('finds nothing before the first change, then the version written, per source', async () => {
+    const [settings] = (await storages()) as [NotificationSettingsStorage];
+    expect(await settings.find(global)).toBeUndefined();
+    const written = await settings.change(project, fresh(project), () => ({ level: 'watch' }));
+    expect(written).toEqual({ ...fresh(project), level: 'watch' });
+    expect(await settings.find(project)).toEqual(written);
+    expect(await settings.find(global)).toBeUndefined();
+    expect(await settings.find({ ...project, source_id: 8 })).toBeUndefined();
+  });
+
+  it('applies forty concurrent changes of one setting to the stored version each time, losing none', async () => {
+    const handles = await storages();
+    const events = Object.keys(noEvents()) as (keyof ReturnType<typeof noEvents>)[];
+    // Each change switches on one event; each must see the ones before it, whatever the order.
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        handles[i % handles.length]!.change(global, fresh(global), (current) => ({
+          level: i % 2 === 0 ? 'watch' : 'custom',
+          events: { ...current.events, [events[i % events.length]!]: true },
+        })),
+      ),
+    );
+    const final = await handles[0]!.find(global);
+    expect(Object.values(final!.events).every(Boolean)).toBe(true);
+    // The stored state is the last write: one of the answers, the one with the most events switched on.
+    expect(answers).toContainEqual(final);
+  });
+});
