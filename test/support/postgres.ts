@@ -121,3 +121,22 @@ export async function createDatabase(adminUrl: string): Promise<{ url: string; d
     },
   };
 }
+
+/**
+ * A new database migrated to the current schema, with `count` pools on it (two stand for two instances sharing
+ * it); `close` ends the pools and drops the database.
+ */
+export async function migratedDatabase(adminUrl: string, count = 1): Promise<{ url: string; pools: import('pg').Pool[]; close(): Promise<void> }> {
+  const [{ default: pg }, { migrate }] = await Promise.all([import('pg'), import('../../packages/server/src/store/postgres/migrate.js')]);
+  const database = await createDatabase(adminUrl);
+  await migrate(database.url);
+  const pools = Array.from({ length: count }, () => new pg.Pool({ connectionString: database.url, max: 10 }));
+  return {
+    url: database.url,
+    pools,
+    async close() {
+      for (const pool of pools) await pool.end();
+      await database.drop();
+    },
+  };
+}

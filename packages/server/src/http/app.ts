@@ -14,7 +14,7 @@ import { pageAssets, pageHeaders, pagePaths, pageSessions, pagesRouter } from '.
 import type { HttpLogger } from 'pino-http';
 import { documentRouter } from './document-routes.js';
 import { answerJsonExactly } from './json-answers.js';
-import { crossOrigin } from './cors.js';
+import { answersAnyOrigin, crossOrigin } from './cors.js';
 import { referenceRouter } from './reference-routes.js';
 import { Metrics, operationsRouter } from './operations.js';
 import { fileSessionBacking, signInCsrf, type SessionBacking } from './session.js';
@@ -119,13 +119,13 @@ export function createApp({ store, config, now = wallClock, log, requestLog, thr
   api.use('/api/v3', apiRouter(store, config.baseUrl));
 
   app.use(apiV4Alias);
-  // Before the branches, so that a preflight is answered here and every answer, errors included, carries the headers.
-  app.use(crossOrigin);
   app.use((req, res, next) => {
     const area = areaOf(req.path);
     if (area === 'pages') return next();
     res.set(jsonAreaHeaders(req.path));
-    return isServedApiPath(req.path) ? api(req, res, next) : next();
+    const dispatch = () => (isServedApiPath(req.path) ? api(req, res, next) : next());
+    // Before the branches, so that a preflight is answered here and every answer, errors included, has the headers.
+    return answersAnyOrigin(area, req.path) ? crossOrigin(req, res, dispatch) : dispatch();
   });
   app.use(pagePaths, pageHeaders(config.secureCookies));
   // The landing page and the document answer errors as pages too, with the pages' headers.

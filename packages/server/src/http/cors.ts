@@ -5,7 +5,7 @@
 // no CORS headers, so a page elsewhere cannot read them.
 import cors from 'cors';
 import type { RequestHandler } from 'express';
-import { areaOf, oauthEndpointOf } from './areas.js';
+import { type Area, oauthEndpointOf } from './areas.js';
 
 const browserOAuthEndpoints = new Set(['token', 'revoke', 'token_info', 'metadata']);
 
@@ -18,9 +18,12 @@ const forAnyOrigin = cors({
   maxAge: 7200,
 });
 
-export const crossOrigin: RequestHandler = (req, res, next) => {
-  const area = areaOf(req.path);
-  const endpoint = area === 'oauth' ? oauthEndpointOf(req.path) : undefined;
-  if (area === 'api' || (endpoint !== undefined && browserOAuthEndpoints.has(endpoint))) return forAnyOrigin(req, res, next);
-  next();
-};
+/** Whether a request of this area and path answers any origin (the caller has the area already). */
+export function answersAnyOrigin(area: Area, path: string): boolean {
+  if (area === 'api') return true;
+  const endpoint = area === 'oauth' ? oauthEndpointOf(path) : undefined;
+  return endpoint !== undefined && browserOAuthEndpoints.has(endpoint);
+}
+
+/** Sets the CORS headers, or answers a preflight itself. */
+export const crossOrigin: RequestHandler = forAnyOrigin;

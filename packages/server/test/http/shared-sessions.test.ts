@@ -6,23 +6,21 @@ import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { limits } from '../../src/config.js';
 import { LoginThrottle } from '../../src/domain/login-throttle.js';
 import { instanceSecret } from '../../src/store/postgres/maintenance.js';
-import { migrate } from '../../src/store/postgres/migrate.js';
 import { postgresThrottleBacking } from '../../src/store/postgres/throttle.js';
 import { postgresSessionStorage } from '../../src/store/session-storage.js';
 import { Agent, consentFields, signIn } from '../support/agent.js';
 import { seed, startTestServer, type TestServer } from '../support/server.js';
-import { createDatabase } from '../../../../test/support/postgres.js';
+import { migratedDatabase } from '../../../../test/support/postgres.js';
 
 let pool: pg.Pool;
-let drop: () => Promise<void>;
+let close: (() => Promise<void>) | undefined;
 let one: TestServer;
 let two: TestServer;
 
 beforeAll(async () => {
-  const database = await createDatabase(inject('postgresUrl'));
-  drop = database.drop;
-  await migrate(database.url);
-  pool = new pg.Pool({ connectionString: database.url, max: 10 });
+  const database = await migratedDatabase(inject('postgresUrl'));
+  [pool] = database.pools as [pg.Pool];
+  close = database.close;
   const shared = async () => ({
     sessions: { storage: postgresSessionStorage(pool), secret: await instanceSecret(pool, 'session_key') },
     throttle: new LoginThrottle(limits.loginThrottle, postgresThrottleBacking(pool)),
@@ -38,8 +36,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await one?.close();
   await two?.close();
-  await pool?.end();
-  await drop?.();
+  await close?.();
 });
 
 /** The same browser (cookie jar) talking to the other instance. */

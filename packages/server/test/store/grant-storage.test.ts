@@ -6,8 +6,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { openStore } from '../../src/store/file-store.js';
 import { fileGrantStorage, postgresGrantStorage, type GrantStorage, type NewTokenPair } from '../../src/store/grant-storage.js';
-import { migrate } from '../../src/store/postgres/migrate.js';
-import { createDatabase } from '../../../../test/support/postgres.js';
+import { migratedDatabase } from '../../../../test/support/postgres.js';
 
 const now = Math.floor(Date.UTC(2026, 10, 25, 12) / 1000);
 const client = 1;
@@ -51,13 +50,8 @@ const implementations: Record<string, () => Promise<Subject>> = {
     };
   },
   PostgreSQL: async () => {
-    const database = await createDatabase(inject('postgresUrl'));
-    await migrate(database.url);
-    const pools = [new pg.Pool({ connectionString: database.url, max: 10 }), new pg.Pool({ connectionString: database.url, max: 10 })];
-    cleanups.push(async () => {
-      for (const pool of pools) await pool.end();
-      await database.drop();
-    });
+    const { pools, close } = await migratedDatabase(inject('postgresUrl'), 2);
+    cleanups.push(close);
     const [pool] = pools as [pg.Pool, pg.Pool];
     await pool.query(`INSERT INTO users (id, username, email, name, password_hash) VALUES (1, 'jsmith', 'j@example.com', 'J', 'x')`);
     await pool.query(`INSERT INTO applications (id, uid, secret_digest, name, redirect_uris, scopes, owner_id) VALUES (1, 'a1', 'd1', 'A', '{}', '{api}', 1), (2, 'a2', 'd2', 'B', '{}', '{api}', 1)`);

@@ -3,13 +3,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { digest } from '../../src/domain/secrets.js';
 import { openStore } from '../../src/store/file-store.js';
-import { migrate } from '../../src/store/postgres/migrate.js';
 import { fileSessionStorage, postgresSessionStorage, type SessionStorage } from '../../src/store/session-storage.js';
-import { createDatabase } from '../../../../test/support/postgres.js';
+import { migratedDatabase } from '../../../../test/support/postgres.js';
 
 interface Subject {
   storage: SessionStorage;
@@ -50,13 +48,9 @@ const implementations: Record<string, () => Promise<Subject>> = {
     };
   },
   PostgreSQL: async () => {
-    const database = await createDatabase(inject('postgresUrl'));
-    await migrate(database.url);
-    const pool = new pg.Pool({ connectionString: database.url, max: 4 });
-    cleanups.push(async () => {
-      await pool.end();
-      await database.drop();
-    });
+    const { pools, close } = await migratedDatabase(inject('postgresUrl'));
+    cleanups.push(close);
+    const pool = pools[0]!;
     return {
       storage: postgresSessionStorage(pool),
       dump: async () => JSON.stringify((await pool.query('SELECT * FROM sessions')).rows),

@@ -3,20 +3,17 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { instanceSecret, pruneExpired, pruneLock } from '../../../src/store/postgres/maintenance.js';
-import { migrate } from '../../../src/store/postgres/migrate.js';
-import { createDatabase } from '../../../../../test/support/postgres.js';
+import { migratedDatabase } from '../../../../../test/support/postgres.js';
 
 let pool: pg.Pool;
-let drop: () => Promise<void>;
+let close: (() => Promise<void>) | undefined;
 beforeAll(async () => {
-  const database = await createDatabase(inject('postgresUrl'));
-  drop = database.drop;
-  await migrate(database.url);
-  pool = new pg.Pool({ connectionString: database.url, max: 10 });
+  const database = await migratedDatabase(inject('postgresUrl'));
+  [pool] = database.pools as [pg.Pool];
+  close = database.close;
 });
 afterAll(async () => {
-  await pool?.end();
-  await drop?.();
+  await close?.();
 });
 
 describe('instanceSecret', () => {

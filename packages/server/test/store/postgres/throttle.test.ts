@@ -4,17 +4,16 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LoginThrottle, LoginThrottledError, memoryThrottleBacking, type LoginThrottlePolicy, type ThrottleBacking } from '../../../src/domain/login-throttle.js';
 import { openStore, type Store } from '../../../src/store/file-store.js';
-import { migrate } from '../../../src/store/postgres/migrate.js';
 import { postgresThrottleBacking } from '../../../src/store/postgres/throttle.js';
 import { loadSeed } from '../../../src/store/seed.js';
-import { createDatabase } from '../../../../../test/support/postgres.js';
+import { migratedDatabase } from '../../../../../test/support/postgres.js';
 
 const policy: LoginThrottlePolicy = { perAddress: { failures: 100, windowSeconds: 600 }, perLogin: { failures: 3, windowSeconds: 600 }, knownAddressSeconds: 3600 };
 const password = 'correct-horse-battery';
 
 let store: Store;
 let pool: pg.Pool;
-let drop: () => Promise<void>;
+let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
   // The users still live in the file store (the domain moves to PostgreSQL in a later step); the database gets the
@@ -23,18 +22,16 @@ beforeAll(async () => {
   await loadSeed(store, {
     users: ['jsmith', 'awong', 'bwong', 'cwong'].map((username) => ({ username, email: `${username}@example.com`, name: username, password })),
   });
-  const database = await createDatabase(inject('postgresUrl'));
-  drop = database.drop;
-  await migrate(database.url);
-  pool = new pg.Pool({ connectionString: database.url, max: 8 });
+  const database = await migratedDatabase(inject('postgresUrl'));
+  [pool] = database.pools as [pg.Pool];
+  close = database.close;
   for (const user of store.data.users) {
     await pool.query(`INSERT INTO users (id, username, email, name, password_hash) VALUES ($1, $2, $3, $4, 'x')`, [user.id, user.username, user.email, user.name]);
   }
 });
 
 afterAll(async () => {
-  await pool?.end();
-  await drop?.();
+  await close?.();
   await store?.close();
 });
 
