@@ -93,7 +93,7 @@ describe('a browser app on another origin', () => {
   });
 
   it('runs the code flow as a public client: PKCE, then the exchange from the page with its client_id alone', async () => {
-    await loadSeed(server.store, {
+    await loadSeed(server.storage, {
       applications: [{ name: 'Single-page App', owner: 'jsmith', client_id: 'spa-client', redirect_uris: ['http://127.0.0.1/callback'], confidential: false }],
     });
     const verifier = randomBytes(32).toString('base64url');

@@ -85,14 +85,14 @@ export async function startCluster(): Promise<TestCluster> {
   };
 }
 
-/** A new, empty database in the cluster at `adminUrl`; answers its URL and how to drop it. */
-export async function createDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+/** A new database in the cluster at `adminUrl`, empty or a copy of `template`; answers its URL and how to drop it. */
+export async function createDatabase(adminUrl: string, template?: string): Promise<{ url: string; drop(): Promise<void> }> {
   const { default: pg } = await import('pg');
   const name = `tb_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
   const admin = new pg.Client(adminUrl);
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
   } finally {
     await admin.end();
   }
@@ -139,4 +139,24 @@ export async function migratedDatabase(adminUrl: string, count = 1): Promise<{ u
       await database.drop();
     },
   };
+}
+
+const templates = new Map<string, Promise<string>>();
+
+/**
+ * A new database with the current schema, copied from a template migrated once per test file (a copy takes about
+ * 30 ms, a migration several times that); `drop` removes it.
+ */
+export async function freshMigratedDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  let template = templates.get(adminUrl);
+  if (!template) {
+    template = (async () => {
+      const { migrate } = await import('../../packages/server/src/store/postgres/migrate.js');
+      const database = await createDatabase(adminUrl);
+      await migrate(database.url);
+      return new URL(database.url).pathname.slice(1);
+    })();
+    templates.set(adminUrl, template);
+  }
+  return createDatabase(adminUrl, await template);
 }

@@ -1,13 +1,13 @@
 // `tokenbell users ...`: account chores for an operator, on the data file while no server runs on it (the file's lock
 // refuses a second writer, with a message naming the server's process). Values checked as the seed checks them.
 import { parseArgs } from 'node:util';
-import { createPersonalAccessToken, createUser, findUserByLogin, resetPassword } from './domain/accounts.js';
+import { createPersonalAccessToken, createUser, resetPassword } from './domain/accounts.js';
 import { ConfigError, defaultOf } from './config.js';
 import { InputError } from './explained-error.js';
-import { openStore } from './store/file-store.js';
+import { openBackend } from './store/backend.js';
 import type { Scope } from './store/schema.js';
 
-export const usersUsage = `Usage: tokenbell users <command> [--data FILE]
+export const usersUsage = `Usage: tokenbell users <command> [--data FILE | --database-url URL]
 
   create --username U --email E --name NAME --password P [--admin]
                         add a user
@@ -17,6 +17,7 @@ export const usersUsage = `Usage: tokenbell users <command> [--data FILE]
                         create a personal access token and print it, once
 
   --data FILE           the data file (TOKENBELL_DATA, default ${defaultOf('data')}); stop the server first
+  --database-url URL    the PostgreSQL database (DATABASE_URL) instead; servers may keep running
 `;
 
 export async function runUsersCommand(args: string[], env: NodeJS.ProcessEnv, print: (line: string) => void): Promise<void> {
@@ -30,6 +31,7 @@ export async function runUsersCommand(args: string[], env: NodeJS.ProcessEnv, pr
     args: rest,
     options: {
       data: { type: 'string' },
+      'database-url': { type: 'string' },
       username: { type: 'string' },
       email: { type: 'string' },
       name: { type: 'string' },
@@ -45,19 +47,20 @@ export async function runUsersCommand(args: string[], env: NodeJS.ProcessEnv, pr
     if (value === undefined) throw new ConfigError(`users ${command} needs --${flag}`);
     return value;
   };
-  const store = await openStore({ file: values.data ?? env.TOKENBELL_DATA ?? defaultOf('data') });
+  const databaseUrl = values['database-url'] ?? (values.data === undefined ? env.DATABASE_URL : undefined) ?? null;
+  const { storage } = await openBackend({ dataFile: values.data ?? env.TOKENBELL_DATA ?? defaultOf('data'), databaseUrl, databasePoolSize: 2, migrate: false });
   try {
     if (command === 'create') {
-      const user = await createUser(store, { username: need('username'), email: need('email'), name: need('name'), password: need('password'), is_admin: values.admin ?? false });
+      const user = await createUser(storage, { username: need('username'), email: need('email'), name: need('name'), password: need('password'), is_admin: values.admin ?? false });
       print(`created user ${user.username} (id ${user.id})`);
     } else if (command === 'reset-password') {
-      const user = await resetPassword(store, need('username'), need('password'));
+      const user = await resetPassword(storage, need('username'), need('password'));
       print(`set a new password for ${user.username}`);
     } else {
-      const user = findUserByLogin(store, need('username'));
+      const user = await storage.users.byLogin(need('username'));
       if (!user) throw new InputError('username', `there is no user ${JSON.stringify(values.username)}`, 'unknown');
       const scopes = values.scopes?.split(',').map((s) => s.trim()) as Scope[] | undefined;
-      const { record, token } = await createPersonalAccessToken(store, user.id, {
+      const { record, token } = await createPersonalAccessToken(storage, user.id, {
         name: need('name'),
         expires_at: values.expires ?? null,
         ...(scopes ? { scopes } : {}),
@@ -66,6 +69,6 @@ export async function runUsersCommand(args: string[], env: NodeJS.ProcessEnv, pr
       print(token);
     }
   } finally {
-    await store.close();
+    await storage.maintenance.close();
   }
 }

@@ -9,7 +9,7 @@ import { requestLogger } from './http/operations.js';
 import { openApiValidation, warmUpValidation } from './http/openapi-validation.js';
 import { findApplicationByUid } from './domain/applications.js';
 import { ensureDemoData, loadSeedFile } from './store/seed.js';
-import { openStore, pruneStore } from './store/file-store.js';
+import { openBackend } from './store/backend.js';
 
 // package.json sits one level above both src/cli.ts and dist/cli.js.
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
@@ -35,21 +35,22 @@ async function main(): Promise<void> {
     return;
   }
   const config = configFrom(args);
-  const store = await openStore({ file: config.dataFile });
+  const backend = await openBackend(config);
+  const { storage } = backend;
   if (config.seedFile) {
-    await loadSeedFile(store, config.seedFile);
+    await loadSeedFile(storage, config.seedFile);
     console.log(`Loaded seed ${config.seedFile}`);
   }
   for (const warning of configWarnings(config)) console.warn(`tokenbell: ${warning}`);
   for (const id of config.introspectionClients) {
-    if (!findApplicationByUid(store, id)) console.warn(`tokenbell: --introspection-clients names "${id}", which is not the App ID of any application here (yet)`);
+    if (!(await findApplicationByUid(storage, id))) console.warn(`tokenbell: --introspection-clients names "${id}", which is not the App ID of any application here (yet)`);
   }
   // The first request would otherwise wait for the document to load and its checks to compile (about half a second).
   const validation = openApiValidation({ validateResponses: config.validateResponses });
   await warmUpValidation(validation);
   // One JSON line per request; readable lines instead when a person watches the terminal.
   const requestLog = requestLogger({ level: config.logLevel, pretty: process.stdout.isTTY === true });
-  const app = createApp({ store, config, validation, requestLog, log: (message) => requestLog.logger.error(message) });
+  const app = createApp({ backend, config, validation, requestLog, log: (message) => requestLog.logger.error(message) });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -57,7 +58,7 @@ async function main(): Promise<void> {
   });
   // Only now, with the server really listening: credentials printed for a server that failed to start would be lost,
   // since the store keeps only their digests.
-  const demo = await ensureDemoData(store, config.baseUrl);
+  const demo = await ensureDemoData(storage, config.baseUrl);
   if (demo) {
     console.log(
       [
@@ -71,8 +72,9 @@ async function main(): Promise<void> {
       ].join('\n'),
     );
   }
-  console.log(`tokenbell listening on ${config.baseUrl} (data: ${config.dataFile ?? 'in memory'}); API reference: ${config.baseUrl}/help/api`);
-  const pruning = setInterval(() => void pruneStore(store).catch(() => undefined), limits.pruneIntervalSeconds * 1000);
+  console.log(`tokenbell listening on ${config.baseUrl} (data: ${storage.maintenance.describe()}); API reference: ${config.baseUrl}/help/api`);
+  // On a database one instance prunes at a time; the others find it busy and skip their turn.
+  const pruning = setInterval(() => void storage.maintenance.prune(Math.floor(Date.now() / 1000)).catch(() => undefined), limits.pruneIntervalSeconds * 1000);
   pruning.unref();
 
   let stopping = false;
@@ -83,11 +85,11 @@ async function main(): Promise<void> {
     clearInterval(pruning);
     server.close();
     server.closeAllConnections();
-    store.close().then(
+    storage.maintenance.close().then(
       () => process.exit(0),
       (error: unknown) => {
         // Nothing acknowledged is lost: the journal still holds it, and the next start replays it.
-        console.error(`could not fold the journal into ${config.dataFile}: ${(error as Error).message}; the next start will replay it`);
+        console.error(`could not close ${storage.maintenance.describe()} cleanly: ${(error as Error).message}; the next start will replay the journal`);
         process.exit(1);
       },
     );

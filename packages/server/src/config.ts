@@ -7,8 +7,14 @@ import { ExplainedError } from './explained-error.js';
 export interface Config {
   port: number;
   host: string;
-  /** The JSON data file, or null for an in-memory store (tests). */
+  /** The JSON data file, or null for an in-memory store (tests); unused with a database. */
   dataFile: string | null;
+  /** A PostgreSQL database instead of the data file, for several instances sharing one state. */
+  databaseUrl: string | null;
+  /** Connections this instance keeps to the database at most. */
+  databasePoolSize: number;
+  /** Bring the database schema up to date at start-up (as `tokenbell migrate` does). */
+  migrate: boolean;
   /** Access token lifetime in seconds (expires_in). */
   tokenTtl: number;
   /** Authorization code lifetime in seconds. */
@@ -51,6 +57,9 @@ export const settings = [
   { flag: 'host', arg: 'H', env: 'TOKENBELL_HOST', default: '127.0.0.1', help: 'address to listen on' },
   { flag: 'data', arg: 'FILE', env: 'TOKENBELL_DATA', default: './data/tokenbell.json', help: 'JSON data file (--memory for none)' },
   { flag: 'memory', env: undefined, default: 'off', help: 'keep data in memory only (not with --data)' },
+  { flag: 'database-url', arg: 'URL', env: 'DATABASE_URL', default: 'none', help: 'keep data in PostgreSQL instead of the data file, shared by every instance on it (postgres://USER:PASSWORD@HOST:PORT/DB; TLS options in the URL)' },
+  { flag: 'database-pool-size', arg: 'N', env: 'TOKENBELL_DATABASE_POOL_SIZE', default: '10', help: 'connections to the database this instance keeps at most' },
+  { flag: 'migrate', env: 'TOKENBELL_MIGRATE', default: 'off', help: 'bring the database schema up to date before serving (true to turn on), as tokenbell migrate does' },
   { flag: 'token-ttl', arg: 'N', env: 'TOKENBELL_TOKEN_TTL', default: '7200', help: 'access token lifetime (expires_in), seconds' },
   { flag: 'base-url', arg: 'URL', env: 'TOKENBELL_BASE_URL', default: 'http://HOST:PORT', help: 'public base URL: the issuer and every absolute link' },
   { flag: 'seed', arg: 'FILE', env: 'TOKENBELL_SEED', default: 'none', help: 'load users, groups, projects and applications from a JSON fixture' },
@@ -112,6 +121,13 @@ export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const read = (flag: Flag): string => given(flag) ?? defaultOf(flag);
 
   if (values.memory && values.data !== undefined) throw new ConfigError('--memory and --data contradict each other: keep data in memory, or in the file --data names, not both');
+  const databaseUrl = given('database-url') ?? null;
+  if (databaseUrl !== null) {
+    if (values.memory || values.data !== undefined) throw new ConfigError(`--database-url and ${values.memory ? '--memory' : '--data'} contradict each other: keep data in PostgreSQL or in a file, not both`);
+    if (!/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ConfigError('--database-url must be a postgres:// or postgresql:// URL');
+  }
+  const migrate = values.migrate === true || env.TOKENBELL_MIGRATE === 'true';
+  if (migrate && databaseUrl === null) throw new ConfigError('--migrate needs --database-url (or DATABASE_URL): the data file needs no migration');
   const port = positiveInteger('--port', read('port'));
   if (port > 65535) throw new ConfigError(`--port must be at most 65535, got ${port}`);
   const host = read('host');
@@ -126,7 +142,10 @@ export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env)
   return {
     port,
     host,
-    dataFile: values.memory ? null : read('data'),
+    dataFile: values.memory || databaseUrl !== null ? null : read('data'),
+    databaseUrl,
+    databasePoolSize: positiveInteger('--database-pool-size', read('database-pool-size')),
+    migrate,
     tokenTtl: positiveInteger('--token-ttl', read('token-ttl')),
     codeTtl: limits.codeTtlSeconds,
     baseUrl,

@@ -1,5 +1,7 @@
 export { configFrom, limits, settings, type Config } from './config.js';
 export { createApp, type AppOptions } from './http/app.js';
 export { openStore, Store, StoreCorruptError, StoreLockedError } from './store/file-store.js';
+export { fileBackend, openBackend, type Backend, type BackendOptions } from './store/backend.js';
+export type { Storage } from './store/storage.js';
 export { ensureDemoData, loadSeed } from './store/seed.js';
 export { recipientsFor } from './domain/recipients.js';

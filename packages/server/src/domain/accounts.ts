@@ -1,8 +1,8 @@
-// User accounts and personal access tokens. Validation happens before `store.commit`, and the checks that depend
-// on the store are repeated inside it (hashing a password awaits, so another request may have taken the name).
+// User accounts and personal access tokens. Fields are checked here; names that must be unique are refused by the
+// store when it adds the record (hashing a password awaits, so another request may have taken the name meanwhile).
 import { InputError } from '../explained-error.js';
 import { checkScopes } from './oauth/scopes.js';
-import type { Store } from '../store/file-store.js';
+import type { NewUserRow, Storage } from '../store/storage.js';
 import type { PersonalAccessTokenRecord, Scope, UserRecord } from '../store/schema.js';
 import { hashPassword, verifyPassword, verifyPasswordAgainstNothing } from './passwords.js';
 import { digest, newSecret } from './secrets.js';
@@ -68,25 +68,9 @@ export function checkNewUserFields(input: Omit<NewUser, 'password'>): void {
   }
 }
 
-/** Throws an InputError (`taken`) if the username or e-mail address is taken (whatever the case) in the store. */
-export function checkUserIsNew(store: Store, input: Pick<NewUser, 'username' | 'email'>): void {
-  if (store.lookup('users', 'username', input.username)) {
-    throw new InputError('username', `the username ${JSON.stringify(input.username)} is already taken`, 'taken');
-  }
-  // A project's namespace is a group path or a username, so the two must never be the same name.
-  if (store.lookup('groups', 'path', input.username)) {
-    throw new InputError('username', `the username ${JSON.stringify(input.username)} is already a group's path`, 'taken');
-  }
-  if (store.lookup('users', 'email', input.email)) {
-    throw new InputError('email', `the e-mail address ${JSON.stringify(input.email)} is already in use`, 'taken');
-  }
-}
-
-/** Adds a user whose password is already hashed; call inside `store.commit`. Throws, changing nothing, if taken. */
-export function insertUser(store: Store, input: Omit<NewUser, 'password'>, passwordHash: string): UserRecord {
-  checkUserIsNew(store, input);
-  return store.insert('users', {
-    id: store.nextId('users'),
+/** The stored form of a new user whose password is already hashed. */
+export function newUserRow(input: Omit<NewUser, 'password'>, passwordHash: string): NewUserRow {
+  return {
     username: input.username,
     email: input.email,
     name: input.name.trim(),
@@ -98,36 +82,29 @@ export function insertUser(store: Store, input: Omit<NewUser, 'password'>, passw
     is_admin: input.is_admin ?? false,
     bio: input.bio ?? '',
     created_at: new Date().toISOString(),
-  });
+  };
 }
 
-/** Checks the fields and that the names are free, hashes the password, and adds the user in one commit. */
-export async function createUser(store: Store, input: NewUser): Promise<UserRecord> {
+/** Checks the fields, hashes the password, and adds the user; a taken name throws InputError (`taken`). */
+export async function createUser(storage: Storage, input: NewUser): Promise<UserRecord> {
   checkNewUserFields(input);
-  checkUserIsNew(store, input);
-  const passwordHash = await hashPassword(input.password);
-  return store.commit(() => insertUser(store, input, passwordHash));
+  return storage.users.create(newUserRow(input, await hashPassword(input.password)));
 }
 
 /** Sets a new password for the user with this login (the admin CLI's reset); the old one stops working at once. */
-export async function resetPassword(store: Store, login: string, password: string): Promise<UserRecord> {
-  const user = findUserByLogin(store, login);
-  if (!user) throw new InputError('username', `there is no user ${JSON.stringify(login)}`, 'unknown');
-  const passwordHash = await hashPassword(password);
-  return store.commit(() => store.update('users', user, { passwordHash }));
-}
-
-/** The user whose username or e-mail address (whatever the case) is `login`. */
-export function findUserByLogin(store: Store, login: string): UserRecord | null {
-  return store.lookup('users', 'username', login) ?? store.lookup('users', 'email', login) ?? null;
+export async function resetPassword(storage: Storage, login: string, password: string): Promise<UserRecord> {
+  const user = await storage.users.byLogin(login);
+  const updated = user && (await storage.users.setPasswordHash(user.id, await hashPassword(password)));
+  if (!updated) throw new InputError('username', `there is no user ${JSON.stringify(login)}`, 'unknown');
+  return updated;
 }
 
 /**
  * The active user with this login and password, or null. Unknown user, wrong password and blocked account get the
  * same answer after the same work, so neither the answer nor its timing tells which.
  */
-export async function authenticate(store: Store, login: string, password: string): Promise<UserRecord | null> {
-  const user = findUserByLogin(store, login);
+export async function authenticate(storage: Storage, login: string, password: string): Promise<UserRecord | null> {
+  const user = await storage.users.byLogin(login);
   if (!user) return verifyPasswordAgainstNothing(password).then(() => null);
   const ok = await verifyPassword(password, user.passwordHash);
   return ok && isActive(user) ? user : null;
@@ -147,72 +124,56 @@ export function checkPersonalAccessTokenFields(input: NewPersonalAccessToken): C
   return { name: input.name.trim(), scopes, expires_at: expires, ...(input.token === undefined ? {} : { token: input.token }) };
 }
 
-/** Adds a personal access token for a checked input; call inside `store.commit`. */
-export function insertPersonalAccessToken(
-  store: Store,
-  userId: number,
-  input: CheckedPersonalAccessToken,
-  token: string,
-): PersonalAccessTokenRecord {
-  const tokenDigest = digest(token);
-  if (store.lookup('personalAccessTokens', 'tokenDigest', tokenDigest)) {
-    throw new InputError('token', 'this token is already in use', 'taken');
-  }
-  return store.insert('personalAccessTokens', {
-    id: store.nextId('personalAccessTokens'),
-    user_id: userId,
-    name: input.name,
-    tokenDigest,
-    scopes: [...input.scopes],
-    created_at: new Date().toISOString(),
-    expires_at: input.expires_at,
-    revoked: false,
-  });
-}
-
 /** Creates a token; the plain token is answered once here and stored only as a digest. */
 export async function createPersonalAccessToken(
-  store: Store,
+  storage: Storage,
   userId: number,
   input: NewPersonalAccessToken,
 ): Promise<{ record: PersonalAccessTokenRecord; token: string }> {
   const checked = checkPersonalAccessTokenFields(input);
-  if (!store.lookup('users', 'id', userId)) throw new InputError('user_id', `there is no user ${userId}`, 'unknown');
+  if (!(await storage.users.byId(userId))) throw new InputError('user_id', `there is no user ${userId}`, 'unknown');
   const token = checked.token ?? newSecret('personalAccessToken');
-  const record = await store.commit(() => insertPersonalAccessToken(store, userId, checked, token));
+  const record = await storage.personalAccessTokens.create(newPersonalAccessTokenRow(userId, checked, token));
   return { record, token };
+}
+
+/** The stored form of a checked token: its digest, never the token. */
+export function newPersonalAccessTokenRow(userId: number, input: CheckedPersonalAccessToken, token: string): Omit<PersonalAccessTokenRecord, 'id'> {
+  return {
+    user_id: userId,
+    name: input.name,
+    tokenDigest: digest(token),
+    scopes: [...input.scopes],
+    created_at: new Date().toISOString(),
+    expires_at: input.expires_at,
+    revoked: false,
+  };
 }
 
 /**
  * The token's record if it may be used at `now`: not revoked, not past the end (UTC) of its last day, and its
  * user exists and is not blocked.
  */
-export function findActivePersonalAccessToken(
-  store: Store,
+export async function findActivePersonalAccessToken(
+  storage: Storage,
   token: string,
   now: Date = new Date(),
-): PersonalAccessTokenRecord | null {
-  const record = store.lookup('personalAccessTokens', 'tokenDigest', digest(token));
+): Promise<{ record: PersonalAccessTokenRecord; user: UserRecord } | null> {
+  const record = await storage.personalAccessTokens.byDigest(digest(token));
   if (!record || record.revoked) return null;
   if (record.expires_at !== null && now.getTime() >= endOfDayUtc(record.expires_at)) return null;
-  return activeUser(store, record.user_id) ? record : null;
+  const user = await activeUser(storage.users, record.user_id);
+  return user ? { record, user } : null;
 }
 
 /** The user's tokens, newest first. */
-export function listPersonalAccessTokens(store: Store, userId: number): PersonalAccessTokenRecord[] {
-  return store.data.personalAccessTokens.filter((t) => t.user_id === userId).reverse();
+export function listPersonalAccessTokens(storage: Storage, userId: number): Promise<PersonalAccessTokenRecord[]> {
+  return storage.personalAccessTokens.ofUser(userId);
 }
 
 /** Revokes one of the user's tokens; null when the user has no such token (another user's token included). */
-export async function revokePersonalAccessToken(
-  store: Store,
-  userId: number,
-  id: number,
-): Promise<PersonalAccessTokenRecord | null> {
-  const record = store.lookup('personalAccessTokens', 'id', id);
-  if (!record || record.user_id !== userId) return null;
-  if (record.revoked) return record;
-  return store.commit(() => store.update('personalAccessTokens', record, { revoked: true }));
+export function revokePersonalAccessToken(storage: Storage, userId: number, id: number): Promise<PersonalAccessTokenRecord | null> {
+  return storage.personalAccessTokens.revokeOwned(userId, id);
 }
 
 function checkText(field: string, value: unknown, max: number): void {

@@ -1,10 +1,9 @@
 // Spec 5: an API call authenticates with an OAuth access token (query `access_token` or `Authorization: Bearer`)
 // or a personal access token (`PRIVATE-TOKEN`). A token acts only for the user it was issued to.
-import type { Store } from '../store/file-store.js';
+import type { Storage } from '../store/storage.js';
 import type { Scope, UserRecord } from '../store/schema.js';
 import { findActivePersonalAccessToken } from './accounts.js';
 import { findActiveAccessToken } from './oauth/tokens.js';
-import { activeUser } from './users.js';
 
 export interface PresentedApiCredentials {
   accessTokenQuery?: unknown;
@@ -42,7 +41,7 @@ export function presentedAccessToken(presented: Omit<PresentedApiCredentials, 'p
   return { token: tokens[0] as string, via: viaHeader !== undefined ? 'bearerAuth' : 'accessTokenQuery' };
 }
 
-export function authenticateApiRequest(store: Store, presented: PresentedApiCredentials, now: number): ApiAuthentication {
+export async function authenticateApiRequest(storage: Storage, presented: PresentedApiCredentials, now: number): Promise<ApiAuthentication> {
   const oauth = presentedAccessToken(presented);
   const privateToken = presented.privateToken;
   if (oauth === 'missing' && privateToken === undefined) return { ok: false, reason: 'missing' };
@@ -50,13 +49,11 @@ export function authenticateApiRequest(store: Store, presented: PresentedApiCred
   if (oauth === 'invalid' || (oauth !== 'missing' && privateToken !== undefined)) return { ok: false, reason: 'invalid' };
 
   if (oauth === 'missing') {
-    const pat = privateToken === '' ? undefined : findActivePersonalAccessToken(store, privateToken!, new Date(now * 1000));
-    const user = pat && activeUser(store, pat.user_id);
-    if (!pat || !user) return { ok: false, reason: 'invalid' };
-    return { ok: true, principal: { user, scopes: pat.scopes, via: 'privateToken' } };
+    const pat = privateToken === '' ? null : await findActivePersonalAccessToken(storage, privateToken!, new Date(now * 1000));
+    if (!pat) return { ok: false, reason: 'invalid' };
+    return { ok: true, principal: { user: pat.user, scopes: pat.record.scopes, via: 'privateToken' } };
   }
-  const record = findActiveAccessToken(store, oauth.token, now);
-  const user = record && activeUser(store, record.user_id);
-  if (!record || !user) return { ok: false, reason: 'invalid' };
-  return { ok: true, principal: { user, scopes: record.scopes, via: oauth.via } };
+  const found = await findActiveAccessToken(storage, oauth.token, now);
+  if (!found) return { ok: false, reason: 'invalid' };
+  return { ok: true, principal: { user: found.user, scopes: found.record.scopes, via: oauth.via } };
 }

@@ -1,7 +1,7 @@
 // OAuth client registration (spec 2.1). The App Secret is shown once at registration and stored only as a digest.
 import { InputError } from '../explained-error.js';
 import { checkScopes } from './oauth/scopes.js';
-import type { Store } from '../store/file-store.js';
+import type { NewApplicationRow, Storage } from '../store/storage.js';
 import type { ApplicationRecord, Scope } from '../store/schema.js';
 import { constantTimeEqual, digest, newClientId, newSecret } from './secrets.js';
 
@@ -61,17 +61,9 @@ export function checkApplicationFields(input: NewApplication): CheckedApplicatio
   };
 }
 
-/** Adds a checked application; call inside `store.commit`. Throws, changing nothing, if the App ID is taken. */
-export function insertApplication(
-  store: Store,
-  ownerId: number,
-  input: CheckedApplication,
-  uid: string,
-  secret: string | null,
-): ApplicationRecord {
-  if (store.lookup('applications', 'uid', uid)) throw new InputError('uid', `the App ID ${JSON.stringify(uid)} is already taken`, 'taken');
-  return store.insert('applications', {
-    id: store.nextId('applications'),
+/** The stored form of a checked application: the secret's digest, never the secret (none for a public client). */
+export function newApplicationRow(ownerId: number, input: CheckedApplication, uid: string, secret: string | null): NewApplicationRow {
+  return {
     uid,
     secretDigest: secret === null ? null : digest(secret),
     confidential: input.confidential,
@@ -80,44 +72,44 @@ export function insertApplication(
     scopes: [...input.scopes],
     owner_id: ownerId,
     created_at: new Date().toISOString(),
-  });
+  };
 }
 
 /** Registers an application; the plain App Secret (none for a public client) is answered once here. */
 export async function registerApplication(
-  store: Store,
+  storage: Storage,
   ownerId: number,
   input: NewApplication & { confidential?: true },
 ): Promise<{ record: ApplicationRecord; secret: string }>;
-export async function registerApplication(store: Store, ownerId: number, input: NewApplication): Promise<{ record: ApplicationRecord; secret: string | null }>;
+export async function registerApplication(storage: Storage, ownerId: number, input: NewApplication): Promise<{ record: ApplicationRecord; secret: string | null }>;
 export async function registerApplication(
-  store: Store,
+  storage: Storage,
   ownerId: number,
   input: NewApplication,
 ): Promise<{ record: ApplicationRecord; secret: string | null }> {
   const checked = checkApplicationFields(input);
-  if (!store.lookup('users', 'id', ownerId)) throw new InputError('owner', `there is no user ${ownerId}`, 'unknown');
+  if (!(await storage.users.byId(ownerId))) throw new InputError('owner', `there is no user ${ownerId}`, 'unknown');
   const uid = checked.uid ?? newClientId();
   const secret = checked.confidential ? (checked.secret ?? newSecret('clientSecret')) : null;
-  const record = await store.commit(() => insertApplication(store, ownerId, checked, uid, secret));
+  const record = await storage.applications.create(newApplicationRow(ownerId, checked, uid, secret));
   return { record, secret };
 }
 
 /** The application whose App ID (client_id) is `uid`. */
-export function findApplicationByUid(store: Store, uid: string): ApplicationRecord | null {
-  return store.lookup('applications', 'uid', uid) ?? null;
+export async function findApplicationByUid(storage: Storage, uid: string): Promise<ApplicationRecord | null> {
+  return (await storage.applications.byUid(uid)) ?? null;
 }
 
 /** The application if `secret` is its App Secret, else null. */
-export function authenticateClient(store: Store, uid: string, secret: string): ApplicationRecord | null {
-  const application = findApplicationByUid(store, uid);
+export async function authenticateClient(storage: Storage, uid: string, secret: string): Promise<ApplicationRecord | null> {
+  const application = await findApplicationByUid(storage, uid);
   // Compared even for an unknown App ID, so timing does not tell which App IDs exist.
   const matches = constantTimeEqual(digest(secret), application?.secretDigest ?? '');
   return application && matches ? application : null;
 }
 
-export function listApplications(store: Store, ownerId: number): ApplicationRecord[] {
-  return store.data.applications.filter((a) => a.owner_id === ownerId);
+export function listApplications(storage: Storage, ownerId: number): Promise<ApplicationRecord[]> {
+  return storage.applications.ownedBy(ownerId);
 }
 
 /**
@@ -125,18 +117,8 @@ export function listApplications(store: Store, ownerId: number): ApplicationReco
  * (revoked records stay until pruned, so a later use is reported as revoked rather than unknown). False when the
  * owner has no such application.
  */
-export async function deleteApplication(store: Store, ownerId: number, id: number): Promise<boolean> {
-  const application = store.lookup('applications', 'id', id);
-  if (!application || application.owner_id !== ownerId) return false;
-  const now = Math.floor(Date.now() / 1000);
-  await store.commit(() => {
-    store.remove('applications', (a) => a.id === id);
-    store.remove('authorizationCodes', (c) => c.application_id === id);
-    for (const token of store.data.accessTokens.filter((t) => t.application_id === id && t.revoked_at === null)) {
-      store.update('accessTokens', token, { revoked_at: now });
-    }
-  });
-  return true;
+export function deleteApplication(storage: Storage, ownerId: number, id: number): Promise<boolean> {
+  return storage.applications.deleteOwned(ownerId, id, Math.floor(Date.now() / 1000));
 }
 
 function checkRedirectUris(value: unknown): string[] {

@@ -1,5 +1,5 @@
 // The applications a user has let into their account (through the authorization code flow), and taking that back.
-import type { Store } from '../store/file-store.js';
+import type { Storage } from '../store/storage.js';
 import type { AccessTokenRecord, ApplicationRecord, EpochSeconds, Scope } from '../store/schema.js';
 import { scopes as knownScopes } from '../openapi/document.js';
 import { isExpired } from './oauth/tokens.js';
@@ -21,10 +21,10 @@ const grantsAccess = (token: AccessTokenRecord, now: EpochSeconds) =>
   token.revoked_at === null && (!isExpired(token, now) || token.refreshDigest !== null);
 
 /** The applications holding live tokens for the user, by name, then the password grant's tokens, if any. */
-export function authorizedApplications(store: Store, userId: number, now: EpochSeconds): AuthorizedApplication[] {
+export async function authorizedApplications(storage: Storage, userId: number, now: EpochSeconds): Promise<AuthorizedApplication[]> {
   const byApplication = new Map<number | null, { scopes: Set<Scope>; since: EpochSeconds }>();
-  for (const token of store.data.accessTokens) {
-    if (token.user_id !== userId || !grantsAccess(token, now)) continue;
+  for (const token of await storage.tokens.unrevokedOfUser(userId)) {
+    if (!grantsAccess(token, now)) continue;
     const entry = byApplication.get(token.application_id) ?? { scopes: new Set<Scope>(), since: token.created_at };
     token.scopes.forEach((s) => entry.scopes.add(s));
     entry.since = Math.min(entry.since, token.created_at);
@@ -32,7 +32,7 @@ export function authorizedApplications(store: Store, userId: number, now: EpochS
   }
   const result: AuthorizedApplication[] = [];
   for (const [id, entry] of byApplication) {
-    const application = id === null ? null : store.lookup('applications', 'id', id);
+    const application = id === null ? null : await storage.applications.byId(id);
     if (application === undefined) continue;
     result.push({ application, scopes: knownScopes.filter((s) => entry.scopes.has(s)), since: entry.since });
   }
@@ -49,19 +49,11 @@ export function authorizedApplications(store: Store, userId: number, now: EpochS
  * application is unknown or holds nothing for the user.
  */
 export async function revokeApplicationAuthorization(
-  store: Store,
+  storage: Storage,
   userId: number,
   applicationId: number | null,
   now: EpochSeconds,
 ): Promise<boolean> {
-  if (applicationId !== null && !store.lookup('applications', 'id', applicationId)) return false;
-  const mine = (r: { user_id: number; application_id: number | null }) => r.user_id === userId && r.application_id === applicationId;
-  const tokens = store.data.accessTokens.filter((t) => mine(t) && t.revoked_at === null);
-  const hasCodes = store.data.authorizationCodes.some((c) => mine(c) && c.used_at === null && c.expires_at > now);
-  if (tokens.length === 0 && !hasCodes) return false;
-  await store.commit(() => {
-    for (const token of tokens) store.update('accessTokens', token, { revoked_at: now });
-    store.remove('authorizationCodes', mine);
-  });
-  return true;
+  if (applicationId !== null && !(await storage.applications.byId(applicationId))) return false;
+  return storage.tokens.revokeAuthorization(userId, applicationId, now);
 }

@@ -24,9 +24,9 @@
 // the right password alone completes nothing, and where no second factor can follow (the password grant) it is
 // a failure like any wrong password, so that neither the answer nor the count tells a guesser it was right.
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Store } from '../store/file-store.js';
+import type { Storage } from '../store/storage.js';
 import type { UserRecord } from '../store/schema.js';
-import { authenticate, findUserByLogin } from './accounts.js';
+import { authenticate } from './accounts.js';
 import { useCode } from './two-factor.js';
 
 export interface LoginThrottlePolicy {
@@ -122,10 +122,10 @@ export class LoginThrottle {
    * follow, for the right password of a two-factor account); throws LoginThrottledError when the address or the
    * login has used up its attempts (without checking the password at all).
    */
-  async authenticate(store: Store, login: string, password: string, address: string, options: PasswordCheckOptions): Promise<UserRecord | null> {
-    const user = findUserByLogin(store, login);
+  async authenticate(storage: Storage, login: string, password: string, address: string, options: PasswordCheckOptions): Promise<UserRecord | null> {
+    const user = await storage.users.byLogin(login);
     return this.#attempt(loginKey(login), user?.id ?? null, address, async () => {
-      const authenticated = await authenticate(store, login, password);
+      const authenticated = await authenticate(storage, login, password);
       const needsCode = authenticated !== null && authenticated.two_factor_enabled;
       if (needsCode && !options.secondFactorCanFollow) return { result: null, passed: false, complete: false };
       return { result: authenticated, passed: authenticated !== null, complete: authenticated !== null && !needsCode };
@@ -133,9 +133,9 @@ export class LoginThrottle {
   }
 
   /** A second-factor code under the same policy: true when it was right (and is now spent). */
-  async verifyCode(store: Store, userId: number, code: string, nowSeconds: number, address: string): Promise<boolean> {
+  async verifyCode(storage: Storage, userId: number, code: string, nowSeconds: number, address: string): Promise<boolean> {
     return this.#attempt(accountOf(userId), userId, address, async () => {
-      const passed = await useCode(store, userId, code, nowSeconds);
+      const passed = await useCode(storage, userId, code, nowSeconds);
       return { result: passed, passed, complete: passed };
     });
   }

@@ -2,8 +2,8 @@
 // small: a pluggable sink, a console sink for development and a JSON-lines file that tests and operators can read.
 import { appendFile } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
-import type { Store } from '../store/file-store.js';
-import { recipientsFor, type NotifiableEvent, type Recipient } from './recipients.js';
+import type { RecipientStorage } from '../store/storage.js';
+import { recipientsAmong, type NotifiableEvent, type Recipient } from './recipients.js';
 import { projectFullPath } from './visibility.js';
 
 export interface MailMessage {
@@ -51,11 +51,11 @@ const reasonText: Record<Recipient['reason'], string> = {
 };
 
 /** Mails every recipient of the event, one message each, in recipient order; returns the recipients. */
-export async function notify(store: Store, mailer: Mailer, event: NotifiableEvent): Promise<Recipient[]> {
-  const recipients = recipientsFor(store, event);
-  // recipientsFor has already refused an unknown project.
-  const project = store.lookup('projects', 'id', event.project_id)!;
-  const path = projectFullPath(project);
+export async function notify(storage: RecipientStorage, mailer: Mailer, event: NotifiableEvent): Promise<Recipient[]> {
+  const audience = await storage.audience(event.project_id, [...event.participants, ...event.mentioned]);
+  if (!audience) throw new RangeError(`unknown project: ${event.project_id}`);
+  const recipients = recipientsAmong(audience, event);
+  const path = projectFullPath(audience.project);
   for (const r of recipients) {
     await mailer.send({
       to: r.email,

@@ -3,8 +3,8 @@
 // notification settings, as python-gitlab's `gl.projects.get('acme/widgets')`, and read its id, paths and namespace).
 import type { components } from '@tokenbell/sdk';
 import { InputError } from '../explained-error.js';
-import type { Store } from '../store/file-store.js';
-import type { GroupRecord, Membership, ProjectRecord, Visibility } from '../store/schema.js';
+import type { Group, NamespaceStorage, Project, UserStorage } from '../store/storage.js';
+import type { Visibility } from '../store/schema.js';
 import { usernamePattern } from './accounts.js';
 import { projectFullPath } from './visibility.js';
 
@@ -30,45 +30,9 @@ export function checkNamespaceEntryFields(entry: Record<string, unknown>): NewNa
   return { path, name, visibility: visibility as Visibility };
 }
 
-/** Adds a group; call inside `store.commit`. Throws InputError, changing nothing, if the path is taken. */
-export function insertGroup(store: Store, group: NewNamespaceEntry, members: Membership[], createdAt: string): GroupRecord {
-  if (store.lookup('groups', 'path', group.path)) throw new InputError('path', `the group ${JSON.stringify(group.path)} already exists`, 'taken');
-  if (store.lookup('users', 'username', group.path)) throw new InputError('path', `${JSON.stringify(group.path)} is already a username`, 'taken');
-  return store.insert('groups', {
-    id: store.nextId('groups'),
-    path: group.path,
-    name: group.name.trim(),
-    visibility: group.visibility,
-    members,
-    created_at: createdAt,
-  });
-}
-
-/**
- * Adds a project in a namespace, a group's path or a username (the project then lives in that user's namespace);
- * call inside `store.commit`. Throws InputError, changing nothing, for an unknown namespace or a taken full path.
- */
-export function insertProject(store: Store, namespace: string, project: NewNamespaceEntry, members: Membership[], createdAt: string): ProjectRecord {
-  const group = store.lookup('groups', 'path', namespace);
-  const owner = group?.path ?? store.lookup('users', 'username', namespace)?.username;
-  if (owner === undefined) throw new InputError('namespace', `${JSON.stringify(namespace)} is neither a group's path nor a username`, 'unknown');
-  const fullPath = `${owner}/${project.path}`;
-  if (store.lookup('projects', 'fullPath', fullPath)) throw new InputError('path', `the project ${JSON.stringify(fullPath)} already exists`, 'taken');
-  return store.insert('projects', {
-    id: store.nextId('projects'),
-    namespace: owner,
-    path: project.path,
-    name: project.name.trim(),
-    visibility: project.visibility,
-    group_id: group?.id ?? null,
-    members,
-    created_at: createdAt,
-  });
-}
-
 type Schemas = components['schemas'];
 
-export function presentGroup(group: GroupRecord, baseUrl: string): Schemas['Group'] {
+export function presentGroup(group: Group, baseUrl: string): Schemas['Group'] {
   return {
     id: group.id,
     name: group.name,
@@ -84,17 +48,17 @@ export function presentGroup(group: GroupRecord, baseUrl: string): Schemas['Grou
 }
 
 /** The project's namespace: its group's, or its owner's personal one (the seed names it by username). */
-function namespaceOf(store: Store, project: ProjectRecord): Schemas['Project']['namespace'] {
+async function namespaceOf(namespaces: NamespaceStorage, users: UserStorage, project: Project): Promise<Schemas['Project']['namespace']> {
   if (project.group_id !== null) {
-    const group = store.lookup('groups', 'id', project.group_id);
+    const group = await namespaces.groupById(project.group_id);
     if (group) return { id: group.id, name: group.name, path: group.path, kind: 'group', full_path: group.path };
   }
-  const owner = store.lookup('users', 'username', project.namespace);
+  const owner = await users.byUsername(project.namespace);
   return { id: owner?.id ?? project.id, name: owner?.name ?? project.namespace, path: project.namespace, kind: 'user', full_path: project.namespace };
 }
 
-export function presentProject(store: Store, project: ProjectRecord, baseUrl: string): Schemas['Project'] {
-  const namespace = namespaceOf(store, project);
+export async function presentProject(storage: { namespaces: NamespaceStorage; users: UserStorage }, project: Project, baseUrl: string): Promise<Schemas['Project']> {
+  const namespace = await namespaceOf(storage.namespaces, storage.users, project);
   const fullPath = projectFullPath(project);
   return {
     id: project.id,

@@ -8,10 +8,10 @@
 // keeps a candidate only when the user's resolved level accepts that tag, and finally keeps one entry per user. The
 // same three steps are below.
 import { notificationEvents } from '../openapi/document.js';
-import type { Store } from '../store/file-store.js';
-import type { NotificationEvent, ProjectRecord, StoreData, UserRecord } from '../store/schema.js';
-import { effectiveSetting, notificationEmail, type EffectiveSetting } from './notification-levels.js';
-import { canSeeProject } from './visibility.js';
+import type { Audience, RecipientStorage } from '../store/storage.js';
+import type { NotificationEvent } from '../store/schema.js';
+import { effectiveSetting, notificationEmailOf, type EffectiveSetting } from './notification-levels.js';
+import { canSeeProjectWith } from './visibility.js';
 import { isActive } from './users.js';
 
 export interface NotifiableEvent {
@@ -87,31 +87,7 @@ function levelAccepts(setting: EffectiveSetting, type: CandidateType, kind: Noti
 // participants, then watchers, then custom).
 const reasonPriority: Record<RecipientReason, number> = { mentioned: 0, participating: 1, watching: 2, custom: 3 };
 
-/**
- * Users who have a say in the project's mail without taking part: its members (direct and through the group) and
- * anyone who stored a setting for the project or its group. GitLab finds watchers and custom subscribers through
- * the project's and group's notification_settings rows, which every member has; a user whose only setting is a
- * global `watch` is therefore not mailed about projects they have no tie to.
- */
-function interestedUsers(data: StoreData, project: ProjectRecord): Set<number> {
-  const ids = new Set<number>();
-  for (const m of project.members) ids.add(m.user_id);
-  if (project.group_id !== null) {
-    const group = data.groups.find((g) => g.id === project.group_id);
-    for (const m of group?.members ?? []) ids.add(m.user_id);
-  }
-  for (const s of data.notificationSettings) {
-    if (
-      (s.source_type === 'project' && s.source_id === project.id) ||
-      (s.source_type === 'group' && project.group_id !== null && s.source_id === project.group_id)
-    ) {
-      ids.add(s.user_id);
-    }
-  }
-  return ids;
-}
-
-function candidatesFor(store: Store, project: ProjectRecord, event: NotifiableEvent): Candidate[] {
+function candidatesFor(audience: Audience, event: NotifiableEvent): Candidate[] {
   if (pipelineEvents.has(event.kind)) {
     // NotificationService#pipeline_finished: only the pipeline's user, tagged :watch, so `custom` needs the event's
     // flag and `mention` never qualifies. Watchers, members and mentions are not consulted.
@@ -124,8 +100,10 @@ function candidatesFor(store: Store, project: ProjectRecord, event: NotifiableEv
       (userId): Candidate => ({ userId, type: mentionType, reason: mentionType === 'mention' ? 'mentioned' : 'participating' }),
     ),
   ];
-  for (const userId of interestedUsers(store.data, project)) {
-    const setting = effectiveSetting(store, userId, project);
+  for (const userId of audience.interested) {
+    const member = audience.members.get(userId);
+    if (!member) continue;
+    const setting = effectiveSetting(member.settings);
     // Builder::Base#add_project_watchers / #add_custom_notifications select on the resolved level.
     if (setting.level === 'watch') candidates.push({ userId, type: 'watch', reason: 'watching' });
     else if (setting.level === 'custom' && setting.events[event.kind]) candidates.push({ userId, type: 'custom', reason: 'custom' });
@@ -133,28 +111,32 @@ function candidatesFor(store: Store, project: ProjectRecord, event: NotifiableEv
   return candidates;
 }
 
-export function recipientsFor(store: Store, event: NotifiableEvent): Recipient[] {
-  const { data } = store;
-  if (!notificationEvents.includes(event.kind)) throw new RangeError(`unknown notification event: ${String(event.kind)}`);
-  const project = data.projects.find((p) => p.id === event.project_id);
-  if (!project) throw new RangeError(`unknown project: ${event.project_id}`);
+/** The recipients of the event among the project's audience (RecipientStorage.audience), by user id. */
+export async function recipientsFor(recipients: RecipientStorage, event: NotifiableEvent): Promise<Recipient[]> {
+  const audience = await recipients.audience(event.project_id, [...event.participants, ...event.mentioned]);
+  if (!audience) throw new RangeError(`unknown project: ${event.project_id}`);
+  return recipientsAmong(audience, event);
+}
 
-  const users = new Map<number, UserRecord>(data.users.map((u) => [u.id, u]));
+export function recipientsAmong(audience: Audience, event: NotifiableEvent): Recipient[] {
+  if (!notificationEvents.includes(event.kind)) throw new RangeError(`unknown notification event: ${String(event.kind)}`);
+  const { project, members } = audience;
   // Pipeline mail is sent with no acting user (#pipeline_finished passes none), so the pipeline's own user is mailed
   // even when they pushed the commit; for every other event the author is left out.
   const skipAuthor = !pipelineEvents.has(event.kind);
   const best = new Map<number, Candidate>();
   const settings = new Map<number, EffectiveSetting>();
 
-  for (const c of candidatesFor(store, project, event)) {
-    const user = users.get(c.userId);
+  for (const c of candidatesFor(audience, event)) {
+    const member = members.get(c.userId);
+    const user = member?.user;
     // NotificationRecipient#notifiable?: has_access? (receive_notifications is refused to blocked users, then
     // read_project), then own_activity?, then the level.
-    if (!isActive(user) || !canSeeProject(data, user, project)) continue;
+    if (!member || !isActive(user) || !canSeeProjectWith(user, project, member.access)) continue;
     if (skipAuthor && user.id === event.author_id) continue;
     let setting = settings.get(user.id);
     if (!setting) {
-      setting = effectiveSetting(store, user.id, project);
+      setting = effectiveSetting(member.settings);
       settings.set(user.id, setting);
     }
     if (!levelAccepts(setting, c.type, event.kind)) continue;
@@ -166,6 +148,9 @@ export function recipientsFor(store: Store, event: NotifiableEvent): Recipient[]
 
   return [...best.values()]
     .sort((a, b) => a.userId - b.userId)
-    .map((c) => ({ user_id: c.userId, email: notificationEmail(store, users.get(c.userId)!), reason: c.reason }));
+    .map((c) => {
+      const { user, settings } = members.get(c.userId)!;
+      return { user_id: c.userId, email: notificationEmailOf(settings.global, user), reason: c.reason };
+    });
 }
 

@@ -1,6 +1,6 @@
 // Signing in to the pages, as two steps: the password and, for a two-factor account, the code of its authenticator.
 // Both go through the brute-force throttle; what the visitor is told is the page's business.
-import type { Store } from '../store/file-store.js';
+import type { Storage } from '../store/storage.js';
 import type { UserRecord } from '../store/schema.js';
 import type { LoginThrottle } from './login-throttle.js';
 
@@ -13,8 +13,8 @@ export type PasswordStep =
   /** A two-factor account whose authenticator secret this server does not have: it cannot sign in here. */
   | { outcome: 'no-authenticator' };
 
-export async function passwordStep(throttle: LoginThrottle, store: Store, login: string, password: string, address: string): Promise<PasswordStep> {
-  const user = await throttle.authenticate(store, login, password, address, { secondFactorCanFollow: true });
+export async function passwordStep(throttle: LoginThrottle, storage: Storage, login: string, password: string, address: string): Promise<PasswordStep> {
+  const user = await throttle.authenticate(storage, login, password, address, { secondFactorCanFollow: true });
   if (!user) return { outcome: 'wrong-credentials' };
   if (!user.two_factor_enabled) return { outcome: 'signed-in', user };
   return user.otpSecret ? { outcome: 'code-needed', user } : { outcome: 'no-authenticator' };
@@ -30,13 +30,13 @@ export type CodeStep = { outcome: 'signed-in'; userId: number } | { outcome: 'no
 
 export async function codeStep(
   throttle: LoginThrottle,
-  store: Store,
+  storage: Storage,
   pending: PendingSignIn | undefined,
   code: string,
   now: number,
   address: string,
 ): Promise<CodeStep> {
   if (!pending || pending.until <= now) return { outcome: 'not-started' };
-  if (!(await throttle.verifyCode(store, pending.userId, code.trim(), now, address))) return { outcome: 'wrong-code' };
+  if (!(await throttle.verifyCode(storage, pending.userId, code.trim(), now, address))) return { outcome: 'wrong-code' };
   return { outcome: 'signed-in', userId: pending.userId };
 }

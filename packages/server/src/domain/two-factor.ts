@@ -3,7 +3,7 @@
 // password grant refuses these accounts outright (spec 5.4); the pages ask for the code after the password.
 import { Secret, TOTP } from 'otpauth';
 import { InputError } from '../explained-error.js';
-import type { Store } from '../store/file-store.js';
+import type { Storage } from '../store/storage.js';
 import type { UserRecord } from '../store/schema.js';
 import { activeUser } from './users.js';
 
@@ -35,14 +35,12 @@ export function acceptedStep(user: UserRecord, code: string, nowSeconds: number)
   return user.otpLastStep != null && step <= user.otpLastStep ? null : step;
 }
 
-/** Checks `code` for the user and, when it is good, spends it; answers whether it was good. */
-export function useCode(store: Store, userId: number, code: string, nowSeconds: number): Promise<boolean> {
-  return store.commit(() => {
-    // Checked inside the commit, on the stored user, so two requests with one code cannot both pass.
-    const user = activeUser(store, userId);
-    const step = user ? acceptedStep(user, code, nowSeconds) : null;
-    if (step === null) return false;
-    store.update('users', user!, { otpLastStep: step });
-    return true;
-  });
+/**
+ * Checks `code` for the user and, when it is good, spends it; answers whether it was good. The store records the step
+ * only if no one used it or a later one meanwhile, so two requests with one code cannot both pass.
+ */
+export async function useCode(storage: Storage, userId: number, code: string, nowSeconds: number): Promise<boolean> {
+  const user = await activeUser(storage.users, userId);
+  const step = user ? acceptedStep(user, code, nowSeconds) : null;
+  return step !== null && storage.users.spendOtpStep(userId, step);
 }

@@ -10,11 +10,10 @@ import {
   type SourceType,
 } from '../domain/notification-settings.js';
 import { satisfies } from '../domain/oauth/scopes.js';
-import { canSeeGroup, canSeeProject, findGroup, findProject } from '../domain/visibility.js';
-import type { Store } from '../store/file-store.js';
-import type { GroupRecord, ProjectRecord, Scope, UserRecord } from '../store/schema.js';
+import { visibleGroup, visibleProject } from '../domain/visibility.js';
+import type { Group, Project, Storage } from '../store/storage.js';
+import type { Scope, UserRecord } from '../store/schema.js';
 import { presentGroup, presentProject } from '../domain/namespaces.js';
-import { fileNotificationSettingsStorage } from '../store/notification-settings-storage.js';
 import { HttpError } from './errors.js';
 
 type Schemas = components['schemas'];
@@ -61,35 +60,35 @@ function settingsParams<T>(req: Request): T {
 }
 
 /** The group, or 404 exactly as if it did not exist when the user may not see it. */
-function visibleGroup(store: Store, user: UserRecord, idOrPath: string): GroupRecord {
-  const group = findGroup(store, idOrPath);
-  if (!group || !canSeeGroup(store.data, user, group)) throw new HttpError(404, '404 Group Not Found');
+async function seenGroup(storage: Storage, user: UserRecord, idOrPath: string): Promise<Group> {
+  const group = await visibleGroup(storage.namespaces, user, idOrPath);
+  if (!group) throw new HttpError(404, '404 Group Not Found');
   return group;
 }
 
 /** The project, or 404 exactly as if it did not exist when the user may not see it. */
-function visibleProject(store: Store, user: UserRecord, idOrPath: string): ProjectRecord {
-  const project = findProject(store, idOrPath);
-  if (!project || !canSeeProject(store.data, user, project)) throw new HttpError(404, '404 Project Not Found');
+async function seenProject(storage: Storage, user: UserRecord, idOrPath: string): Promise<Project> {
+  const project = await visibleProject(storage.namespaces, user, idOrPath);
+  if (!project) throw new HttpError(404, '404 Project Not Found');
   return project;
 }
 
-const visibleSourceId = (store: Store, user: UserRecord, type: SourceType, idOrPath: string): number =>
-  (type === 'group' ? visibleGroup(store, user, idOrPath) : visibleProject(store, user, idOrPath)).id;
+const visibleSourceId = async (storage: Storage, user: UserRecord, type: SourceType, idOrPath: string): Promise<number> =>
+  (type === 'group' ? await seenGroup(storage, user, idOrPath) : await seenProject(storage, user, idOrPath)).id;
 
-export function apiRouter(store: Store, baseUrl: string): Router {
+export function apiRouter(storage: Storage, baseUrl: string): Router {
   const router = Router();
-  const settings = fileNotificationSettingsStorage(store);
+  const settings = storage.notificationSettings;
   router.use(requireDocumentedScope);
 
   router.get('/user', (_req, res) => {
     res.json(presentUser(principalOf(res).user, baseUrl));
   });
-  router.get('/groups/:id', (req, res) => {
-    res.json(presentGroup(visibleGroup(store, principalOf(res).user, String(req.params.id)), baseUrl));
+  router.get('/groups/:id', async (req, res) => {
+    res.json(presentGroup(await seenGroup(storage, principalOf(res).user, String(req.params.id)), baseUrl));
   });
-  router.get('/projects/:id', (req, res) => {
-    res.json(presentProject(store, visibleProject(store, principalOf(res).user, String(req.params.id)), baseUrl));
+  router.get('/projects/:id', async (req, res) => {
+    res.json(await presentProject(storage, await seenProject(storage, principalOf(res).user, String(req.params.id)), baseUrl));
   });
   router.get('/notification_settings', async (_req, res) => {
     res.json(await presentGlobal(settings, principalOf(res).user));
@@ -101,11 +100,11 @@ export function apiRouter(store: Store, baseUrl: string): Router {
     const path = `/${type}s/:id/notification_settings`;
     router.get(path, async (req, res) => {
       const user = principalOf(res).user;
-      res.json(await presentSource(settings, user, type, visibleSourceId(store, user, type, String(req.params.id))));
+      res.json(await presentSource(settings, user, type, await visibleSourceId(storage, user, type, String(req.params.id))));
     });
     router.put(path, async (req, res) => {
       const user = principalOf(res).user;
-      const id = visibleSourceId(store, user, type, String(req.params.id));
+      const id = await visibleSourceId(storage, user, type, String(req.params.id));
       res.json(await updateSource(settings, user, type, id, settingsParams(req)));
     });
   }

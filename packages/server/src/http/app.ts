@@ -4,7 +4,8 @@ import { type Config, defaultOf, limits } from '../config.js';
 import { authenticateApiRequest } from '../domain/api-authentication.js';
 import { LoginThrottle } from '../domain/login-throttle.js';
 import { grantRegistry } from '../domain/oauth/grants.js';
-import type { Store } from '../store/file-store.js';
+import type { Backend } from '../store/backend.js';
+import type { Storage } from '../store/storage.js';
 import { apiRouter } from './api-routes.js';
 import { apiV3Url, areaOf, isServedApiPath, oauthEndpointOf } from './areas.js';
 import { HttpError, errorHandler, lastResortHandler } from './errors.js';
@@ -17,10 +18,11 @@ import { answerJsonExactly } from './json-answers.js';
 import { answersAnyOrigin, crossOrigin } from './cors.js';
 import { referenceRouter } from './reference-routes.js';
 import { Metrics, operationsRouter } from './operations.js';
-import { fileSessionBacking, signInCsrf, type SessionBacking } from './session.js';
+import { signInCsrf, type SessionBacking } from './session.js';
 
 export interface AppOptions {
-  store: Store;
+  /** Where state lives (store/backend.ts): the data file's, or a database's shared by every instance on it. */
+  backend: Backend;
   config: Pick<Config, 'baseUrl' | 'tokenTtl' | 'codeTtl' | 'validateResponses' | 'bodyLimit' | 'secureCookies'> &
     Partial<Pick<Config, 'trustProxy' | 'introspectionClients' | 'passwordGrant' | 'sessionLifetime' | 'monitoringAllowlist'>>;
   /** Request logs (requestLogger in operations.ts); none when absent, as in most tests. */
@@ -30,11 +32,6 @@ export interface AppOptions {
   log?: (message: string) => void;
   /** Password-check throttling shared by sign-in and the password grant; tests pass one with their own policy. */
   throttle?: LoginThrottle;
-  /**
-   * Where browser sessions live and the key that signs their cookie; the file store's own by default. Instances
-   * sharing a database share them (store/session-storage.ts, store/postgres/maintenance.ts).
-   */
-  sessions?: SessionBacking;
   /**
    * The request validator's chain (`openApiValidation`), when the caller has warmed it up (`warmUpValidation`), as
    * the CLI does before listening; built here otherwise, and then each operation's checks compile on first use.
@@ -50,10 +47,10 @@ const apiV4Alias: RequestHandler = (req, _res, next) => {
   next();
 };
 
-function apiAuthentication(store: Store, now: () => number): RequestHandler {
-  return (req, res, next) => {
-    const result = authenticateApiRequest(
-      store,
+function apiAuthentication(storage: Storage, now: () => number): RequestHandler {
+  return async (req, res, next) => {
+    const result = await authenticateApiRequest(
+      storage,
       {
         accessTokenQuery: req.query.access_token,
         authorization: req.headers.authorization,
@@ -94,9 +91,11 @@ function bodyParsers(limit: string): RequestHandler {
   };
 }
 
-export function createApp({ store, config, now = wallClock, log, requestLog, throttle = new LoginThrottle(limits.loginThrottle), validation, sessions = fileSessionBacking(store) }: AppOptions): express.Express {
+export function createApp({ backend, config, now = wallClock, log, requestLog, throttle = new LoginThrottle(limits.loginThrottle, backend.throttleBacking), validation }: AppOptions): express.Express {
+  const { storage } = backend;
+  const sessions: SessionBacking = { storage: storage.sessions, secret: backend.sessionSecret };
   const app = express();
-  const metrics = new Metrics(store);
+  const metrics = new Metrics(storage.maintenance);
   if (requestLog) app.use(requestLog as unknown as RequestHandler);
   app.use(metrics.observeRequests);
   app.disable('x-powered-by');
@@ -114,9 +113,9 @@ export function createApp({ store, config, now = wallClock, log, requestLog, thr
   const api = express.Router();
   api.use(bodies);
   // Authentication comes before validation, so an anonymous caller learns nothing about parameters (401 first).
-  api.use(apiAuthentication(store, now));
+  api.use(apiAuthentication(storage, now));
   api.use(validation);
-  api.use('/api/v3', apiRouter(store, config.baseUrl));
+  api.use('/api/v3', apiRouter(storage, config.baseUrl));
 
   app.use(apiV4Alias);
   app.use((req, res, next) => {
@@ -134,9 +133,9 @@ export function createApp({ store, config, now = wallClock, log, requestLog, thr
   app.use(pageAssets());
   app.use(bodies);
   // After the body parsers, so that an oversized body is refused here as everywhere else.
-  app.use(operationsRouter({ store, metrics, allowlist: config.monitoringAllowlist ?? ['loopback'] }), documentRouter(), referenceRouter(config.baseUrl));
+  app.use(operationsRouter({ maintenance: storage.maintenance, metrics, allowlist: config.monitoringAllowlist ?? ['loopback'] }), documentRouter(), referenceRouter(config.baseUrl));
   const pages = {
-    store,
+    storage,
     now,
     codeTtl: config.codeTtl,
     secureCookies: config.secureCookies,
@@ -149,7 +148,7 @@ export function createApp({ store, config, now = wallClock, log, requestLog, thr
   app.use(pageSessions(pages));
   app.use(validation);
   const grants = grantRegistry(config.passwordGrant);
-  app.use(oauthRouter({ store, baseUrl: config.baseUrl, tokenTtl: config.tokenTtl, now, throttle, introspectionClients: config.introspectionClients ?? [], grants, metrics }));
+  app.use(oauthRouter({ storage, baseUrl: config.baseUrl, tokenTtl: config.tokenTtl, now, throttle, introspectionClients: config.introspectionClients ?? [], grants, metrics }));
   app.use(pagesRouter({ ...pages, baseUrl: config.baseUrl }));
   app.use(errorHandler(log, grants, metrics));
   app.use(lastResortHandler(log));

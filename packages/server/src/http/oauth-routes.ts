@@ -6,18 +6,17 @@ import { authenticateClientRequest } from '../domain/oauth/client-authentication
 import { introspectToken, revokeToken } from '../domain/oauth/revocation.js';
 import { exchangeAuthorizationCode, passwordGrant, refreshGrant } from '../domain/oauth/token-endpoint.js';
 import { tokenInfo } from '../domain/oauth/token-info.js';
-import { fileGrantStorage } from '../store/grant-storage.js';
 import type { LoginThrottle } from '../domain/login-throttle.js';
 import { type GrantRegistry } from '../domain/oauth/grants.js';
 import type { Metrics } from './operations.js';
 import { scopes } from '../openapi/document.js';
-import type { Store } from '../store/file-store.js';
+import type { Storage } from '../store/storage.js';
 import type { ApplicationRecord } from '../store/schema.js';
 
 type Schemas = components['schemas'];
 
 export interface OAuthRouterOptions {
-  store: Store;
+  storage: Storage;
   baseUrl: string;
   tokenTtl: number;
   now: () => number;
@@ -57,28 +56,27 @@ export function metadata(baseUrl: string, grants: GrantRegistry): Schemas['Autho
   };
 }
 
-export function oauthRouter({ store, baseUrl, tokenTtl, now, throttle, introspectionClients, grants, metrics }: OAuthRouterOptions): Router {
+export function oauthRouter({ storage, baseUrl, tokenTtl, now, throttle, introspectionClients, grants, metrics }: OAuthRouterOptions): Router {
   const router = Router();
   const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
-  const storage = fileGrantStorage(store);
 
   router.post('/oauth/token', async (req, res) => {
     const body = req.body as Schemas['TokenRequest'];
     grants.assertServed(body.grant_type);
     // Credentials, when sent, must be right even where the grant does not require them. A public client has no
     // credentials to trust with a user's password, so the password grant takes confidential clients only.
-    const client = authenticateClientRequest(store, presentedClient(req), {
+    const client = await authenticateClientRequest(storage, presentedClient(req), {
       required: grants.clientRequired(body.grant_type),
       publicClients: body.grant_type !== 'password',
     });
-    const base = { store, storage, now: now(), tokenTtl };
+    const base = { storage, now: now(), tokenTtl };
     let answer;
     if (body.grant_type === 'authorization_code') {
       answer = await exchangeAuthorizationCode({ ...base, client: client! }, body);
     } else if (body.grant_type === 'refresh_token') {
       answer = await refreshGrant({ ...base, client: client! }, body);
     } else {
-      const checkPassword = (login: string, password: string) => throttle.authenticate(store, login, password, req.ip ?? '', { secondFactorCanFollow: false });
+      const checkPassword = (login: string, password: string) => throttle.authenticate(storage, login, password, req.ip ?? '', { secondFactorCanFollow: false });
       answer = await passwordGrant({ ...base, client, checkPassword }, body);
     }
     metrics?.grants.inc({ grant_type: body.grant_type });
@@ -87,21 +85,21 @@ export function oauthRouter({ store, baseUrl, tokenTtl, now, throttle, introspec
 
   router.post('/oauth/revoke', async (req, res) => {
     const body = req.body as Schemas['RevocationRequest'];
-    const client = authenticateClientRequest(store, presentedClient(req), { required: false, publicClients: true });
-    await revokeToken(store, client, body, now());
+    const client = await authenticateClientRequest(storage, presentedClient(req), { required: false, publicClients: true });
+    await revokeToken(storage, client, body, now());
     res.json({});
   });
 
   const introspectsEveryToken = (client: ApplicationRecord) => introspectionClients.includes(client.uid);
-  router.post('/oauth/introspect', (req, res) => {
+  router.post('/oauth/introspect', async (req, res) => {
     const body = req.body as Schemas['IntrospectionRequest'];
-    const client = authenticateClientRequest(store, presentedClient(req), { required: true })!;
-    res.set(noStore).json(introspectToken(store, client, body, now(), { introspectsEveryToken }));
+    const client = (await authenticateClientRequest(storage, presentedClient(req), { required: true }))!;
+    res.set(noStore).json(await introspectToken(storage, client, body, now(), { introspectsEveryToken }));
   });
 
-  router.get('/oauth/token/info', (req, res) => {
+  router.get('/oauth/token/info', async (req, res) => {
     const presented = { authorization: req.headers.authorization, accessTokenQuery: req.query.access_token };
-    res.set(noStore).json(tokenInfo(store, presented, now()));
+    res.set(noStore).json(await tokenInfo(storage, presented, now()));
   });
 
   router.get('/.well-known/oauth-authorization-server', (_req, res) => {

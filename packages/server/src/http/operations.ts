@@ -8,7 +8,7 @@ import { Router } from 'express';
 import { pinoHttp, type HttpLogger } from 'pino-http';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import proxyAddr from 'proxy-addr';
-import type { Store } from '../store/file-store.js';
+import type { MaintenanceStorage } from '../store/storage.js';
 import { HttpError } from './errors.js';
 
 /** The server's metrics, in a registry of its own, so that several servers in one process do not mix theirs. */
@@ -31,9 +31,9 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(store: Store) {
+  constructor(maintenance: MaintenanceStorage) {
     collectDefaultMetrics({ register: this.registry });
-    store.commitObserver = (seconds) => this.storeWrites.observe(seconds);
+    maintenance.observeWrites((seconds) => this.storeWrites.observe(seconds));
   }
 
   /** Counts every request once answered, by the route that matched (a bounded set) rather than its raw path. */
@@ -49,7 +49,7 @@ export class Metrics {
 }
 
 /** The monitoring addresses as `trust proxy` spells them (`loopback`, `10.0.0.0/8`, ...): who may ask /-/*. */
-export function operationsRouter({ store, metrics, allowlist }: { store: Store; metrics: Metrics; allowlist: string[] }): Router {
+export function operationsRouter({ maintenance, metrics, allowlist }: { maintenance: MaintenanceStorage; metrics: Metrics; allowlist: string[] }): Router {
   const allowed = proxyAddr.compile(allowlist);
   const router = Router();
   router.use('/-', (req, _res, next) => {
@@ -64,7 +64,7 @@ export function operationsRouter({ store, metrics, allowlist }: { store: Store; 
     res.json({ status: 'ok' });
   });
   router.get('/-/readiness', async (_req, res) => {
-    const { ready, problem } = await store.readiness();
+    const { ready, problem } = await maintenance.readiness();
     const check = ready ? { status: 'ok' } : { status: 'failed', message: problem };
     res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'failed', store_check: [check] });
   });

@@ -53,14 +53,14 @@ function resumePathForPost(req: Request): string {
  * Runs before the validator: the session, then (for forms that act for a user) a redirect to sign in when there
  * is no user, then the CSRF check. A forged or stale form is refused with 403 before anything else reads it.
  */
-export function pageSessions({ store, secureCookies, now, sessionLifetimes, signInCsrf, sessions: backing }: PagesOptions): Router {
+export function pageSessions({ storage, secureCookies, now, sessionLifetimes, signInCsrf, sessions: backing }: PagesOptions): Router {
   const router = Router();
   const sessions = sessionMiddleware(backing, secureCookies, now, sessionLifetimes);
   router.use(sessionPaths, sessions);
   // The landing page reads the session (to greet a signed-in user) but posts nothing.
   router.get('/', sessions);
-  router.post(['/oauth/authorize', '/profile/*rest'], (req, res, next) => {
-    if (currentUser(store, req)) return next();
+  router.post(['/oauth/authorize', '/profile/*rest'], async (req, res, next) => {
+    if (await currentUser(storage, req)) return next();
     redirect(res, signInLocation(resumePathForPost(req)));
   });
   // The sign-in form is posted by visitors who have no session yet (and must not get one for asking).

@@ -12,8 +12,7 @@ import { csrfSync } from 'csrf-sync';
 import type { Request, RequestHandler, Response } from 'express';
 import session from 'express-session';
 import { digest } from '../domain/secrets.js';
-import type { Store } from '../store/file-store.js';
-import { fileSessionStorage, type SessionStorage, type StoredSession } from '../store/session-storage.js';
+import type { SessionStorage, StoredSession } from '../store/session-storage.js';
 
 declare module 'express-session' {
   interface SessionData {
@@ -85,7 +84,6 @@ export interface SessionBacking {
   secret: string;
 }
 
-export const fileSessionBacking = (store: Store): SessionBacking => ({ storage: fileSessionStorage(store), secret: store.data.secrets.sessionKey });
 
 export function sessionMiddleware({ storage, secret }: SessionBacking, secureCookies: boolean, now: () => number, lifetimes: SessionLifetimes): RequestHandler[] {
   const handler = session({

@@ -6,6 +6,8 @@
 import type pg from 'pg';
 import type { Store } from './file-store.js';
 import type { AccessTokenRecord, AuthorizationCodeRecord, Scope } from './schema.js';
+import { isActive } from '../domain/users.js';
+import { transaction as inTransaction } from './postgres/transaction.js';
 
 /** A token pair to store, by digests only (the plain tokens go to the client and nowhere else). */
 export interface NewTokenPair {
@@ -20,8 +22,9 @@ export interface NewTokenPair {
   ttl: number;
 }
 
-export type StoredCode = Pick<AuthorizationCodeRecord, 'id' | 'application_id' | 'user_id' | 'redirect_uri' | 'scopes' | 'code_challenge' | 'expires_at'>;
-export type StoredRefresh = Pick<AccessTokenRecord, 'id' | 'application_id' | 'user_id' | 'scopes' | 'code_id'>;
+/** `userActive`: whether the user it was issued to may still act, read in the same operation. */
+export type StoredCode = Pick<AuthorizationCodeRecord, 'id' | 'application_id' | 'user_id' | 'redirect_uri' | 'scopes' | 'code_challenge' | 'expires_at'> & { userActive: boolean };
+export type StoredRefresh = Pick<AccessTokenRecord, 'id' | 'application_id' | 'user_id' | 'scopes' | 'code_id'> & { userActive: boolean };
 
 export type SingleUseOutcome<E> =
   | { outcome: 'issued' }
@@ -81,13 +84,14 @@ export function fileGrantStorage(store: Store): GrantStorage {
           result = { outcome: 'replayed' };
           return;
         }
-        const reason = check(code);
+        const stored = { ...code, userActive: isActive(store.lookup('users', 'id', code.user_id)) };
+        const reason = check(stored);
         if (reason !== undefined) {
           result = { outcome: 'refused', reason };
           return;
         }
         store.update('authorizationCodes', code, { used_at: now });
-        insertPair(pair(code), code.id);
+        insertPair(pair(stored), code.id);
         result = { outcome: 'issued' };
       });
       return result;
@@ -103,22 +107,20 @@ export function fileGrantStorage(store: Store): GrantStorage {
           result = { outcome: 'replayed' };
           return;
         }
-        const reason = check(previous);
+        const stored = { ...previous, userActive: isActive(store.lookup('users', 'id', previous.user_id)) };
+        const reason = check(stored);
         if (reason !== undefined) {
           result = { outcome: 'refused', reason };
           return;
         }
         store.update('accessTokens', previous, { revoked_at: now });
-        insertPair(pair(previous), previous.code_id);
+        insertPair(pair(stored), previous.code_id);
         result = { outcome: 'issued' };
       });
       return result;
     },
   };
 }
-
-const SERIALIZATION_FAILURE = '40001';
-const DEADLOCK = '40P01';
 
 /**
  * On PostgreSQL (READ COMMITTED): the code's row is locked FOR UPDATE, and every change to a chain happens under a
@@ -130,24 +132,10 @@ export function postgresGrantStorage(pool: pg.Pool): GrantStorage {
   const at = (seconds: number) => new Date(seconds * 1000);
   const epoch = (date: Date) => Math.floor(date.getTime() / 1000);
 
-  async function transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        const result = await work(client);
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        const code = (error as { code?: string }).code;
-        if (attempt < 5 && (code === SERIALIZATION_FAILURE || code === DEADLOCK)) continue;
-        throw error;
-      } finally {
-        client.release();
-      }
-    }
-  }
+  const transaction = <T>(work: (client: pg.PoolClient) => Promise<T>) => inTransaction(pool, work);
+  // FOR SHARE: blocking the user waits for this grant to finish, and a grant after the block sees it.
+  const userActive = async (client: pg.PoolClient, userId: string) =>
+    (await client.query<{ active: boolean }>(`SELECT state = 'active' AS active FROM users WHERE id = $1 FOR SHARE`, [userId])).rows[0]?.active === true;
   const lockChain = (client: pg.PoolClient, codeId: string) => client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7))', [codeId]);
   const revokeChain = (client: pg.PoolClient, codeId: string, now: number) =>
     client.query('UPDATE access_tokens SET revoked_at = $2 WHERE code_id = $1 AND revoked_at IS NULL', [codeId, at(now)]);
@@ -172,7 +160,7 @@ export function postgresGrantStorage(pool: pg.Pool): GrantStorage {
           await revokeChain(client, row.id, now);
           return { outcome: 'replayed' } as const;
         }
-        const code: StoredCode = { id: row.id, application_id: Number(row.application_id), user_id: Number(row.user_id), redirect_uri: row.redirect_uri, scopes: row.scopes, code_challenge: row.code_challenge, expires_at: epoch(row.expires_at) };
+        const code: StoredCode = { id: row.id, application_id: Number(row.application_id), user_id: Number(row.user_id), redirect_uri: row.redirect_uri, scopes: row.scopes, code_challenge: row.code_challenge, expires_at: epoch(row.expires_at), userActive: await userActive(client, row.user_id) };
         const reason = check(code);
         if (reason !== undefined) return { outcome: 'refused', reason } as const;
         await client.query('UPDATE authorization_codes SET used_at = $2 WHERE id = $1', [row.id, at(now)]);
@@ -196,7 +184,7 @@ export function postgresGrantStorage(pool: pg.Pool): GrantStorage {
           await revokeChain(client, row.code_id, now);
           return { outcome: 'replayed' } as const;
         }
-        const previous: StoredRefresh = { id: row.id, application_id: applicationId, user_id: Number(row.user_id), scopes: row.scopes, code_id: row.code_id };
+        const previous: StoredRefresh = { id: row.id, application_id: applicationId, user_id: Number(row.user_id), scopes: row.scopes, code_id: row.code_id, userActive: await userActive(client, row.user_id) };
         const reason = check(previous);
         if (reason !== undefined) return { outcome: 'refused', reason } as const;
         await client.query('UPDATE access_tokens SET revoked_at = $2 WHERE id = $1', [row.id, at(now)]);

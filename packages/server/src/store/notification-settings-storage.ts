@@ -2,8 +2,8 @@
 // and an atomic change that reads the stored version, applies the request to it and writes the result, answering
 // the version written, so each PUT echoes its own write and concurrent PUTs never lose one another's fields.
 import type pg from 'pg';
-import { findSetting } from '../domain/notification-levels.js';
 import type { Store } from './file-store.js';
+import { notificationSettingKey } from './indexes.js';
 import type { NotificationSettingRecord } from './schema.js';
 
 export type SettingKey = Pick<NotificationSettingRecord, 'user_id' | 'source_type' | 'source_id'>;
@@ -18,14 +18,15 @@ export interface NotificationSettingsStorage {
 }
 
 export function fileNotificationSettingsStorage(store: Store): NotificationSettingsStorage {
+  const findSetting = (userId: number, type: SettingKey['source_type'], id: number | null) => store.lookup('notificationSettings', 'key', notificationSettingKey(userId, type, id));
   return {
     async find({ user_id, source_type, source_id }) {
-      return findSetting(store, user_id, source_type, source_id);
+      return findSetting(user_id, source_type, source_id);
     },
     change({ user_id, source_type, source_id }, fresh, change) {
       // One synchronous commit callback: read, change and write are never interleaved with another request's.
       return store.commit(() => {
-        const existing = findSetting(store, user_id, source_type, source_id);
+        const existing = findSetting(user_id, source_type, source_id);
         const changes = change(existing ?? fresh);
         return existing ? store.update('notificationSettings', existing, changes) : store.insert('notificationSettings', { ...fresh, ...changes });
       });

@@ -1,22 +1,22 @@
 // Seed fixtures: a whole set of users, groups, projects and applications, checked completely before anything is
-// written, then applied in one commit so a bad fixture never leaves a half-seeded store.
+// written, then applied at once so a bad fixture never leaves a half-seeded store.
 import { readFile } from 'node:fs/promises';
 import { customAlphabet } from 'nanoid';
 import {
   checkNewUserFields,
   checkPersonalAccessTokenFields,
-  insertPersonalAccessToken,
-  insertUser,
+  newPersonalAccessTokenRow,
+  newUserRow,
   type CheckedPersonalAccessToken,
   type NewUser,
 } from '../domain/accounts.js';
-import { checkApplicationFields, insertApplication, type CheckedApplication } from '../domain/applications.js';
-import { accessLevels, checkNamespaceEntryFields, insertGroup, insertProject } from '../domain/namespaces.js';
+import { checkApplicationFields, newApplicationRow, type CheckedApplication } from '../domain/applications.js';
+import { accessLevels, checkNamespaceEntryFields } from '../domain/namespaces.js';
 import { checkPasswordPolicy, hashPassword } from '../domain/passwords.js';
 import { digest, newClientId, newSecret } from '../domain/secrets.js';
 import { ExplainedError, InputError } from '../explained-error.js';
-import type { Store } from './file-store.js';
-import type { Membership, Scope, Visibility } from './schema.js';
+import type { Scope, Visibility } from './schema.js';
+import type { FoundNames, NameQuery, SeedRows, Storage } from './storage.js';
 
 /**
  * A seed fixture (JSON). Every list is optional; names are matched case-insensitively, as at sign-in.
@@ -145,7 +145,8 @@ interface Plan {
 
 /** What the checks of one fixture share: the store, the problems found, the plan so far, and the names it adds. */
 interface Planning {
-  store: Store;
+  /** The fixture's names the store has already. */
+  existing: FoundNames;
   problems: string[];
   result: Plan;
   /** Runs a check of the entry at `path`; a refused field becomes a problem naming it, and the answer is false. */
@@ -162,7 +163,7 @@ interface Planning {
 }
 
 /** Checks the whole fixture against itself and the store; answers the plan and every problem found. */
-function plan(store: Store, fixture: unknown): { plan: Plan; problems: string[] } {
+function plan(existing: FoundNames, fixture: unknown): { plan: Plan; problems: string[] } {
   const problems: string[] = [];
   const result: Plan = { users: [], groups: [], projects: [], applications: [] };
   const at = (path: string, check: () => void): boolean => {
@@ -194,9 +195,9 @@ function plan(store: Store, fixture: unknown): { plan: Plan; problems: string[] 
   };
 
   const usernames = new Map<string, string>();
-  const userExists = (name: string) => usernames.has(fold(name)) || store.lookup('users', 'username', name) !== undefined;
+  const userExists = (name: string) => usernames.has(fold(name)) || existing.usernames.has(fold(name));
   const planning: Planning = {
-    store,
+    existing,
     problems,
     result,
     at,
@@ -237,7 +238,7 @@ function checkMembers(value: unknown, userExists: (name: string) => boolean): vo
 }
 
 function planUser(planning: Planning, user: Record<string, unknown>, i: number): void {
-  const { store, problems, result, at, usernames, emails, tokenDigests } = planning;
+  const { existing, problems, result, at, usernames, emails, tokenDigests } = planning;
   const path = `users[${i}]`;
   const tokens: CheckedPersonalAccessToken[] = [];
   const known = at(path, () => unknownKeys(user, entryKeys.user));
@@ -251,13 +252,13 @@ function planUser(planning: Planning, user: Record<string, unknown>, i: number):
     fields &&
     at(path, () => {
       const { username, email } = user as unknown as SeedUser;
-      if (usernames.has(fold(username)) || store.lookup('users', 'username', username)) {
+      if (usernames.has(fold(username)) || existing.usernames.has(fold(username))) {
         throw new InputError('username', `the username ${JSON.stringify(username)} is already taken`, 'taken');
       }
-      if (store.lookup('groups', 'path', username)) {
+      if (existing.groupPaths.has(fold(username))) {
         throw new InputError('username', `the username ${JSON.stringify(username)} is already a group's path`, 'taken');
       }
-      if (emails.has(fold(email)) || store.lookup('users', 'email', email)) {
+      if (emails.has(fold(email)) || existing.emails.has(fold(email))) {
         throw new InputError('email', `the e-mail address ${JSON.stringify(email)} is already in use`, 'taken');
       }
     });
@@ -272,7 +273,7 @@ function planUser(planning: Planning, user: Record<string, unknown>, i: number):
       if (typeof pat.token !== 'string') throw new InputError('token', 'must be a string');
       const checked = checkPersonalAccessTokenFields(pat as unknown as SeedPersonalAccessToken);
       const d = digest(pat.token);
-      if (tokenDigests.has(d) || store.lookup('personalAccessTokens', 'tokenDigest', d)) {
+      if (tokenDigests.has(d) || existing.tokenDigests.has(d)) {
         throw new InputError('token', 'this token is already in use', 'taken');
       }
       tokenDigests.add(d);
@@ -288,12 +289,11 @@ function planUser(planning: Planning, user: Record<string, unknown>, i: number):
 }
 
 function planGroup(planning: Planning, group: Record<string, unknown>, i: number): void {
-  const { store, result, at, groupPaths, userExists, checkMembers } = planning;
+  const { existing, result, at, groupPaths, userExists, checkMembers } = planning;
   const ok = at(`groups[${i}]`, () => {
     unknownKeys(group, entryKeys.group);
     const { path } = checkNamespaceEntryFields(group);
-    // Against the fixture as well as the store: insertGroup sees only the store.
-    if (groupPaths.has(fold(path)) || store.lookup('groups', 'path', path)) {
+    if (groupPaths.has(fold(path)) || existing.groupPaths.has(fold(path))) {
       throw new InputError('path', `the group ${JSON.stringify(path)} already exists`, 'taken');
     }
     if (userExists(path)) throw new InputError('path', `${JSON.stringify(path)} is already a username`, 'taken');
@@ -306,19 +306,19 @@ function planGroup(planning: Planning, group: Record<string, unknown>, i: number
 }
 
 function planProject(planning: Planning, project: Record<string, unknown>, i: number): void {
-  const { store, result, at, usernames, groupPaths, fullPaths, checkMembers } = planning;
+  const { existing, result, at, usernames, groupPaths, fullPaths, checkMembers } = planning;
   at(`projects[${i}]`, () => {
     unknownKeys(project, entryKeys.project);
     const { namespace } = project;
     if (typeof namespace !== 'string') throw new InputError('namespace', 'must be a group path or a username');
-    const groupPath = groupPaths.get(fold(namespace)) ?? store.lookup('groups', 'path', namespace)?.path ?? null;
-    const owner = groupPath ?? usernames.get(fold(namespace)) ?? store.lookup('users', 'username', namespace)?.username;
+    const groupPath = groupPaths.get(fold(namespace)) ?? existing.groupPaths.get(fold(namespace)) ?? null;
+    const owner = groupPath ?? usernames.get(fold(namespace)) ?? existing.usernames.get(fold(namespace));
     if (owner === undefined) {
       throw new InputError('namespace', `${JSON.stringify(namespace)} is neither a group's path nor a username`, 'unknown');
     }
     const { path } = checkNamespaceEntryFields(project);
     const fullPath = `${owner}/${path}`;
-    if (fullPaths.has(fold(fullPath)) || store.lookup('projects', 'fullPath', fullPath)) {
+    if (fullPaths.has(fold(fullPath)) || existing.projectPaths.has(fold(fullPath))) {
       throw new InputError('path', `the project ${JSON.stringify(fullPath)} already exists`, 'taken');
     }
     checkMembers(project.members);
@@ -328,7 +328,7 @@ function planProject(planning: Planning, project: Record<string, unknown>, i: nu
 }
 
 function planApplication(planning: Planning, application: Record<string, unknown>, i: number): void {
-  const { store, result, at, clientIds, userExists } = planning;
+  const { existing, result, at, clientIds, userExists } = planning;
   const path = `applications[${i}]`;
   at(path, () => {
     unknownKeys(application, entryKeys.application);
@@ -355,7 +355,7 @@ function planApplication(planning: Planning, application: Record<string, unknown
       }
       throw error;
     }
-    if (clientIds.has(client_id) || store.lookup('applications', 'uid', client_id)) {
+    if (clientIds.has(client_id) || existing.clientIds.has(client_id)) {
       throw new InputError('client_id', `the App ID ${JSON.stringify(client_id)} is already taken`, 'taken');
     }
     clientIds.add(client_id);
@@ -363,48 +363,88 @@ function planApplication(planning: Planning, application: Record<string, unknown
   });
 }
 
+/** The names a fixture would add, to ask the store which it has already. */
+function namesIn(fixture: unknown): NameQuery {
+  const query: NameQuery = { usernames: [], emails: [], groupPaths: [], projectPaths: [], clientIds: [], tokenDigests: [] };
+  if (!isObject(fixture)) return query;
+  const entries = (name: string) => (Array.isArray(fixture[name]) ? (fixture[name] as unknown[]).filter(isObject) : []);
+  const text = (value: unknown, into: string[]) => {
+    if (typeof value === 'string') into.push(value);
+  };
+  for (const user of entries('users')) {
+    text(user.username, query.usernames);
+    text(user.email, query.emails);
+    // A username may not be a group's path either.
+    text(user.username, query.groupPaths);
+    for (const token of Array.isArray(user.personal_access_tokens) ? user.personal_access_tokens : []) {
+      if (isObject(token) && typeof token.token === 'string') query.tokenDigests.push(digest(token.token));
+    }
+  }
+  for (const group of entries('groups')) {
+    text(group.path, query.groupPaths);
+    text(group.path, query.usernames);
+    for (const m of Array.isArray(group.members) ? group.members : []) if (isObject(m)) text(m.username, query.usernames);
+  }
+  for (const project of entries('projects')) {
+    text(project.namespace, query.groupPaths);
+    text(project.namespace, query.usernames);
+    if (typeof project.namespace === 'string' && typeof project.path === 'string') query.projectPaths.push(`${project.namespace}/${project.path}`);
+    for (const m of Array.isArray(project.members) ? project.members : []) if (isObject(m)) text(m.username, query.usernames);
+  }
+  for (const application of entries('applications')) {
+    text(application.owner, query.usernames);
+    text(application.client_id, query.clientIds);
+  }
+  return query;
+}
+
+/** The stored rows of a checked plan, its passwords hashed. */
+function rowsOf(steps: Plan, hashes: string[]): SeedRows {
+  const now = new Date().toISOString();
+  const entry = (e: { path: string; name: string; visibility: Visibility }) => ({ path: e.path, name: e.name.trim(), visibility: e.visibility, created_at: now });
+  return {
+    users: steps.users.map(({ user, tokens }, i) => ({
+      user: newUserRow(user, hashes[i]!),
+      tokens: tokens.map((token) => {
+        const { user_id: _, ...row } = newPersonalAccessTokenRow(0, token, token.token!);
+        return row;
+      }),
+    })),
+    groups: steps.groups.map((group) => ({ group: entry(group), members: group.members ?? [] })),
+    projects: steps.projects.map(({ project, namespace }) => ({ project: { ...entry(project), namespace }, members: project.members ?? [] })),
+    applications: steps.applications.map(({ owner, application }) => {
+      const { owner_id: _, ...row } = newApplicationRow(0, application, application.uid!, application.secret ?? null);
+      return { owner, application: row };
+    }),
+  };
+}
+
 /**
  * Loads a fixture (see SeedFixture): checks all of it first and throws SeedError listing every problem without
- * writing anything, then hashes the passwords and applies everything in one commit.
+ * writing anything, then hashes the passwords and applies everything at once. A name another request took
+ * meanwhile is refused by the store, and nothing of the fixture is applied.
  */
-export async function loadSeed(store: Store, fixture: unknown): Promise<SeedSummary> {
-  const first = plan(store, fixture);
-  if (first.problems.length > 0) throw new SeedError(first.problems);
-  const hashes = await Promise.all(first.plan.users.map(({ user }) => hashPassword(user.password)));
-  return store.commit(() => {
-    // Hashing awaited, so another request may have taken a name meanwhile; checked again before any change.
-    const { plan: steps, problems } = plan(store, fixture);
-    if (problems.length > 0) throw new SeedError(problems);
-    const userId = (username: string) => store.lookup('users', 'username', username)!.id;
-    const members = (list: SeedMember[] | undefined): Membership[] =>
-      (list ?? []).map((m) => ({ user_id: userId(m.username), access_level: m.access_level }));
-    const now = new Date().toISOString();
-    let personalAccessTokens = 0;
-
-    steps.users.forEach(({ user, tokens }, i) => {
-      const record = insertUser(store, user, hashes[i]!);
-      for (const token of tokens) {
-        insertPersonalAccessToken(store, record.id, token, token.token!);
-        personalAccessTokens += 1;
-      }
-    });
-    for (const group of steps.groups) insertGroup(store, group, members(group.members), now);
-    for (const { project, namespace } of steps.projects) insertProject(store, namespace, project, members(project.members), now);
-    for (const { owner, application } of steps.applications) {
-      insertApplication(store, userId(owner), application, application.uid!, application.secret ?? null);
-    }
-    return {
-      users: steps.users.length,
-      personalAccessTokens,
-      groups: steps.groups.length,
-      projects: steps.projects.length,
-      applications: steps.applications.length,
-    };
-  });
+export async function loadSeed(storage: Storage, fixture: unknown): Promise<SeedSummary> {
+  const { plan: steps, problems } = plan(await storage.maintenance.existingNames(namesIn(fixture)), fixture);
+  if (problems.length > 0) throw new SeedError(problems);
+  const hashes = await Promise.all(steps.users.map(({ user }) => hashPassword(user.password)));
+  try {
+    await storage.maintenance.applySeed(rowsOf(steps, hashes));
+  } catch (error) {
+    if (error instanceof InputError) throw new SeedError([`${error.field}: ${error.message}`]);
+    throw error;
+  }
+  return {
+    users: steps.users.length,
+    personalAccessTokens: steps.users.reduce((n, { tokens }) => n + tokens.length, 0),
+    groups: steps.groups.length,
+    projects: steps.projects.length,
+    applications: steps.applications.length,
+  };
 }
 
 /** Reads a JSON fixture file and loads it; errors name the file. */
-export async function loadSeedFile(store: Store, file: string): Promise<SeedSummary> {
+export async function loadSeedFile(storage: Storage, file: string): Promise<SeedSummary> {
   let fixture: unknown;
   try {
     fixture = JSON.parse(await readFile(file, 'utf8'));
@@ -412,7 +452,7 @@ export async function loadSeedFile(store: Store, file: string): Promise<SeedSumm
     throw new SeedError([`${file}: ${(error as Error).message}`]);
   }
   try {
-    return await loadSeed(store, fixture);
+    return await loadSeed(storage, fixture);
   } catch (error) {
     if (error instanceof SeedError) throw new SeedError(error.problems.map((p) => `${file}: ${p}`));
     throw error;
@@ -439,8 +479,8 @@ const demoPassword = customAlphabet('23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijk
  * `demo-group/demo-project` and the application "Demo App". Answers the plain credentials (printed once by the
  * CLI; the store keeps only hashes), or null when the store already has users.
  */
-export async function ensureDemoData(store: Store, baseUrl: string): Promise<DemoCredentials | null> {
-  if (store.data.users.length > 0) return null;
+export async function ensureDemoData(storage: Storage, baseUrl: string): Promise<DemoCredentials | null> {
+  if (await storage.users.any()) return null;
   const credentials: DemoCredentials = {
     username: 'demo',
     password: demoPassword(),
@@ -466,7 +506,7 @@ export async function ensureDemoData(store: Store, baseUrl: string): Promise<Dem
       },
     ],
   };
-  await loadSeed(store, fixture);
+  await loadSeed(storage, fixture);
   return credentials;
 }
 

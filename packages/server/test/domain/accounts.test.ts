@@ -4,19 +4,22 @@ import {
   createUser,
   createPersonalAccessToken,
   findActivePersonalAccessToken,
-  findUserByLogin,
-  insertUser,
   listPersonalAccessTokens,
+  newUserRow,
   revokePersonalAccessToken,
   type NewUser,
 } from '../../src/domain/accounts.js';
 import { InputError } from '../../src/explained-error.js';
 import { openStore, type Store } from '../../src/store/file-store.js';
+import { fileStorage } from '../../src/store/file-storage.js';
+import type { Storage } from '../../src/store/storage.js';
 import type { UserRecord } from '../../src/store/schema.js';
 
 let store: Store;
+let storage: Storage;
 beforeEach(async () => {
   store = await openStore({ file: null });
+  storage = fileStorage(store);
 });
 afterEach(() => store.close());
 
@@ -24,14 +27,12 @@ const jane = { username: 'JSmith', email: 'Jane@Example.com', name: 'Jane Smith'
 
 /** A user without spending a scrypt hash, for tests that are not about passwords. */
 function quickUser(username: string): Promise<UserRecord> {
-  return store.commit(() =>
-    insertUser(store, { username, email: `${username}@example.com`, name: username }, 'scrypt$16384$8$1$AAAA$AAAA'),
-  );
+  return storage.users.create(newUserRow({ username, email: `${username}@example.com`, name: username }, 'scrypt$16384$8$1$AAAA$AAAA'));
 }
 
 describe('createUser', () => {
   it('stores the user with a hash, never the password', async () => {
-    const user = await createUser(store, { ...jane, two_factor_enabled: true });
+    const user = await createUser(storage, { ...jane, two_factor_enabled: true });
     expect(user).toMatchObject({ id: 1, username: 'JSmith', state: 'active', two_factor_enabled: true, is_admin: false });
     expect(user.passwordHash.startsWith('scrypt$')).toBe(true);
     expect(JSON.stringify(store.data)).not.toContain(jane.password);
@@ -50,22 +51,22 @@ describe('createUser', () => {
       [{ name: '   ' }, 'name'],
     ];
     for (const [change, field] of cases) {
-      const error = await createUser(store, { ...jane, ...change }).catch((e: unknown) => e);
+      const error = await createUser(storage, { ...jane, ...change }).catch((e: unknown) => e);
       expect(error, JSON.stringify(change)).toBeInstanceOf(InputError);
       expect((error as InputError).field).toBe(field);
     }
-    await expect(createUser(store, { ...jane, password: 'short' })).rejects.toMatchObject({ field: 'password', code: 'invalid' });
+    await expect(createUser(storage, { ...jane, password: 'short' })).rejects.toMatchObject({ field: 'password', code: 'invalid' });
     expect(store.data.users).toEqual([]);
   });
 
   it('refuses a taken username or e-mail address whatever the case', async () => {
     await quickUser('jsmith');
-    await expect(createUser(store, { ...jane, email: 'other@example.com' })).rejects.toMatchObject({
+    await expect(createUser(storage, { ...jane, email: 'other@example.com' })).rejects.toMatchObject({
       field: 'username',
       code: 'taken',
       message: expect.stringMatching(/already taken/),
     });
-    await expect(createUser(store, { ...jane, username: 'other', email: 'JSMITH@example.com' })).rejects.toMatchObject({
+    await expect(createUser(storage, { ...jane, username: 'other', email: 'JSMITH@example.com' })).rejects.toMatchObject({
       field: 'email',
       code: 'taken',
       message: expect.stringMatching(/already in use/),
@@ -77,72 +78,72 @@ describe('createUser', () => {
 describe('sign-in', () => {
   it('finds a user by username or e-mail address, whatever the case', async () => {
     const user = await quickUser('awong');
-    expect(findUserByLogin(store, 'AWONG')).toBe(user);
-    expect(findUserByLogin(store, 'awong@EXAMPLE.com')).toBe(user);
-    expect(findUserByLogin(store, 'nobody')).toBeNull();
+    expect(await storage.users.byLogin('AWONG')).toBe(user);
+    expect(await storage.users.byLogin('awong@EXAMPLE.com')).toBe(user);
+    expect(await storage.users.byLogin('nobody')).toBeUndefined();
   });
 
   it('authenticate: the user for the right password, null alike for unknown, wrong or blocked', async () => {
-    const user = await createUser(store, jane);
+    const user = await createUser(storage, jane);
     const [byName, byEmail, wrong, unknown] = await Promise.all([
-      authenticate(store, 'jsmith', jane.password),
-      authenticate(store, 'jane@example.com', jane.password),
-      authenticate(store, 'jsmith', 'wrong-password'),
-      authenticate(store, 'nobody', jane.password),
+      await authenticate(storage, 'jsmith', jane.password),
+      await authenticate(storage, 'jane@example.com', jane.password),
+      await authenticate(storage, 'jsmith', 'wrong-password'),
+      await authenticate(storage, 'nobody', jane.password),
     ]);
     expect(byName).toBe(user);
     expect(byEmail).toBe(user);
     expect(wrong).toBeNull();
     expect(unknown).toBeNull();
     await store.commit(() => store.update('users', user, { state: 'blocked' }));
-    expect(await authenticate(store, 'jsmith', jane.password)).toBeNull();
+    expect(await authenticate(storage, 'jsmith', jane.password)).toBeNull();
   });
 });
 
 describe('personal access tokens', () => {
   it('create: the token once, only its digest stored', async () => {
     const user = await quickUser('jsmith');
-    const { record, token } = await createPersonalAccessToken(store, user.id, { name: 'laptop', scopes: ['read_api'] });
+    const { record, token } = await createPersonalAccessToken(storage, user.id, { name: 'laptop', scopes: ['read_api'] });
     expect(token.startsWith('tbpat-')).toBe(true);
     expect(record).toMatchObject({ id: 1, user_id: user.id, name: 'laptop', scopes: ['read_api'], expires_at: null, revoked: false });
     expect(JSON.stringify(store.data)).not.toContain(token);
-    expect(findActivePersonalAccessToken(store, token)).toBe(record);
-    expect(findActivePersonalAccessToken(store, `${token}x`)).toBeNull();
-    expect(listPersonalAccessTokens(store, user.id)).toEqual([record]);
+    expect((await findActivePersonalAccessToken(storage, token))?.record).toBe(record);
+    expect(await findActivePersonalAccessToken(storage, `${token}x`)).toBeNull();
+    expect(await listPersonalAccessTokens(storage, user.id)).toEqual([record]);
   });
 
   it('a given token (seeds) and default scopes', async () => {
     const user = await quickUser('jsmith');
     const given = 'tbpat-fixed-token-for-tests-0000000000';
-    const { record, token } = await createPersonalAccessToken(store, user.id, { name: 'ci', token: given });
+    const { record, token } = await createPersonalAccessToken(storage, user.id, { name: 'ci', token: given });
     expect(token).toBe(given);
     expect(record.scopes).toEqual(['api']);
-    await expect(createPersonalAccessToken(store, user.id, { name: 'again', token: given })).rejects.toThrow(/in use/);
+    await expect(createPersonalAccessToken(storage, user.id, { name: 'again', token: given })).rejects.toThrow(/in use/);
   });
 
   it('expires at the end (UTC) of its last day', async () => {
     const user = await quickUser('jsmith');
-    const { token } = await createPersonalAccessToken(store, user.id, { name: 'short', expires_at: '2030-01-31' });
-    expect(findActivePersonalAccessToken(store, token, new Date('2030-01-31T23:59:59.999Z'))).not.toBeNull();
-    expect(findActivePersonalAccessToken(store, token, new Date('2030-02-01T00:00:00.000Z'))).toBeNull();
+    const { token } = await createPersonalAccessToken(storage, user.id, { name: 'short', expires_at: '2030-01-31' });
+    expect(await findActivePersonalAccessToken(storage, token, new Date('2030-01-31T23:59:59.999Z'))).not.toBeNull();
+    expect(await findActivePersonalAccessToken(storage, token, new Date('2030-02-01T00:00:00.000Z'))).toBeNull();
   });
 
   it('revoked: no longer found; only its owner may revoke it', async () => {
     const owner = await quickUser('jsmith');
     const other = await quickUser('mallory');
-    const { record, token } = await createPersonalAccessToken(store, owner.id, { name: 'laptop' });
-    expect(await revokePersonalAccessToken(store, other.id, record.id)).toBeNull();
-    expect(findActivePersonalAccessToken(store, token)).not.toBeNull();
-    expect(await revokePersonalAccessToken(store, owner.id, record.id)).toMatchObject({ revoked: true });
-    expect(findActivePersonalAccessToken(store, token)).toBeNull();
-    expect(await revokePersonalAccessToken(store, owner.id, 999)).toBeNull();
+    const { record, token } = await createPersonalAccessToken(storage, owner.id, { name: 'laptop' });
+    expect(await revokePersonalAccessToken(storage, other.id, record.id)).toBeNull();
+    expect(await findActivePersonalAccessToken(storage, token)).not.toBeNull();
+    expect(await revokePersonalAccessToken(storage, owner.id, record.id)).toMatchObject({ revoked: true });
+    expect(await findActivePersonalAccessToken(storage, token)).toBeNull();
+    expect(await revokePersonalAccessToken(storage, owner.id, 999)).toBeNull();
   });
 
   it('stops working when its user is blocked', async () => {
     const user = await quickUser('jsmith');
-    const { token } = await createPersonalAccessToken(store, user.id, { name: 'laptop' });
+    const { token } = await createPersonalAccessToken(storage, user.id, { name: 'laptop' });
     await store.commit(() => store.update('users', user, { state: 'blocked' }));
-    expect(findActivePersonalAccessToken(store, token)).toBeNull();
+    expect(await findActivePersonalAccessToken(storage, token)).toBeNull();
   });
 
   it('rejects bad fields', async () => {
@@ -156,9 +157,9 @@ describe('personal access tokens', () => {
       [{ name: 'x', token: 'short' }, 'token'],
     ];
     for (const [input, field] of bad) {
-      await expect(createPersonalAccessToken(store, user.id, input), JSON.stringify(input)).rejects.toMatchObject({ field });
+      await expect(createPersonalAccessToken(storage, user.id, input), JSON.stringify(input)).rejects.toMatchObject({ field });
     }
-    await expect(createPersonalAccessToken(store, 999, { name: 'x' })).rejects.toMatchObject({ field: 'user_id', code: 'unknown' });
+    await expect(createPersonalAccessToken(storage, 999, { name: 'x' })).rejects.toMatchObject({ field: 'user_id', code: 'unknown' });
     expect(store.data.personalAccessTokens).toEqual([]);
   });
 });

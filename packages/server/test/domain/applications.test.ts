@@ -1,6 +1,6 @@
 import { InputError } from '../../src/explained-error.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { insertUser } from '../../src/domain/accounts.js';
+import { newUserRow } from '../../src/domain/accounts.js';
 import {
   authenticateClient,
   deleteApplication,
@@ -10,17 +10,17 @@ import {
   type NewApplication,
 } from '../../src/domain/applications.js';
 import { openStore, type Store } from '../../src/store/file-store.js';
+import { fileStorage } from '../../src/store/file-storage.js';
+import type { Storage } from '../../src/store/storage.js';
 
 let store: Store;
+let storage: Storage;
 let ownerId: number;
 let otherId: number;
 beforeEach(async () => {
   store = await openStore({ file: null });
-  [ownerId, otherId] = await store.commit(() =>
-    ['jsmith', 'mallory'].map(
-      (username) => insertUser(store, { username, email: `${username}@example.com`, name: username }, 'scrypt$x').id,
-    ),
-  ) as [number, number];
+  storage = fileStorage(store);
+  [ownerId, otherId] = await Promise.all(['jsmith', 'mallory'].map(async (username) => (await storage.users.create(newUserRow({ username, email: `${username}@example.com`, name: username }, 'scrypt$x'))).id)) as [number, number];
 });
 afterEach(() => store.close());
 
@@ -28,17 +28,17 @@ const app: NewApplication & { confidential?: true } = { name: 'Example App', red
 
 describe('registerApplication', () => {
   it('answers the secret once and stores its digest', async () => {
-    const { record, secret } = await registerApplication(store, ownerId, app);
+    const { record, secret } = await registerApplication(storage, ownerId, app);
     expect(secret.startsWith('tbcs_')).toBe(true);
     expect(record.uid).toMatch(/^[0-9A-Za-z]{32}$/);
     expect(record).toMatchObject({ id: 1, name: 'Example App', owner_id: ownerId, scopes: ['api', 'read_user'] });
     expect(JSON.stringify(store.data)).not.toContain(secret);
-    expect(findApplicationByUid(store, record.uid)).toBe(record);
-    expect(findApplicationByUid(store, 'unknown')).toBeNull();
+    expect(await findApplicationByUid(storage, record.uid)).toBe(record);
+    expect(await findApplicationByUid(storage, 'unknown')).toBeNull();
   });
 
   it('defaults scopes to api and accepts a native app scheme and a fixed App ID and secret', async () => {
-    const { record, secret } = await registerApplication(store, ownerId, {
+    const { record, secret } = await registerApplication(storage, ownerId, {
       name: 'Phone',
       redirect_uris: ['com.example.app:/oauth2redirect', 'http://127.0.0.1:8080/callback'],
       uid: 'fixed-client-id',
@@ -47,7 +47,7 @@ describe('registerApplication', () => {
     expect(record.scopes).toEqual(['api']);
     expect(record.uid).toBe('fixed-client-id');
     expect(secret).toBe('tbcs_fixed-secret-0000');
-    await expect(registerApplication(store, ownerId, { ...app, uid: 'fixed-client-id' })).rejects.toThrow(/already taken/);
+    await expect(registerApplication(storage, ownerId, { ...app, uid: 'fixed-client-id' })).rejects.toThrow(/already taken/);
   });
 
   it('rejects bad fields with a clear message naming the field', async () => {
@@ -65,7 +65,7 @@ describe('registerApplication', () => {
       [{ scopes: ['write_repository' as never] }, 'scopes', /unknown scope "write_repository"/],
     ];
     for (const [change, field, message] of cases) {
-      const error = await registerApplication(store, ownerId, { ...app, ...change }).catch((e: unknown) => e);
+      const error = await registerApplication(storage, ownerId, { ...app, ...change }).catch((e: unknown) => e);
       expect(error, JSON.stringify(change)).toBeInstanceOf(InputError);
       expect(error).toMatchObject({ field });
       expect((error as Error).message).toMatch(message);
@@ -76,24 +76,24 @@ describe('registerApplication', () => {
 
 describe('authenticateClient', () => {
   it('accepts the right secret only', async () => {
-    const { record, secret } = await registerApplication(store, ownerId, app);
-    expect(authenticateClient(store, record.uid, secret)).toBe(record);
-    expect(authenticateClient(store, record.uid, `${secret}x`)).toBeNull();
-    expect(authenticateClient(store, record.uid, '')).toBeNull();
-    expect(authenticateClient(store, 'unknown', secret)).toBeNull();
+    const { record, secret } = await registerApplication(storage, ownerId, app);
+    expect(await authenticateClient(storage, record.uid, secret)).toBe(record);
+    expect(await authenticateClient(storage, record.uid, `${secret}x`)).toBeNull();
+    expect(await authenticateClient(storage, record.uid, '')).toBeNull();
+    expect(await authenticateClient(storage, 'unknown', secret)).toBeNull();
   });
 });
 
 describe('listing and deleting', () => {
   it('lists the owner’s applications only', async () => {
-    const mine = (await registerApplication(store, ownerId, app)).record;
-    await registerApplication(store, otherId, app);
-    expect(listApplications(store, ownerId)).toEqual([mine]);
+    const mine = (await registerApplication(storage, ownerId, app)).record;
+    await registerApplication(storage, otherId, app);
+    expect(await listApplications(storage, ownerId)).toEqual([mine]);
   });
 
   it('deletes the application and its codes, and revokes its tokens; only for its owner', async () => {
-    const { record, secret } = await registerApplication(store, ownerId, app);
-    const other = (await registerApplication(store, ownerId, { ...app, name: 'Other' })).record;
+    const { record, secret } = await registerApplication(storage, ownerId, app);
+    const other = (await registerApplication(storage, ownerId, { ...app, name: 'Other' })).record;
     const code = (id: string, application_id: number) => ({
       id,
       codeDigest: id,
@@ -126,16 +126,16 @@ describe('listing and deleting', () => {
       store.insert('accessTokens', token('t2', other.id));
     });
 
-    expect(await deleteApplication(store, otherId, record.id)).toBe(false);
-    expect(findApplicationByUid(store, record.uid)).toBe(record);
+    expect(await deleteApplication(storage, otherId, record.id)).toBe(false);
+    expect(await findApplicationByUid(storage, record.uid)).toBe(record);
 
-    expect(await deleteApplication(store, ownerId, record.id)).toBe(true);
-    expect(findApplicationByUid(store, record.uid)).toBeNull();
-    expect(authenticateClient(store, record.uid, secret)).toBeNull();
+    expect(await deleteApplication(storage, ownerId, record.id)).toBe(true);
+    expect(await findApplicationByUid(storage, record.uid)).toBeNull();
+    expect(await authenticateClient(storage, record.uid, secret)).toBeNull();
     expect(store.data.authorizationCodes.map((c) => c.id)).toEqual(['c2']);
     expect(store.lookup('authorizationCodes', 'codeDigest', 'c1')).toBeUndefined();
     expect(store.lookup('accessTokens', 'id', 't1')?.revoked_at).toEqual(expect.any(Number));
     expect(store.lookup('accessTokens', 'id', 't2')?.revoked_at).toBeNull();
-    expect(await deleteApplication(store, ownerId, record.id)).toBe(false);
+    expect(await deleteApplication(storage, ownerId, record.id)).toBe(false);
   });
 });

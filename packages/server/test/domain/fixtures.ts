@@ -1,6 +1,8 @@
 // Small in-memory StoreData objects for domain tests, built step by step so each test states only what it relies on.
 import { notificationEvents } from '../../src/openapi/document.js';
 import { freshData, memoryStoreOf, type Store } from '../../src/store/file-store.js';
+import { fileStorage } from '../../src/store/file-storage.js';
+import type { Storage } from '../../src/store/storage.js';
 import {
   type GroupRecord,
   type Membership,
@@ -29,6 +31,9 @@ export function eventsExcept(off: readonly NotificationEvent[]): NotificationEve
 /** A store over a copy of `data` (the store freezes what it takes), for the domain functions that query one. */
 export const storeOf = (data: StoreData): Store => memoryStoreOf(structuredClone(data));
 
+/** The storage interfaces over a copy of `data`, as the domain asks for them. */
+export const storageOf = (data: StoreData): Storage => fileStorage(storeOf(data));
+
 export class StoreBuilder {
   // The store's own empty data, so a new collection reaches these tests too; a fixed key keeps them deterministic.
   readonly data: StoreData = { ...freshData(), secrets: { sessionKey: 'test-session-key' } };
@@ -36,6 +41,11 @@ export class StoreBuilder {
   /** A store holding what was built so far. */
   store(): Store {
     return storeOf(this.data);
+  }
+
+  /** The storage interfaces over what was built so far. */
+  storage(): Storage {
+    return storageOf(this.data);
   }
 
   user(username: string, extra: Partial<Omit<UserRecord, 'id' | 'username'>> = {}): UserRecord {

@@ -76,7 +76,7 @@ describe('notify', () => {
     b.groupSetting(watcher, group, 'watch').globalSetting(participant, 'participating', { notification_email: 'p@alerts.example' });
     const mailer = new MemoryMailer();
 
-    const recipients = await notify(b.store(), mailer, {
+    const recipients = await notify(b.storage().recipients, mailer, {
       kind: 'new_issue',
       project_id: project.id,
       author_id: author.id,
@@ -98,7 +98,7 @@ describe('notify', () => {
     const project = b.project('widgets', 'public', null, 'author');
     const author = b.user('author');
     const mailer = new MemoryMailer();
-    const got = await notify(b.store(), mailer, { kind: 'close_issue', project_id: project.id, author_id: author.id, participants: [author.id], mentioned: [] });
+    const got = await notify(b.storage().recipients, mailer, { kind: 'close_issue', project_id: project.id, author_id: author.id, participants: [author.id], mentioned: [] });
     expect(got).toEqual([]);
     expect(mailer.sent).toEqual([]);
   });

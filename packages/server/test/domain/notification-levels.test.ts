@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { NotificationLevel } from '../../src/store/schema.js';
 import { notificationLevels } from '../../src/openapi/document.js';
-import { effectiveSetting, findSetting, notificationEmail } from '../../src/domain/notification-levels.js';
+import { effectiveSetting, notificationEmailOf } from '../../src/domain/notification-levels.js';
+import type { ProjectRecord } from '../../src/store/schema.js';
 import { events, StoreBuilder } from './fixtures.js';
+
+/** The user's settings that bear on the project, as storage reads them for recipients. */
+const settingsFor = async (b: StoreBuilder, userId: number, project: ProjectRecord) => (await b.storage().recipients.audience(project.id, [userId]))!.members.get(userId)!.settings;
 
 type Stored = NotificationLevel | null;
 
@@ -26,7 +30,7 @@ describe('effectiveSetting: project over group over global', () => {
     ['global', 'custom', 'watch', true, 'custom', 'group'],
   ];
 
-  it.each(table)('project %s, group %s, global %s (in group: %s) → %s from %s', (project, group, global, inGroup, level, source) => {
+  it.each(table)('project %s, group %s, global %s (in group: %s) → %s from %s', async (project, group, global, inGroup, level, source) => {
     const b = new StoreBuilder();
     const user = b.user('u');
     const g = b.group('acme');
@@ -34,37 +38,37 @@ describe('effectiveSetting: project over group over global', () => {
     if (project) b.projectSetting(user, p, project);
     if (group) b.groupSetting(user, g, group);
     if (global) b.globalSetting(user, global);
-    const s = effectiveSetting(b.store(), user.id, p);
+    const s = effectiveSetting(await settingsFor(b, user.id, p));
     expect(s.level).toBe(level);
     expect(s.source).toBe(source);
   });
 
-  it('a group setting of another group does not apply', () => {
+  it('a group setting of another group does not apply', async () => {
     const b = new StoreBuilder();
     const user = b.user('u');
     const g = b.group('acme');
     const other = b.group('other');
     const p = b.project('widgets', 'private', g);
     b.groupSetting(user, other, 'watch');
-    expect(effectiveSetting(b.store(), user.id, p)).toMatchObject({ level: 'participating', source: 'global' });
+    expect(effectiveSetting(await settingsFor(b, user.id, p))).toMatchObject({ level: 'participating', source: 'global' });
   });
 
-  it('settings of other users do not apply', () => {
+  it('settings of other users do not apply', async () => {
     const b = new StoreBuilder();
     const user = b.user('u');
     const other = b.user('other');
     const p = b.project('widgets', 'private', null);
     b.projectSetting(other, p, 'watch').globalSetting(other, 'disabled');
-    expect(effectiveSetting(b.store(), user.id, p).level).toBe('participating');
+    expect(effectiveSetting(await settingsFor(b, user.id, p)).level).toBe('participating');
   });
 
-  it('never resolves to global, whatever is stored', () => {
+  it('never resolves to global, whatever is stored', async () => {
     for (const level of notificationLevels) {
       const b = new StoreBuilder();
       const user = b.user('u');
       const p = b.project('widgets', 'private', null);
       b.projectSetting(user, p, level);
-      expect(effectiveSetting(b.store(), user.id, p).level).not.toBe('global');
+      expect(effectiveSetting(await settingsFor(b, user.id, p)).level).not.toBe('global');
     }
   });
 });
@@ -80,7 +84,7 @@ describe('effectiveSetting: events come from the setting that decided', () => {
     ['project global, group global, global custom', 'global', 'global', globalEvents],
     // A project at `watch` keeps its stored events (they are shown again if the user switches back to custom).
     ['project watch', 'watch', 'custom', projectEvents],
-  ] as const)('%s', (_name, projectLevel, groupLevel, expected) => {
+  ] as const)('%s', async (_name, projectLevel, groupLevel, expected) => {
     const b = new StoreBuilder();
     const user = b.user('u');
     const g = b.group('acme');
@@ -88,24 +92,24 @@ describe('effectiveSetting: events come from the setting that decided', () => {
     b.projectSetting(user, p, projectLevel, projectEvents)
       .groupSetting(user, g, groupLevel, groupEvents)
       .globalSetting(user, 'custom', { events: globalEvents });
-    expect(effectiveSetting(b.store(), user.id, p).events).toEqual(expected);
+    expect(effectiveSetting(await settingsFor(b, user.id, p)).events).toEqual(expected);
   });
 
-  it('all events false when nothing is stored', () => {
+  it('all events false when nothing is stored', async () => {
     const b = new StoreBuilder();
     const user = b.user('u');
     const p = b.project('widgets', 'private', null);
-    expect(effectiveSetting(b.store(), user.id, p).events).toEqual(events());
+    expect(effectiveSetting(await settingsFor(b, user.id, p)).events).toEqual(events());
   });
 
-  it('returns a copy, so callers cannot change the store through it', () => {
+  it('returns a copy, so callers cannot change the store through it', async () => {
     const b = new StoreBuilder();
     const user = b.user('u');
     const p = b.project('widgets', 'private', null);
     b.projectSetting(user, p, 'custom', events(['new_issue']));
-    const store = b.store();
-    effectiveSetting(store, user.id, p).events.new_issue = false;
-    expect(findSetting(store, user.id, 'project', p.id)?.events.new_issue).toBe(true);
+    const settings = await settingsFor(b, user.id, p);
+    effectiveSetting(settings).events.new_issue = false;
+    expect(settings.project?.events.new_issue).toBe(true);
   });
 });
 
@@ -114,10 +118,10 @@ describe('notificationEmail', () => {
     ['no global setting', undefined, false, 'u@example.com'],
     ['global setting without an address', undefined, true, 'u@example.com'],
     ['global setting with an address', 'alerts@example.org', true, 'alerts@example.org'],
-  ])('%s', (_name, address, stored, expected) => {
+  ])('%s', async (_name, address, stored, expected) => {
     const b = new StoreBuilder();
     const user = b.user('u');
     if (stored) b.globalSetting(user, 'participating', address ? { notification_email: address } : {});
-    expect(notificationEmail(b.store(), user)).toBe(expected);
+    expect(notificationEmailOf((await settingsFor(b, user.id, b.project('p', 'public', null))).global, user)).toBe(expected);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { NotificationEvent } from '../../src/store/schema.js';
 import { notificationEvents } from '../../src/openapi/document.js';
 import { recipientsFor, type NotifiableEvent, type Recipient } from '../../src/domain/recipients.js';
-import { events, eventsExcept, storeOf, StoreBuilder } from './fixtures.js';
+import { events, eventsExcept, storageOf, StoreBuilder } from './fixtures.js';
 
 type Level = 'disabled' | 'participating' | 'watch' | 'mention' | 'custom+' | 'custom-' | 'global>watch' | 'group>watch' | 'default';
 type Relationship = 'participant' | 'mentioned' | 'member' | 'watcher/private' | 'watcher/public' | 'author' | 'blocked';
@@ -192,14 +192,14 @@ function scenario(relationship: Relationship, level: Level, kind: NotificationEv
 describe('recipientsFor: level × relationship × event', () => {
   const rows = parse(expectations);
 
-  it('the table covers every level, relationship and kind once', () => {
+  it('the table covers every level, relationship and kind once', async () => {
     expect(rows).toHaveLength(9 * 7 * kinds.length);
     expect(new Set(rows.map((r) => `${r.relationship}/${r.level}/${r.kind}`)).size).toBe(rows.length);
   });
 
-  it.each(rows)('$relationship at $level, $kind → $expected', ({ relationship, level, kind, expected }) => {
+  it.each(rows)('$relationship at $level, $kind → $expected', async ({ relationship, level, kind, expected }) => {
     const { data, subject, event } = scenario(relationship, level, kind);
-    const mine = recipientsFor(storeOf(data), event).filter((r) => r.user_id === subject.id);
+    const mine = (await recipientsFor(storageOf(data).recipients, event)).filter((r) => r.user_id === subject.id);
     expect(mine).toEqual(expected === null ? [] : [{ user_id: subject.id, email: subject.email, reason: expected }]);
   });
 });
@@ -207,7 +207,7 @@ describe('recipientsFor: level × relationship × event', () => {
 describe('recipientsFor: every event kind', () => {
   const pipeline = new Set<NotificationEvent>(['failed_pipeline', 'success_pipeline']);
 
-  it.each(notificationEvents.map((k) => [k]))('%s reaches a custom subscriber with its flag on, not one with it off', (kind) => {
+  it.each(notificationEvents.map((k) => [k]))('%s reaches a custom subscriber with its flag on, not one with it off', async (kind) => {
     const b = new StoreBuilder();
     const project = b.project('widgets', 'private', null, 'author');
     const author = b.user('author');
@@ -217,26 +217,26 @@ describe('recipientsFor: every event kind', () => {
     b.projectSetting(on, project, 'custom', events([kind])).projectSetting(off, project, 'custom', eventsExcept([kind]));
     // Pipeline mail is only ever for the pipeline's user, so both are made that for pipeline events.
     const participants = pipeline.has(kind) ? [on.id, off.id] : [author.id];
-    const got = recipientsFor(b.store(), { kind, project_id: project.id, author_id: author.id, participants, mentioned: [] });
+    const got = await recipientsFor(b.storage().recipients, { kind, project_id: project.id, author_id: author.id, participants, mentioned: [] });
     expect(got).toEqual([{ user_id: on.id, email: 'on@example.com', reason: 'custom' }]);
   });
 
-  it.each(notificationEvents.filter((k) => !pipeline.has(k)).map((k) => [k]))('%s reaches a watching member', (kind) => {
+  it.each(notificationEvents.filter((k) => !pipeline.has(k)).map((k) => [k]))('%s reaches a watching member', async (kind) => {
     const b = new StoreBuilder();
     const project = b.project('widgets', 'internal', null, 'author');
     const author = b.user('author');
     const watcher = b.user('watcher');
     b.member(project, author).member(project, watcher).projectSetting(watcher, project, 'watch');
-    const got = recipientsFor(b.store(), { kind, project_id: project.id, author_id: author.id, participants: [author.id], mentioned: [] });
+    const got = await recipientsFor(b.storage().recipients, { kind, project_id: project.id, author_id: author.id, participants: [author.id], mentioned: [] });
     expect(got.map((r) => [r.user_id, r.reason])).toEqual([[watcher.id, 'watching']]);
   });
 
-  it('refuses an unknown kind and an unknown project', () => {
+  it('refuses an unknown kind and an unknown project', async () => {
     const b = new StoreBuilder();
     const project = b.project('widgets', 'public', null);
     const base = { project_id: project.id, author_id: 1, participants: [], mentioned: [] };
-    expect(() => recipientsFor(b.store(), { ...base, kind: 'push_to_merge_request' as NotificationEvent })).toThrow(RangeError);
-    expect(() => recipientsFor(b.store(), { ...base, kind: 'new_issue', project_id: 999 })).toThrow(RangeError);
+    await expect(recipientsFor(b.storage().recipients, { ...base, kind: 'push_to_merge_request' as NotificationEvent })).rejects.toThrow(RangeError);
+    await expect(recipientsFor(b.storage().recipients, { ...base, kind: 'new_issue', project_id: 999 })).rejects.toThrow(RangeError);
   });
 });
 
@@ -249,13 +249,13 @@ describe('recipientsFor: addresses, duplicates, order', () => {
     return { b, group, project, author };
   }
 
-  it('mails the global notification_email when set, the account e-mail otherwise', () => {
+  it('mails the global notification_email when set, the account e-mail otherwise', async () => {
     const { b, project, author } = world();
     const withAddress = b.user('alice');
     const without = b.user('bob');
     b.globalSetting(withAddress, 'participating', { notification_email: 'alice-alerts@example.org' });
     b.globalSetting(without, 'participating');
-    const got = recipientsFor(b.store(), {
+    const got = await recipientsFor(b.storage().recipients, {
       kind: 'new_issue',
       project_id: project.id,
       author_id: author.id,
@@ -268,14 +268,14 @@ describe('recipientsFor: addresses, duplicates, order', () => {
     ]);
   });
 
-  it('lists each user once, with the most specific reason, ordered by user id', () => {
+  it('lists each user once, with the most specific reason, ordered by user id', async () => {
     const { b, group, project, author } = world();
     const z = b.user('z');
     const y = b.user('y');
     const x = b.user('x');
     b.member(group, x).member(project, y).member(project, z);
     b.projectSetting(x, project, 'watch').projectSetting(y, project, 'custom', events(['new_note'])).projectSetting(z, project, 'watch');
-    const got = recipientsFor(b.store(), {
+    const got = await recipientsFor(b.storage().recipients, {
       kind: 'new_note',
       project_id: project.id,
       author_id: author.id,
@@ -289,51 +289,51 @@ describe('recipientsFor: addresses, duplicates, order', () => {
     ]);
   });
 
-  it('ignores user ids that do not exist', () => {
+  it('ignores user ids that do not exist', async () => {
     const { b, project, author } = world();
-    const got = recipientsFor(b.store(), { kind: 'new_issue', project_id: project.id, author_id: author.id, participants: [404], mentioned: [405] });
+    const got = await recipientsFor(b.storage().recipients, { kind: 'new_issue', project_id: project.id, author_id: author.id, participants: [404], mentioned: [405] });
     expect(got).toEqual([]);
   });
 });
 
 describe('recipientsFor: who counts as watching', () => {
-  it('a user whose only setting is a global watch is not mailed about a project they have no tie to', () => {
+  it('a user whose only setting is a global watch is not mailed about a project they have no tie to', async () => {
     const b = new StoreBuilder();
     const project = b.project('widgets', 'public', null, 'author');
     const author = b.user('author');
     const globalWatcher = b.user('everything');
     b.globalSetting(globalWatcher, 'watch');
-    const got = recipientsFor(b.store(), { kind: 'new_issue', project_id: project.id, author_id: author.id, participants: [author.id], mentioned: [] });
+    const got = await recipientsFor(b.storage().recipients, { kind: 'new_issue', project_id: project.id, author_id: author.id, participants: [author.id], mentioned: [] });
     expect(got).toEqual([]);
   });
 
-  it('an admin watching a private project without being a member is mailed, as admins can read it', () => {
+  it('an admin watching a private project without being a member is mailed, as admins can read it', async () => {
     const b = new StoreBuilder();
     const project = b.project('widgets', 'private', null, 'author');
     const author = b.user('author');
     const admin = b.user('root', { is_admin: true });
     b.member(project, author).projectSetting(admin, project, 'watch');
-    const got = recipientsFor(b.store(), { kind: 'new_issue', project_id: project.id, author_id: author.id, participants: [author.id], mentioned: [] });
+    const got = await recipientsFor(b.storage().recipients, { kind: 'new_issue', project_id: project.id, author_id: author.id, participants: [author.id], mentioned: [] });
     expect(got.map((r) => [r.user_id, r.reason])).toEqual([[admin.id, 'watching']]);
   });
 
-  it('a participant who can no longer see the private project is dropped', () => {
+  it('a participant who can no longer see the private project is dropped', async () => {
     const b = new StoreBuilder();
     const project = b.project('widgets', 'private', null, 'author');
     const author = b.user('author');
     const former = b.user('former');
     b.member(project, author);
-    const got = recipientsFor(b.store(), { kind: 'new_note', project_id: project.id, author_id: author.id, participants: [former.id], mentioned: [former.id] });
+    const got = await recipientsFor(b.storage().recipients, { kind: 'new_note', project_id: project.id, author_id: author.id, participants: [former.id], mentioned: [former.id] });
     expect(got).toEqual([]);
   });
 
-  it.each(['reassign_issue', 'reassign_merge_request'] as const)('%s reaches a mention-level assignee passed as mentioned', (kind) => {
+  it.each(['reassign_issue', 'reassign_merge_request'] as const)('%s reaches a mention-level assignee passed as mentioned', async (kind) => {
     const b = new StoreBuilder();
     const project = b.project('widgets', 'private', null, 'author');
     const author = b.user('author');
     const assignee = b.user('assignee');
     b.member(project, author).member(project, assignee).projectSetting(assignee, project, 'mention');
-    const got = recipientsFor(b.store(), { kind, project_id: project.id, author_id: author.id, participants: [author.id, assignee.id], mentioned: [assignee.id] });
+    const got = await recipientsFor(b.storage().recipients, { kind, project_id: project.id, author_id: author.id, participants: [author.id, assignee.id], mentioned: [assignee.id] });
     expect(got.map((r) => [r.user_id, r.reason])).toEqual([[assignee.id, 'mentioned']]);
   });
 });

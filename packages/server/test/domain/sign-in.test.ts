@@ -1,3 +1,4 @@
+import { fileStorage } from '../../src/store/file-storage.js';
 import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { limits } from '../../src/config.js';
@@ -14,8 +15,8 @@ const throttle = new LoginThrottle(limits.loginThrottle);
 const now = Math.floor(Date.now() / 1000);
 beforeAll(async () => {
   store = await openStore({ file: null });
-  await loadSeed(store, JSON.parse(await readFile(exampleSeedPath, 'utf8')));
-  await createUser(store, { username: 'nosecret', email: 'nosecret@example.com', name: 'No Secret', password: 'a long enough password', two_factor_enabled: true });
+  await loadSeed(fileStorage(store), JSON.parse(await readFile(exampleSeedPath, 'utf8')));
+  await createUser(fileStorage(store), { username: 'nosecret', email: 'nosecret@example.com', name: 'No Secret', password: 'a long enough password', two_factor_enabled: true });
 });
 
 describe('passwordStep', () => {
@@ -26,21 +27,21 @@ describe('passwordStep', () => {
     ['jsmith', 'not the password', 'wrong-credentials'],
     ['nobody', 'whatever it is', 'wrong-credentials'],
   ])('%s with %s: %s', async (login, password, outcome) => {
-    expect((await passwordStep(throttle, store, login, password, '127.0.0.1')).outcome).toBe(outcome);
+    expect((await passwordStep(throttle, fileStorage(store), login, password, '127.0.0.1')).outcome).toBe(outcome);
   });
 });
 
 describe('codeStep', () => {
   const awong = () => store.lookup('users', 'username', 'awong')!.id;
   it('needs a pending password step that has not run out', async () => {
-    expect(await codeStep(throttle, store, undefined, '123456', now, '127.0.0.1')).toEqual({ outcome: 'not-started' });
-    expect(await codeStep(throttle, store, { userId: awong(), until: now }, currentCode(accounts.awong.otpSecret, now), now, '127.0.0.1')).toEqual({ outcome: 'not-started' });
+    expect(await codeStep(throttle, fileStorage(store), undefined, '123456', now, '127.0.0.1')).toEqual({ outcome: 'not-started' });
+    expect(await codeStep(throttle, fileStorage(store), { userId: awong(), until: now }, currentCode(accounts.awong.otpSecret, now), now, '127.0.0.1')).toEqual({ outcome: 'not-started' });
   });
 
   it('signs in with the right code, once', async () => {
     const pending = { userId: awong(), until: now + 300 };
     const code = currentCode(accounts.awong.otpSecret, now);
-    expect(await codeStep(throttle, store, pending, ` ${code} `, now, '127.0.0.1')).toEqual({ outcome: 'signed-in', userId: awong() });
-    expect(await codeStep(throttle, store, pending, code, now, '127.0.0.1')).toEqual({ outcome: 'wrong-code' });
+    expect(await codeStep(throttle, fileStorage(store), pending, ` ${code} `, now, '127.0.0.1')).toEqual({ outcome: 'signed-in', userId: awong() });
+    expect(await codeStep(throttle, fileStorage(store), pending, code, now, '127.0.0.1')).toEqual({ outcome: 'wrong-code' });
   });
 });

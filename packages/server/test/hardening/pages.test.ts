@@ -12,7 +12,7 @@ let clientId: string;
 beforeAll(async () => {
   server = await startTestServer();
   const owner = server.store.lookup('users', 'username', 'jsmith')!;
-  clientId = (await registerApplication(server.store, owner.id, { name: 'Lookalike target', redirect_uris: [registered], scopes: ['read_user'] })).record.uid;
+  clientId = (await registerApplication(server.storage, owner.id, { name: 'Lookalike target', redirect_uris: [registered], scopes: ['read_user'] })).record.uid;
 });
 afterAll(() => server.close());
 

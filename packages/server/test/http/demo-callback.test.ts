@@ -15,7 +15,7 @@ const unescape = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'")
 
 it('takes the demo application from consent to a code on its callback page, and the shown request gets tokens', async () => {
   // The test server's base URL is its own address, as the CLI's is.
-  const demo = (await ensureDemoData(server.store, server.baseUrl))!;
+  const demo = (await ensureDemoData(server.storage, server.baseUrl))!;
   const agent = new Agent(server.baseUrl);
   expect((await signIn(agent, demo.username, demo.password)).status).toBe(302);
   const query = new URLSearchParams({ client_id: demo.client_id, redirect_uri: demo.redirect_uri, response_type: 'code', state: 'first-try' });

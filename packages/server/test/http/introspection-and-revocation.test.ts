@@ -14,7 +14,7 @@ const resource = { uid: 'resource-server-id-0000000000000000', secret: 'tbcs_res
 async function withClients(s: TestServer) {
   const jsmith = s.store.lookup('users', 'username', 'jsmith')!;
   for (const c of [other, resource]) {
-    await registerApplication(s.store, jsmith.id, { name: c.uid, redirect_uris: ['https://other.example/cb'], uid: c.uid, secret: c.secret });
+    await registerApplication(s.storage, jsmith.id, { name: c.uid, redirect_uris: ['https://other.example/cb'], uid: c.uid, secret: c.secret });
   }
 }
 
@@ -34,10 +34,10 @@ const exampleClient = { client_id: seed.client.id, client_secret: seed.client.se
 
 /** A token pair of Example App for jsmith, through a code approved the way the consent page does. */
 async function exampleAppTokens(s: TestServer): Promise<{ access_token: string; refresh_token: string }> {
-  const checked = checkAuthorizationRequest(s.store, { client_id: seed.client.id, redirect_uri: seed.redirectUri, response_type: 'code' });
+  const checked = await checkAuthorizationRequest(s.storage, { client_id: seed.client.id, redirect_uri: seed.redirectUri, response_type: 'code' });
   if (checked.outcome !== 'valid') throw new Error('authorization request refused');
   const jsmith = s.store.lookup('users', 'username', 'jsmith')!;
-  const code = new URL(await approveAuthorization(s.store, jsmith.id, checked.request, { now: s.now(), codeTtl: 600 })).searchParams.get('code')!;
+  const code = new URL(await approveAuthorization(s.storage, jsmith.id, checked.request, { now: s.now(), codeTtl: 600 })).searchParams.get('code')!;
   const response = await post(s, '/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: seed.redirectUri, ...exampleClient });
   return response.json();
 }

@@ -1,42 +1,36 @@
-// Two instances sharing one PostgreSQL for their sessions, cookie key and sign-in throttle, as behind a load
-// balancer: a user signs in on one and consents on the other, and signing out on either ends the session on both.
-// (Users, applications and codes still live in each instance's own store here, seeded alike.)
-import pg from 'pg';
+// Two instances on one PostgreSQL database, as behind a load balancer: every piece of state is shared (users,
+// applications, codes, sessions, the cookie key and the sign-in throttle), so a user signs in on one and consents on
+// the other, and signing out on either ends the session on both.
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { limits } from '../../src/config.js';
 import { LoginThrottle } from '../../src/domain/login-throttle.js';
-import { instanceSecret } from '../../src/store/postgres/maintenance.js';
-import { postgresThrottleBacking } from '../../src/store/postgres/throttle.js';
-import { postgresSessionStorage } from '../../src/store/session-storage.js';
+import type { Backend } from '../../src/store/backend.js';
+import { openPostgresBackend } from '../../src/store/postgres/backend.js';
+import { loadSeed } from '../../src/store/seed.js';
 import { Agent, consentFields, signIn } from '../support/agent.js';
-import { seed, startTestServer, type TestServer } from '../support/server.js';
-import { migratedDatabase } from '../../../../test/support/postgres.js';
+import { exampleSeedPath, seed, startTestServer, type TestServer } from '../support/server.js';
+import { freshMigratedDatabase } from '../../../../test/support/postgres.js';
 
-let pool: pg.Pool;
-let close: (() => Promise<void>) | undefined;
+let database: { url: string; drop(): Promise<void> } | undefined;
+const backends: Backend[] = [];
 let one: TestServer;
 let two: TestServer;
 
 beforeAll(async () => {
-  const database = await migratedDatabase(inject('postgresUrl'));
-  [pool] = database.pools as [pg.Pool];
-  close = database.close;
-  const shared = async () => ({
-    sessions: { storage: postgresSessionStorage(pool), secret: await instanceSecret(pool, 'session_key') },
-    throttle: new LoginThrottle(limits.loginThrottle, postgresThrottleBacking(pool)),
-  });
-  one = await startTestServer(await shared());
-  two = await startTestServer(await shared());
-  // The throttle remembers sign-in addresses per user row.
-  for (const user of one.store.data.users) {
-    await pool.query(`INSERT INTO users (id, username, email, name, password_hash) VALUES ($1, $2, $3, $4, 'x')`, [user.id, user.username, user.email, user.name]);
-  }
+  database = await freshMigratedDatabase(inject('postgresUrl'));
+  for (let i = 0; i < 2; i++) backends.push(await openPostgresBackend({ url: database.url, poolSize: 5, migrate: false }));
+  await loadSeed(backends[0]!.storage, JSON.parse(await readFile(exampleSeedPath, 'utf8')));
+  const start = (backend: Backend) => startTestServer({ backend, throttle: new LoginThrottle(limits.loginThrottle, backend.throttleBacking) });
+  one = await start(backends[0]!);
+  two = await start(backends[1]!);
 });
 
 afterAll(async () => {
   await one?.close();
   await two?.close();
-  await close?.();
+  for (const backend of backends) await backend.storage.maintenance.close();
+  await database?.drop();
 });
 
 /** The same browser (cookie jar) talking to the other instance. */

@@ -16,7 +16,7 @@ const clientParams = { client_id: seed.client.id, client_secret: seed.client.sec
 
 /** Gets a code the way the consent page does, for a signed-in jsmith. */
 async function issueCode(extra: { code_challenge?: string; scope?: string } = {}): Promise<string> {
-  const checked = checkAuthorizationRequest(server.store, {
+  const checked = await checkAuthorizationRequest(server.storage, {
     client_id: seed.client.id,
     redirect_uri: seed.redirectUri,
     response_type: 'code',
@@ -26,7 +26,7 @@ async function issueCode(extra: { code_challenge?: string; scope?: string } = {}
   });
   if (checked.outcome !== 'valid') throw new Error(`authorization request refused: ${checked.outcome}`);
   const jsmith = server.store.lookup('users', 'username', 'jsmith')!;
-  const location = await approveAuthorization(server.store, jsmith.id, checked.request, { now: server.now(), codeTtl: 600 });
+  const location = await approveAuthorization(server.storage, jsmith.id, checked.request, { now: server.now(), codeTtl: 600 });
   return new URL(location).searchParams.get('code')!;
 }
 
@@ -219,7 +219,7 @@ describe('refresh_token grant', () => {
 describe('scope narrowing for an application registered with api only', () => {
   it('lets the password grant and the authorization request ask for the scopes api includes', async () => {
     const jsmith = server.store.lookup('users', 'username', 'jsmith')!;
-    const { record, secret } = await registerApplication(server.store, jsmith.id, { name: 'API only', redirect_uris: ['https://api-only.example/cb'], scopes: ['api'] });
+    const { record, secret } = await registerApplication(server.storage, jsmith.id, { name: 'API only', redirect_uris: ['https://api-only.example/cb'], scopes: ['api'] });
     const granted = await post('/oauth/token', form({ grant_type: 'password', username: 'jsmith', password: seed.jsmith.password, scope: 'read_api', client_id: record.uid, client_secret: secret }));
     expect(granted.status).toBe(200);
     expect((await granted.json()).scope).toBe('read_api');

@@ -278,7 +278,7 @@ describe('two-factor sign-in', () => {
   });
 
   it('refuses the pages to a two-factor account that has no authenticator secret, saying why', async () => {
-    await createUser(server.store, { username: 'nosecret', email: 'nosecret@example.com', name: 'No Secret', password: 'a long enough password', two_factor_enabled: true });
+    await createUser(server.storage, { username: 'nosecret', email: 'nosecret@example.com', name: 'No Secret', password: 'a long enough password', two_factor_enabled: true });
     const { agent, response, page } = await passwordStep({ username: 'nosecret', password: 'a long enough password' });
     expect(response.status).toBe(401);
     expect(page).toContain('no authenticator is registered');

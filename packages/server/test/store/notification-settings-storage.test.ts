@@ -2,7 +2,8 @@
 // stored version and answers what it wrote, so concurrent changes of one setting keep each other's fields and the
 // final state is one of the writes acknowledged.
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { insertUser } from '../../src/domain/accounts.js';
+import { newUserRow } from '../../src/domain/accounts.js';
+import { fileStorage } from '../../src/store/file-storage.js';
 import { noEvents } from '../../src/domain/notification-levels.js';
 import { openStore } from '../../src/store/file-store.js';
 import { fileNotificationSettingsStorage, postgresNotificationSettingsStorage, type NotificationSettingsStorage } from '../../src/store/notification-settings-storage.js';
@@ -19,7 +20,7 @@ const implementations: Record<string, () => Promise<NotificationSettingsStorage[
   'the file store': async () => {
     const store = await openStore({ file: null });
     cleanups.push(() => store.close());
-    await store.commit(() => insertUser(store, { username: 'jsmith', email: 'jsmith@example.com', name: 'J' }, 'x'));
+    await fileStorage(store).users.create(newUserRow({ username: 'jsmith', email: 'jsmith@example.com', name: 'J' }, 'x'));
     return [fileNotificationSettingsStorage(store)];
   },
   PostgreSQL: async () => {

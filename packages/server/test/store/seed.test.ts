@@ -1,3 +1,4 @@
+import { fileStorage } from '../../src/store/file-storage.js';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +18,7 @@ describe('loadSeed with the example fixture', () => {
   it('loads everything, wiring namespaces and members, with no plain secret in the file', async () => {
     const file = t.file();
     const store = await t.open(file);
-    const summary = await loadSeedFile(store, exampleFile);
+    const summary = await loadSeedFile(fileStorage(store), exampleFile);
     expect(summary).toEqual({ users: 3, personalAccessTokens: 2, groups: 2, projects: 4, applications: 1 });
 
     const id = (username: string) => store.lookup('users', 'username', username)!.id;
@@ -38,11 +39,11 @@ describe('loadSeed with the example fixture', () => {
     expect(memberships.some((m) => m.user_id === mallory)).toBe(false);
 
     // The credentials work...
-    expect((await authenticate(store, 'jsmith', 'correct-horse-battery'))?.id).toBe(id('jsmith'));
-    const pat = findActivePersonalAccessToken(store, 'tbpat-jsmith-example-token-000000000000000000');
-    expect(pat).toMatchObject({ user_id: id('jsmith'), scopes: ['api'] });
+    expect((await authenticate(fileStorage(store), 'jsmith', 'correct-horse-battery'))?.id).toBe(id('jsmith'));
+    const pat = await findActivePersonalAccessToken(fileStorage(store), 'tbpat-jsmith-example-token-000000000000000000');
+    expect(pat?.record).toMatchObject({ user_id: id('jsmith'), scopes: ['api'] });
     const appEntry = example.applications[0]!;
-    expect(authenticateClient(store, appEntry.client_id, appEntry.client_secret!)).toMatchObject({
+    expect(await authenticateClient(fileStorage(store), appEntry.client_id, appEntry.client_secret!)).toMatchObject({
       name: 'Example App',
       owner_id: id('jsmith'),
       redirect_uris: ['http://127.0.0.1:8080/callback'],
@@ -63,9 +64,9 @@ describe('loadSeed with the example fixture', () => {
 
   it('refuses to load it twice, changing nothing', async () => {
     const store = await t.open(null);
-    await loadSeed(store, example);
+    await loadSeed(fileStorage(store), example);
     const before = JSON.stringify(store.data);
-    const error = (await loadSeed(store, example).catch((e: unknown) => e)) as SeedError;
+    const error = (await loadSeed(fileStorage(store), example).catch((e: unknown) => e)) as SeedError;
     expect(error).toBeInstanceOf(SeedError);
     expect(error.problems).toContain('users[0].username: the username "jsmith" is already taken');
     expect(error.problems.some((p) => p.startsWith('applications[0].client_id:'))).toBe(true);
@@ -96,7 +97,7 @@ describe('loadSeed with a bad fixture', () => {
         { name: 'A', owner: 'ok', client_id: 'id-1', client_secret: 's', redirect_uris: ['https://a.example/cb#x'], scopes: ['api'] },
       ],
     };
-    const error = (await loadSeed(store, bad).catch((e: unknown) => e)) as SeedError;
+    const error = (await loadSeed(fileStorage(store), bad).catch((e: unknown) => e)) as SeedError;
     expect(error).toBeInstanceOf(SeedError);
     expect(error.problems).toEqual([
       'users[1].email: the e-mail address "OK@example.com" is already in use',
@@ -117,8 +118,8 @@ describe('loadSeed with a bad fixture', () => {
 
   it('names unknown members, owners and non-object fixtures', async () => {
     const store = await t.open(null);
-    await expect(loadSeed(store, [])).rejects.toThrow('the fixture must be a JSON object');
-    const error = (await loadSeed(store, {
+    await expect(loadSeed(fileStorage(store), [])).rejects.toThrow('the fixture must be a JSON object');
+    const error = (await loadSeed(fileStorage(store), {
       groups: [{ path: 'g', name: 'G', visibility: 'public', members: [{ username: 'ghost', access_level: 50 }] }],
       applications: [{ name: 'A', owner: 'ghost', client_id: 'c', client_secret: 'tbcs_long-enough-secret', redirect_uris: ['https://a.example/cb'] }],
       extra: true,
@@ -135,7 +136,7 @@ describe('ensureDemoData', () => {
   it('seeds an empty store once and answers the credentials', async () => {
     const file = t.file();
     const store = await t.open(file);
-    const demo = await ensureDemoData(store, 'http://127.0.0.1:3000');
+    const demo = await ensureDemoData(fileStorage(store), 'http://127.0.0.1:3000');
     expect(demo).not.toBeNull();
     expect(demo!.username).toBe('demo');
     expect(demo!.password).toHaveLength(16);
@@ -150,17 +151,17 @@ describe('ensureDemoData', () => {
       group_id: group.id,
       visibility: 'private',
     });
-    expect(authenticateClient(store, demo!.client_id, demo!.client_secret)).toMatchObject({
+    expect(await authenticateClient(fileStorage(store), demo!.client_id, demo!.client_secret)).toMatchObject({
       name: 'Demo App',
       redirect_uris: ['http://127.0.0.1:3000/demo/callback'],
       scopes: ['api', 'read_api', 'read_user'],
     });
-    expect(await authenticate(store, 'demo', demo!.password)).not.toBeNull();
+    expect(await authenticate(fileStorage(store), 'demo', demo!.password)).not.toBeNull();
     const text = await readFile(file, 'utf8');
     expect(text).not.toContain(demo!.password);
     expect(text).not.toContain(demo!.client_secret);
 
-    expect(await ensureDemoData(store, 'http://127.0.0.1:3000')).toBeNull();
+    expect(await ensureDemoData(fileStorage(store), 'http://127.0.0.1:3000')).toBeNull();
     expect(store.data.users).toHaveLength(1);
   });
 });

@@ -1,5 +1,6 @@
 // Starts the real application on 127.0.0.1 and a free port, by default on an in-memory store seeded from the example
-// fixture.
+// fixture; on a fresh PostgreSQL database instead when TOKENBELL_TEST_STORE=postgres (the `postgres` test project
+// runs the HTTP suites so) or when a test asks for it.
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -7,8 +8,11 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { LoginThrottle } from '../../src/domain/login-throttle.js';
 import { createApp } from '../../src/http/app.js';
-import type { SessionBacking } from '../../src/http/session.js';
+import { fileBackend, type Backend } from '../../src/store/backend.js';
 import { openStore, type Store } from '../../src/store/file-store.js';
+import type { Storage } from '../../src/store/storage.js';
+import { inject } from 'vitest';
+import { freshMigratedDatabase } from '../../../../test/support/postgres.js';
 import { loadSeed } from '../../src/store/seed.js';
 import { exampleAccounts, exampleApplication } from './example-seed.js';
 
@@ -23,7 +27,12 @@ export const seed = {
 
 export interface TestServer {
   baseUrl: string;
+  /** The server's storage, whichever store is under it. */
+  storage: Storage;
+  /** The file store under the server; a test that reads it runs on the file store only (it throws on PostgreSQL). */
   store: Store;
+  /** Which store the server runs on. */
+  kind: 'file' | 'postgres';
   /** The server's clock in epoch seconds; move it with `advance`. */
   now(): number;
   advance(seconds: number): void;
@@ -50,13 +59,38 @@ export interface TestServerOptions {
   sessionLifetime?: number;
   /** `--monitoring-allowlist`. */
   monitoringAllowlist?: string[];
-  /** Where sessions live and what signs their cookie; the store's own by default. */
-  sessions?: SessionBacking;
+  /** The store: the file store in memory (or `file`), or a fresh PostgreSQL database; TOKENBELL_TEST_STORE by default. */
+  kind?: 'file' | 'postgres';
+  /** A backend of the test's own (e.g. two servers on one database), instead of a fresh one. */
+  backend?: Backend;
+}
+
+/** Which store the HTTP suites run on in this test project. */
+export const testStoreKind = (): 'file' | 'postgres' => (process.env.TOKENBELL_TEST_STORE === 'postgres' ? 'postgres' : 'file');
+
+async function freshBackend(kind: 'file' | 'postgres', file: string | undefined): Promise<{ backend: Backend; store: Store | null; close(): Promise<void> }> {
+  if (kind === 'file') {
+    const store = await openStore({ file: file ?? null });
+    return { backend: await fileBackend(store), store, close: () => store.close() };
+  }
+  const database = await freshMigratedDatabase(inject('postgresUrl'));
+  const { openPostgresBackend } = await import('../../src/store/postgres/backend.js');
+  const backend = await openPostgresBackend({ url: database.url, poolSize: 10, migrate: false });
+  return {
+    backend,
+    store: null,
+    async close() {
+      await backend.storage.maintenance.close();
+      await database.drop();
+    },
+  };
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const store = await openStore({ file: options.file ?? null });
-  await loadSeed(store, options.seed ?? JSON.parse(await readFile(exampleSeedPath, 'utf8')));
+  const kind = options.kind ?? (options.file !== undefined ? 'file' : testStoreKind());
+  const fresh = options.backend ? { backend: options.backend, store: null, close: async () => {} } : await freshBackend(kind, options.file);
+  const { backend } = fresh;
+  if (!options.backend) await loadSeed(backend.storage, options.seed ?? JSON.parse(await readFile(exampleSeedPath, 'utf8')));
   let offset = 0;
   const now = () => Math.floor(Date.now() / 1000) + offset;
   const logs: string[] = [];
@@ -68,11 +102,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
   const app = createApp({
-    store,
+    backend,
     now,
     log: (m) => logs.push(m),
     ...(options.throttle ? { throttle: options.throttle } : {}),
-    ...(options.sessions ? { sessions: options.sessions } : {}),
     config: {
       baseUrl,
       tokenTtl: options.tokenTtl ?? 7200,
@@ -90,7 +123,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   server.on('request', app);
   return {
     baseUrl,
-    store,
+    storage: backend.storage,
+    get store(): Store {
+      if (!fresh.store) throw new Error('this test reads the file store, and this server runs on PostgreSQL');
+      return fresh.store;
+    },
+    kind: fresh.store ? 'file' : 'postgres',
     now,
     advance: (s) => {
       offset += s;
@@ -99,7 +137,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await store.close();
+      await fresh.close();
     },
   };
 }

@@ -1,6 +1,6 @@
 // The authorization endpoint (RFC 6749 section 4.1.1-4.1.2, RFC 7636 section 4.3).
 import { nanoid } from 'nanoid';
-import type { Store } from '../../store/file-store.js';
+import type { Storage } from '../../store/storage.js';
 import type { ApplicationRecord, Scope } from '../../store/schema.js';
 import { digest, newSecret } from '../secrets.js';
 import { isValidChallenge } from './pkce.js';
@@ -42,8 +42,8 @@ export function withQuery(uri: string, params: Record<string, string | undefined
   return url.toString();
 }
 
-export function checkAuthorizationRequest(store: Store, params: AuthorizationRequest): CheckedAuthorizationRequest {
-  const application = findApplicationByUid(store, params.client_id);
+export async function checkAuthorizationRequest(storage: Storage, params: AuthorizationRequest): Promise<CheckedAuthorizationRequest> {
+  const application = await findApplicationByUid(storage, params.client_id);
   if (!application) {
     return { outcome: 'show-error', problem: 'unknown-client', message: 'Client authentication failed due to unknown client.' };
   }
@@ -84,26 +84,24 @@ export function checkAuthorizationRequest(store: Store, params: AuthorizationReq
 
 /** The user approved: issue a single-use code and say where to send the browser. */
 export async function approveAuthorization(
-  store: Store,
+  storage: Storage,
   userId: number,
   request: ValidAuthorizationRequest,
   options: { now: number; codeTtl: number },
 ): Promise<string> {
   const code = newSecret('authorizationCode');
-  await store.commit(() => {
-    store.insert('authorizationCodes', {
-      id: nanoid(),
-      codeDigest: digest(code),
-      application_id: request.application.id,
-      user_id: userId,
-      redirect_uri: request.redirect_uri,
-      scopes: request.scopes,
-      code_challenge: request.code_challenge,
-      code_challenge_method: request.code_challenge ? 'S256' : null,
-      created_at: options.now,
-      expires_at: options.now + options.codeTtl,
-      used_at: null,
-    });
+  await storage.codes.create({
+    id: nanoid(),
+    codeDigest: digest(code),
+    application_id: request.application.id,
+    user_id: userId,
+    redirect_uri: request.redirect_uri,
+    scopes: request.scopes,
+    code_challenge: request.code_challenge,
+    code_challenge_method: request.code_challenge ? 'S256' : null,
+    created_at: options.now,
+    expires_at: options.now + options.codeTtl,
+    used_at: null,
   });
   return withQuery(request.redirect_uri, { code, state: request.state });
 }

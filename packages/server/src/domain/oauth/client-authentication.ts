@@ -1,6 +1,6 @@
 // Client authentication at the token, revocation and introspection endpoints (RFC 6749 section 2.3.1):
 // HTTP Basic (client_secret_basic) or body parameters (client_secret_post), never both.
-import type { Store } from '../../store/file-store.js';
+import type { Storage } from '../../store/storage.js';
 import type { ApplicationRecord } from '../../store/schema.js';
 import { authenticateClient, findApplicationByUid, isConfidential } from '../applications.js';
 import { OAuthError, invalidClient } from './errors.js';
@@ -38,11 +38,11 @@ function parseBasic(header: string): { id: string; secret: string } | 'malformed
  * terms); it has no secret, so any secret sent for it is wrong.
  * Throws `invalid_client` (401) for unknown clients and wrong secrets, and `invalid_request` for two methods at once.
  */
-export function authenticateClientRequest(
-  store: Store,
+export async function authenticateClientRequest(
+  storage: Storage,
   presented: PresentedClientCredentials,
   { required, publicClients = false }: { required: boolean; publicClients?: boolean },
-): ApplicationRecord | null {
+): Promise<ApplicationRecord | null> {
   const basic = presented.authorization ? parseBasic(presented.authorization) : undefined;
   const inBody = presented.client_id !== undefined || presented.client_secret !== undefined;
   const withChallenge = (e: OAuthError) => Object.assign(e, { wwwAuthenticate: basic ? basicChallenge : undefined });
@@ -58,11 +58,11 @@ export function authenticateClientRequest(
     return null;
   }
   if (secret === undefined || secret === '') {
-    const identified = findApplicationByUid(store, id);
+    const identified = await findApplicationByUid(storage, id);
     if (publicClients && identified && !isConfidential(identified)) return identified;
     throw withChallenge(invalidClient());
   }
-  const application = authenticateClient(store, id, secret);
+  const application = await authenticateClient(storage, id, secret);
   if (!application) throw withChallenge(invalidClient());
   return application;
 }

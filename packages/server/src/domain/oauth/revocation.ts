@@ -1,6 +1,6 @@
 // Token revocation (RFC 7009) and introspection (RFC 7662).
 import type { components } from '@tokenbell/sdk';
-import type { Store } from '../../store/file-store.js';
+import type { Storage } from '../../store/storage.js';
 import type { AccessTokenRecord, ApplicationRecord } from '../../store/schema.js';
 import { digest } from '../secrets.js';
 import { OAuthError, invalidClient } from './errors.js';
@@ -11,12 +11,12 @@ import { activeUser } from '../users.js';
 type Hint = string | undefined;
 
 /** Finds the record of an access or refresh token, trying the hinted kind first (RFC 7009 section 2.1). */
-function findEitherToken(store: Store, token: string, hint: Hint): { record: AccessTokenRecord; kind: 'access_token' | 'refresh_token' } | undefined {
+async function findEitherToken(storage: Storage, token: string, hint: Hint): Promise<{ record: AccessTokenRecord; kind: 'access_token' | 'refresh_token' } | undefined> {
   const d = digest(token);
-  const order = hint === 'refresh_token' ? (['refreshDigest', 'tokenDigest'] as const) : (['tokenDigest', 'refreshDigest'] as const);
-  for (const field of order) {
-    const record = store.lookup('accessTokens', field, d);
-    if (record) return { record, kind: field === 'tokenDigest' ? 'access_token' : 'refresh_token' };
+  const order = hint === 'refresh_token' ? (['refresh_token', 'access_token'] as const) : (['access_token', 'refresh_token'] as const);
+  for (const kind of order) {
+    const record = await (kind === 'access_token' ? storage.tokens.byAccessDigest(d) : storage.tokens.byRefreshDigest(d));
+    if (record) return { record, kind };
   }
   return undefined;
 }
@@ -31,19 +31,19 @@ function findEitherToken(store: Store, token: string, hint: Hint): { record: Acc
  * a made-up one.
  */
 export async function revokeToken(
-  store: Store,
+  storage: Storage,
   client: ApplicationRecord | null,
   params: { token: string; token_type_hint?: string | undefined },
   now: number,
 ): Promise<void> {
-  const found = findEitherToken(store, params.token, params.token_type_hint);
+  const found = await findEitherToken(storage, params.token, params.token_type_hint);
   if (client === null && found?.record.application_id !== null) throw invalidClient();
   if (!found || found.record.revoked_at !== null) return;
   const { record } = found;
   if (record.application_id !== null && record.application_id !== client?.id) {
     throw new OAuthError('unauthorized_client', 'The token was issued to another client; only that client may revoke it.');
   }
-  await store.commit(() => store.update('accessTokens', record, { revoked_at: now }));
+  await storage.tokens.revoke(record.id, now);
 }
 
 export type IntrospectionResponse = components['schemas']['IntrospectionResponse'];
@@ -53,21 +53,21 @@ export type IntrospectionResponse = components['schemas']['IntrospectionResponse
  * the tokens issued to it only, unless the instance lets it introspect every token (a resource server, named in
  * `--introspection-clients`); any other token looks exactly like an unknown one.
  */
-export function introspectToken(
-  store: Store,
+export async function introspectToken(
+  storage: Storage,
   client: ApplicationRecord,
   params: { token: string; token_type_hint?: string | undefined },
   now: number,
   { introspectsEveryToken }: { introspectsEveryToken: (client: ApplicationRecord) => boolean },
-): IntrospectionResponse {
-  const found = findEitherToken(store, params.token, params.token_type_hint);
+): Promise<IntrospectionResponse> {
+  const found = await findEitherToken(storage, params.token, params.token_type_hint);
   if (!found || found.record.revoked_at !== null) return { active: false };
   const { record, kind } = found;
   if (record.application_id !== client.id && !introspectsEveryToken(client)) return { active: false };
   if (kind === 'access_token' && isExpired(record, now)) return { active: false };
-  const user = activeUser(store, record.user_id);
+  const user = await activeUser(storage.users, record.user_id);
   if (!user) return { active: false };
-  const application = record.application_id === null ? undefined : store.lookup('applications', 'id', record.application_id);
+  const application = record.application_id === null ? undefined : await storage.applications.byId(record.application_id);
   return {
     active: true,
     scope: formatScope(record.scopes),

@@ -1,25 +1,23 @@
 // The token endpoint's grants (RFC 6749 sections 4.1.3, 4.3.2 and 6; RFC 7636 section 4.6).
 import type { components } from '@tokenbell/sdk';
-import type { Store } from '../../store/file-store.js';
+import type { Storage } from '../../store/storage.js';
 import type { ApplicationRecord, Scope, UserRecord } from '../../store/schema.js';
 import { authenticate } from '../accounts.js';
 import { digest } from '../secrets.js';
-import type { GrantStorage, SingleUseOutcome } from '../../store/grant-storage.js';
+import type { SingleUseOutcome } from '../../store/grant-storage.js';
 import { OAuthError, invalidGrant } from './errors.js';
 import { verifierMatches } from './pkce.js';
 import { scopes as allScopes } from '../../openapi/document.js';
 import { narrowScope } from './scopes.js';
-import { type TokenResponse, insertTokenPair, newTokenPair } from './tokens.js';
-import { activeUser } from '../users.js';
+import { type TokenResponse, issueTokenPair, newTokenPair } from './tokens.js';
 import { isConfidential } from '../applications.js';
 
 type Schemas = components['schemas'];
 export interface GrantContext {
-  store: Store;
+  /** Where codes are redeemed and refresh tokens rotated, atomically, among the rest. */
+  storage: Storage;
   /** The authenticated client; null only where the grant allows an anonymous client. */
   client: ApplicationRecord | null;
-  /** Where codes are redeemed and refresh tokens rotated, atomically. */
-  storage: GrantStorage;
   now: number;
   tokenTtl: number;
   /**
@@ -53,9 +51,9 @@ export async function exchangeAuthorizationCode(
   ctx: GrantContext & { client: ApplicationRecord },
   params: Schemas['AuthorizationCodeTokenRequest'],
 ): Promise<TokenResponse> {
-  const { store, client, now } = ctx;
+  const { client, now } = ctx;
   let issued: TokenResponse | undefined;
-  const outcome = await ctx.storage.redeemCode(
+  const outcome = await ctx.storage.grants.redeemCode(
     digest(params.code),
     client.id,
     (code) => {
@@ -70,7 +68,7 @@ export async function exchangeAuthorizationCode(
         // A verifier with no challenge is a downgrade attempt or a broken client (OAuth 2.0 Security BCP, RFC 9700 2.1.1).
         return new OAuthError('invalid_grant', 'A code_verifier was sent but the authorization request had no code_challenge.');
       }
-      return activeUser(store, code.user_id) ? undefined : invalidGrant();
+      return code.userActive ? undefined : invalidGrant();
     },
     (code) => {
       const { pair, response } = newTokenPair({ user_id: code.user_id, application_id: client.id, scopes: code.scopes, withRefreshToken: true, now, ttl: ctx.tokenTtl });
@@ -92,21 +90,12 @@ export const invalidCredentialsDescription =
 
 /** Section 4.3: credentials are used for this one request; no refresh token is issued (spec 2.2). */
 export async function passwordGrant(ctx: GrantContext, params: Schemas['PasswordTokenRequest']): Promise<TokenResponse> {
-  const { store, client, now } = ctx;
+  const { storage, client, now } = ctx;
   // Without a client the user may ask for any scope; `api` is what the password grant has always given.
   const scopes = client ? grantedScopes(params.scope, client.scopes) : grantedScopes(params.scope, allScopes, ['api']);
-  const user = await (ctx.checkPassword ?? ((login, password) => authenticate(store, login, password)))(params.username, params.password);
+  const user = await (ctx.checkPassword ?? ((login, password) => authenticate(storage, login, password)))(params.username, params.password);
   if (!user || user.two_factor_enabled) throw new OAuthError('invalid_grant', invalidCredentialsDescription);
-  return store.commit(() =>
-    insertTokenPair(store, {
-      user_id: user.id,
-      application_id: client?.id ?? null,
-      scopes,
-      withRefreshToken: false,
-      now,
-      ttl: ctx.tokenTtl,
-    }),
-  );
+  return issueTokenPair(storage, { user_id: user.id, application_id: client?.id ?? null, scopes, withRefreshToken: false, now, ttl: ctx.tokenTtl });
 }
 
 /**
@@ -117,14 +106,14 @@ export async function refreshGrant(
   ctx: GrantContext & { client: ApplicationRecord },
   params: Schemas['RefreshTokenRequest'],
 ): Promise<TokenResponse> {
-  const { store, client, now } = ctx;
+  const { client, now } = ctx;
   let scopes: Scope[] = [];
   let issued: TokenResponse | undefined;
-  const outcome = await ctx.storage.rotateRefresh(
+  const outcome = await ctx.storage.grants.rotateRefresh(
     digest(params.refresh_token),
     client.id,
     (previous) => {
-      if (!activeUser(store, previous.user_id)) return invalidGrant();
+      if (!previous.userActive) return invalidGrant();
       const narrowed = narrowScope(params.scope, previous.scopes, previous.scopes);
       if (!narrowed) return invalidScope();
       scopes = narrowed;

@@ -1,12 +1,12 @@
 // Access and refresh tokens: issued in pairs, found by the SHA-256 digest index, revoked as a pair.
 import { nanoid } from 'nanoid';
 import type { components } from '@tokenbell/sdk';
-import type { Store } from '../../store/file-store.js';
-import type { AccessTokenRecord, Scope } from '../../store/schema.js';
+import type { Storage } from '../../store/storage.js';
+import type { AccessTokenRecord, Scope, UserRecord } from '../../store/schema.js';
 import { digest, newSecret } from '../secrets.js';
 import { formatScope } from './scopes.js';
 import { activeUser } from '../users.js';
-import { tokenRecordOf, type NewTokenPair } from '../../store/grant-storage.js';
+import type { NewTokenPair } from '../../store/grant-storage.js';
 
 export type TokenResponse = components['schemas']['TokenResponse'];
 
@@ -48,20 +48,21 @@ export function newTokenPair(options: IssueTokenOptions): { pair: NewTokenPair; 
   };
 }
 
-/** Adds a token pair outside any chain (the password grant); call inside `store.commit`. Answers the token response. */
-export function insertTokenPair(store: Store, options: IssueTokenOptions): TokenResponse {
+/** Issues a token pair outside any chain (the password grant); answers the token response. */
+export async function issueTokenPair(storage: Storage, options: IssueTokenOptions): Promise<TokenResponse> {
   const { pair, response } = newTokenPair(options);
-  store.insert('accessTokens', tokenRecordOf(pair, null));
+  await storage.tokens.issue(pair);
   return response;
 }
 
 export const isExpired = (record: AccessTokenRecord, now: number) => now >= record.created_at + record.expires_in;
 
-/** The record of an access token that may be used now. */
-export function findActiveAccessToken(store: Store, token: string, now: number): AccessTokenRecord | undefined {
-  const record = store.lookup('accessTokens', 'tokenDigest', digest(token));
+/** The record of an access token that may be used now, with its user. */
+export async function findActiveAccessToken(storage: Storage, token: string, now: number): Promise<{ record: AccessTokenRecord; user: UserRecord } | undefined> {
+  const record = await storage.tokens.byAccessDigest(digest(token));
   if (!record || record.revoked_at !== null || isExpired(record, now)) return undefined;
-  return activeUser(store, record.user_id) ? record : undefined;
+  const user = await activeUser(storage.users, record.user_id);
+  return user ? { record, user } : undefined;
 }
 
 

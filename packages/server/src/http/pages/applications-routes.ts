@@ -12,29 +12,29 @@ import { HttpError } from '../errors.js';
 import { csrfToken } from '../session.js';
 import { asList, describeFieldError, home, html, type PagesOptions, redirect, signedIn, userOf } from './shared.js';
 
-export function applicationsRoutes({ store, now }: PagesOptions): Router {
+export function applicationsRoutes({ storage, now }: PagesOptions): Router {
   const router = Router();
 
-  const applicationsView = (req: Request, user: UserRecord, status: number, res: Response, form?: ApplicationFormState) =>
+  const applicationsView = async (req: Request, user: UserRecord, status: number, res: Response, form?: ApplicationFormState) =>
     html(
       res,
       status,
       applicationsPage({
         user,
         csrf: csrfToken(req),
-        applications: listApplications(store, user.id),
-        authorized: authorizedApplications(store, user.id, now()),
+        applications: await listApplications(storage, user.id),
+        authorized: await authorizedApplications(storage, user.id, now()),
         ...(form ? { form } : {}),
       }),
     );
 
-  router.get('/profile/applications', (req, res) => {
-    const user = signedIn(store, req, res);
-    if (user) applicationsView(req, user, 200, res);
+  router.get('/profile/applications', async (req, res) => {
+    const user = await signedIn(storage, req, res);
+    if (user) await applicationsView(req, user, 200, res);
   });
 
   router.post('/profile/applications', async (req, res) => {
-    const user = userOf(store, req);
+    const user = await userOf(storage, req);
     const body = req.body as components['schemas']['ApplicationForm'];
     const scopes = asList(body.scopes);
     const redirectUris = body.redirect_uri
@@ -42,7 +42,7 @@ export function applicationsRoutes({ store, now }: PagesOptions): Router {
       .map((line) => line.trim())
       .filter((line) => line !== '');
     try {
-      const { record, secret } = await registerApplication(store, user.id, {
+      const { record, secret } = await registerApplication(storage, user.id, {
         name: body.name,
         redirect_uris: redirectUris,
         ...(scopes ? { scopes: scopes as Scope[] } : {}),
@@ -51,13 +51,13 @@ export function applicationsRoutes({ store, now }: PagesOptions): Router {
       html(res, 201, applicationCreatedPage(user, csrfToken(req), record, secret, redirectUriWarnings(record.redirect_uris)));
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
-      applicationsView(req, user, 400, res, { name: body.name, redirect_uri: body.redirect_uri, scopes, confidential: body.confidential !== 'false', error: describeFieldError(error) });
+      await applicationsView(req, user, 400, res, { name: body.name, redirect_uri: body.redirect_uri, scopes, confidential: body.confidential !== 'false', error: describeFieldError(error) });
     }
   });
 
   router.post('/profile/applications/:application_id/delete', async (req, res) => {
-    const user = userOf(store, req);
-    if (!(await deleteApplication(store, user.id, Number(req.params.application_id)))) {
+    const user = await userOf(storage, req);
+    if (!(await deleteApplication(storage, user.id, Number(req.params.application_id)))) {
       throw new HttpError(404, 'You have no such application.');
     }
     redirect(res, home);
@@ -65,16 +65,16 @@ export function applicationsRoutes({ store, now }: PagesOptions): Router {
 
   // Before the route with the parameter, as the document's static path comes before its templated one.
   router.post('/profile/authorized_applications/password_grant/revoke', async (req, res) => {
-    const user = userOf(store, req);
-    if (!(await revokeApplicationAuthorization(store, user.id, null, now()))) {
+    const user = await userOf(storage, req);
+    if (!(await revokeApplicationAuthorization(storage, user.id, null, now()))) {
       throw new HttpError(404, 'No password grant tokens have access to your account.');
     }
     redirect(res, home);
   });
 
   router.post('/profile/authorized_applications/:application_id/revoke', async (req, res) => {
-    const user = userOf(store, req);
-    if (!(await revokeApplicationAuthorization(store, user.id, Number(req.params.application_id), now()))) {
+    const user = await userOf(storage, req);
+    if (!(await revokeApplicationAuthorization(storage, user.id, Number(req.params.application_id), now()))) {
       throw new HttpError(404, 'No such application has access to your account.');
     }
     redirect(res, home);

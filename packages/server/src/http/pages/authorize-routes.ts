@@ -66,23 +66,23 @@ function refused(checked: { problem: keyof typeof problemAdvice; message: string
  * out entirely (client, redirect URI, response type, scope, PKCE), so that the sign-in page can say who is asking;
  * a crafted link with a registered client but a bad redirect URI names nobody.
  */
-export function applicationAsking(store: PagesOptions['store'], returnTo: string | undefined): string | undefined {
+export async function applicationAsking(storage: PagesOptions['storage'], returnTo: string | undefined): Promise<string | undefined> {
   if (!returnTo) return undefined;
   const url = new URL(returnTo, 'http://tokenbell.invalid');
   if (url.pathname.toLowerCase() !== '/oauth/authorize') return undefined;
-  const checked = checkAuthorizationRequest(store, authorizationParams(Object.fromEntries(url.searchParams)));
+  const checked = await checkAuthorizationRequest(storage, authorizationParams(Object.fromEntries(url.searchParams)));
   return checked.outcome === 'valid' ? checked.request.application.name : undefined;
 }
 
-export function authorizeRoutes({ store, now, codeTtl }: PagesOptions): Router {
+export function authorizeRoutes({ storage, now, codeTtl }: PagesOptions): Router {
   const router = Router();
 
-  router.get('/oauth/authorize', (req, res) => {
-    const checked = checkAuthorizationRequest(store, authorizationParams(req.query));
+  router.get('/oauth/authorize', async (req, res) => {
+    const checked = await checkAuthorizationRequest(storage, authorizationParams(req.query));
     if (checked.outcome === 'show-error') throw refused(checked);
     // Anyone can register an application with any redirect URI, so an error redirect for an anonymous visitor
     // would make this endpoint an open redirector (RFC 9700 section 4.11.2): sign in first, on this origin.
-    const user = signedIn(store, req, res);
+    const user = await signedIn(storage, req, res);
     if (!user) return;
     if (checked.outcome === 'redirect-error') return redirect(res, checked.location);
     res.locals.redirectSource = formActionSource(checked.request.redirect_uri);
@@ -93,15 +93,15 @@ export function authorizeRoutes({ store, now, codeTtl }: PagesOptions): Router {
   });
 
   router.post('/oauth/authorize', async (req, res) => {
-    const user = userOf(store, req);
+    const user = await userOf(storage, req);
     const body = req.body as components['schemas']['ConsentDecision'];
     // The hidden fields are checked exactly as the query was: they are only as trustworthy as any other input.
-    const checked = checkAuthorizationRequest(store, authorizationParams(body));
+    const checked = await checkAuthorizationRequest(storage, authorizationParams(body));
     if (checked.outcome === 'show-error') throw refused(checked);
     if (checked.outcome === 'redirect-error') return redirect(res, checked.location);
     const location =
       body.decision === 'approve'
-        ? await approveAuthorization(store, user.id, checked.request, { now: now(), codeTtl })
+        ? await approveAuthorization(storage, user.id, checked.request, { now: now(), codeTtl })
         : denyAuthorization(checked.request);
     redirect(res, location);
   });

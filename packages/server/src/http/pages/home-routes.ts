@@ -4,10 +4,10 @@ import { homePage } from '../../pages/home.js';
 import { csrfToken } from '../session.js';
 import { currentUser, html, type PagesOptions } from './shared.js';
 
-export function homeRoutes({ store }: PagesOptions): Router {
+export function homeRoutes({ storage }: PagesOptions): Router {
   const router = Router();
-  router.get('/', (req, res) => {
-    const user = currentUser(store, req);
+  router.get('/', async (req, res) => {
+    const user = await currentUser(storage, req);
     html(res, 200, homePage(user, user ? csrfToken(req) : undefined));
   });
   return router;

@@ -9,35 +9,35 @@ import { HttpError } from '../errors.js';
 import { csrfToken } from '../session.js';
 import { asList, describeFieldError, html, type PagesOptions, redirect, signedIn, userOf } from './shared.js';
 
-export function personalAccessTokensRoutes({ store, now }: PagesOptions): Router {
+export function personalAccessTokensRoutes({ storage, now }: PagesOptions): Router {
   const router = Router();
 
   const tokensPath = '/profile/personal_access_tokens';
   const today = () => new Date(now() * 1000).toISOString().slice(0, 10);
-  const tokensView = (req: Request, user: UserRecord, status: number, res: Response, form?: TokenFormState) =>
+  const tokensView = async (req: Request, user: UserRecord, status: number, res: Response, form?: TokenFormState) =>
     html(
       res,
       status,
       personalAccessTokensPage({
         user,
         csrf: csrfToken(req),
-        tokens: listPersonalAccessTokens(store, user.id),
+        tokens: await listPersonalAccessTokens(storage, user.id),
         today: today(),
         ...(form ? { form } : {}),
       }),
     );
 
-  router.get(tokensPath, (req, res) => {
-    const user = signedIn(store, req, res);
-    if (user) tokensView(req, user, 200, res);
+  router.get(tokensPath, async (req, res) => {
+    const user = await signedIn(storage, req, res);
+    if (user) await tokensView(req, user, 200, res);
   });
 
   router.post(tokensPath, async (req, res) => {
-    const user = userOf(store, req);
+    const user = await userOf(storage, req);
     const body = req.body as components['schemas']['PersonalAccessTokenForm'];
     const scopes = asList(body.scopes);
     try {
-      const { record, token } = await createPersonalAccessToken(store, user.id, {
+      const { record, token } = await createPersonalAccessToken(storage, user.id, {
         name: body.name,
         expires_at: body.expires_at ? body.expires_at : null,
         ...(scopes ? { scopes: scopes as Scope[] } : {}),
@@ -45,13 +45,13 @@ export function personalAccessTokensRoutes({ store, now }: PagesOptions): Router
       html(res, 201, tokenCreatedPage(user, csrfToken(req), record, token));
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
-      tokensView(req, user, 400, res, { name: body.name, expires_at: body.expires_at, scopes, error: describeFieldError(error) });
+      await tokensView(req, user, 400, res, { name: body.name, expires_at: body.expires_at, scopes, error: describeFieldError(error) });
     }
   });
 
   router.post(`${tokensPath}/:token_id/revoke`, async (req, res) => {
-    const user = userOf(store, req);
-    if (!(await revokePersonalAccessToken(store, user.id, Number(req.params.token_id)))) {
+    const user = await userOf(storage, req);
+    if (!(await revokePersonalAccessToken(storage, user.id, Number(req.params.token_id)))) {
       throw new HttpError(404, 'You have no such personal access token.');
     }
     redirect(res, tokensPath);

@@ -4,13 +4,13 @@ import type { Request, Response } from 'express';
 import type { LoginThrottle } from '../../domain/login-throttle.js';
 import { activeUser } from '../../domain/users.js';
 import type { InputError } from '../../explained-error.js';
-import type { Store } from '../../store/file-store.js';
+import type { Storage } from '../../store/storage.js';
 import type { UserRecord } from '../../store/schema.js';
 import { HttpError } from '../errors.js';
 import { sessionUserId, type SessionBacking, type SessionLifetimes, type SignInCsrf } from '../session.js';
 
 export interface PagesOptions {
-  store: Store;
+  storage: Storage;
   now: () => number;
   codeTtl: number;
   secureCookies: boolean;
@@ -77,21 +77,21 @@ export const queryString = (params: Record<string, string>) =>
 
 export const signInLocation = (returnTo: string | undefined) => (returnTo ? `${signInPath}?${queryString({ return_to: returnTo })}` : signInPath);
 
-export function currentUser(store: Store, req: Request): UserRecord | undefined {
+export async function currentUser(storage: Storage, req: Request): Promise<UserRecord | undefined> {
   const id = sessionUserId(req);
-  return id === undefined ? undefined : activeUser(store, id);
+  return id === undefined ? undefined : activeUser(storage.users, id);
 }
 
 /** The signed-in user, or a redirect to sign in and back here (GET pages). */
-export function signedIn(store: Store, req: Request, res: Response): UserRecord | undefined {
-  const user = currentUser(store, req);
+export async function signedIn(storage: Storage, req: Request, res: Response): Promise<UserRecord | undefined> {
+  const user = await currentUser(storage, req);
   if (!user) redirect(res, signInLocation(localPath(req.originalUrl)));
   return user;
 }
 
 /** For the form routes, which pageSessions has already sent to sign-in without a user. */
-export function userOf(store: Store, req: Request): UserRecord {
-  const user = currentUser(store, req);
+export async function userOf(storage: Storage, req: Request): Promise<UserRecord> {
+  const user = await currentUser(storage, req);
   if (!user) throw new HttpError(403, 'Your session has ended. Sign in again.');
   return user;
 }

@@ -11,23 +11,23 @@ import { home, html, localPath, type PagesOptions, redirect, signInPath } from '
 const noAuthenticator =
   'This account has two-factor authentication, but no authenticator is registered for it on this server, so it cannot sign in here. Its seed entry needs an otp_secret.';
 
-export function signInRoutes({ store, now, throttle, signInCsrf }: PagesOptions): Router {
+export function signInRoutes({ storage, now, throttle, signInCsrf }: PagesOptions): Router {
   const router = Router();
 
-  router.get(signInPath, (req, res) => {
+  router.get(signInPath, async (req, res) => {
     const returnTo = localPath(req.query.return_to);
-    html(res, 200, signInPage({ csrf: signInCsrf.token(req, res), returnTo, application: applicationAsking(store, returnTo) }));
+    html(res, 200, signInPage({ csrf: signInCsrf.token(req, res), returnTo, application: await applicationAsking(storage, returnTo) }));
   });
 
   router.post(signInPath, async (req, res) => {
     const body = req.body as components['schemas']['SignInForm'];
     const returnTo = localPath(body.return_to);
-    const application = applicationAsking(store, returnTo);
+    const application = await applicationAsking(storage, returnTo);
     const csrf = () => signInCsrf.token(req, res);
     const address = req.ip ?? '';
 
     if ('otp_attempt' in body) {
-      const step = await codeStep(throttle, store, req.session.twoFactor, body.otp_attempt, now(), address);
+      const step = await codeStep(throttle, storage, req.session.twoFactor, body.otp_attempt, now(), address);
       if (step.outcome === 'not-started') {
         delete req.session.twoFactor;
         const error = 'The sign-in was not started or took too long. Enter your login and password again.';
@@ -38,7 +38,7 @@ export function signInRoutes({ store, now, throttle, signInCsrf }: PagesOptions)
       return redirect(res, returnTo ?? home);
     }
 
-    const step = await passwordStep(throttle, store, body.login, body.password, address);
+    const step = await passwordStep(throttle, storage, body.login, body.password, address);
     switch (step.outcome) {
       case 'wrong-credentials':
         // One message whatever was wrong, so the page does not tell which logins exist.

@@ -1,5 +1,6 @@
 // The sign-in throttle on each backing (memory, PostgreSQL): the same policy whichever keeps the counts, and on
 // PostgreSQL the counts and the known addresses are shared by every throttle on the database, as by every instance.
+import { fileStorage } from '../../../src/store/file-storage.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LoginThrottle, LoginThrottledError, memoryThrottleBacking, type LoginThrottlePolicy, type ThrottleBacking } from '../../../src/domain/login-throttle.js';
@@ -19,7 +20,7 @@ beforeAll(async () => {
   // The users still live in the file store (the domain moves to PostgreSQL in a later step); the database gets the
   // same ids so that its sign_in_addresses rows have their users.
   store = await openStore({ file: null });
-  await loadSeed(store, {
+  await loadSeed(fileStorage(store), {
     users: ['jsmith', 'awong', 'bwong', 'cwong'].map((username) => ({ username, email: `${username}@example.com`, name: username, password })),
   });
   const database = await migratedDatabase(inject('postgresUrl'));
@@ -36,7 +37,7 @@ afterAll(async () => {
 });
 
 const signIn = (throttle: LoginThrottle, login: string, secret: string, address: string) =>
-  throttle.authenticate(store, login, secret, address, { secondFactorCanFollow: true }).then(
+  throttle.authenticate(fileStorage(store), login, secret, address, { secondFactorCanFollow: true }).then(
     (user) => (user ? 'signed in' : 'wrong'),
     (error: unknown) => {
       if (error instanceof LoginThrottledError) return 'throttled';

@@ -1,0 +1,341 @@
+// The JSON file store (file-store.ts) behind the storage interfaces. Every change is one synchronous `commit`
+// callback, which the event loop never interleaves with another: checking a name and taking it, or reading a record
+// and writing its next version, cannot be split by a concurrent request. That is this store's atomicity, and why
+// uniqueness is checked again inside each commit.
+import { InputError } from '../explained-error.js';
+import type { Store } from './file-store.js';
+import { fileGrantStorage, tokenRecordOf } from './grant-storage.js';
+import { fileNotificationSettingsStorage } from './notification-settings-storage.js';
+import { fileSessionStorage } from './session-storage.js';
+import { notificationSettingKey } from './indexes.js';
+import type { ApplicationRecord, GroupRecord, Membership, PersonalAccessTokenRecord, ProjectRecord, UserRecord } from './schema.js';
+import type {
+  Audience,
+  AudienceMember,
+  FoundNames,
+  Group,
+  NewGroupRow,
+  NewProjectRow,
+  NewUserRow,
+  Project,
+  ProjectAccess,
+  SeedRows,
+  Storage,
+} from './storage.js';
+
+// Member lists reach thousands (every user of a big instance in one project), and every API call on a project asks.
+// Records are frozen, so a table built once per list stays right for as long as the list exists.
+const levelTables = new WeakMap<readonly Membership[], Map<number, number>>();
+
+function levelIn(members: readonly Membership[], userId: number): number | null {
+  if (members.length < 32 || !Object.isFrozen(members)) {
+    const m = members.find((x) => x.user_id === userId);
+    return m ? m.access_level : null;
+  }
+  let table = levelTables.get(members);
+  if (!table) {
+    // Reversed, so that when a user appears twice the first entry wins, as `find` would have it.
+    table = new Map(members.toReversed().map((m) => [m.user_id, m.access_level]));
+    levelTables.set(members, table);
+  }
+  return table.get(userId) ?? null;
+}
+
+export function fileStorage(store: Store): Storage {
+  const taken = (field: string, message: string) => new InputError(field, message, 'taken');
+
+  function insertUser(user: NewUserRow): UserRecord {
+    if (store.lookup('users', 'username', user.username)) throw taken('username', `the username ${JSON.stringify(user.username)} is already taken`);
+    // A project's namespace is a group path or a username, so the two must never be the same name.
+    if (store.lookup('groups', 'path', user.username)) throw taken('username', `the username ${JSON.stringify(user.username)} is already a group's path`);
+    if (store.lookup('users', 'email', user.email)) throw taken('email', `the e-mail address ${JSON.stringify(user.email)} is already in use`);
+    return store.insert('users', { id: store.nextId('users'), ...user });
+  }
+
+  function insertGroup(group: NewGroupRow, members: readonly Membership[]): GroupRecord {
+    if (store.lookup('groups', 'path', group.path)) throw taken('path', `the group ${JSON.stringify(group.path)} already exists`);
+    if (store.lookup('users', 'username', group.path)) throw taken('path', `${JSON.stringify(group.path)} is already a username`);
+    return store.insert('groups', { id: store.nextId('groups'), ...group, members: [...members] });
+  }
+
+  function insertProject({ namespace, ...project }: NewProjectRow, members: readonly Membership[]): ProjectRecord {
+    const group = store.lookup('groups', 'path', namespace);
+    const owner = group?.path ?? store.lookup('users', 'username', namespace)?.username;
+    if (owner === undefined) throw new InputError('namespace', `${JSON.stringify(namespace)} is neither a group's path nor a username`, 'unknown');
+    const fullPath = `${owner}/${project.path}`;
+    if (store.lookup('projects', 'fullPath', fullPath)) throw taken('path', `the project ${JSON.stringify(fullPath)} already exists`);
+    return store.insert('projects', { id: store.nextId('projects'), namespace: owner, ...project, group_id: group?.id ?? null, members: [...members] });
+  }
+
+  function insertApplication(application: Omit<ApplicationRecord, 'id'>) {
+    if (store.lookup('applications', 'uid', application.uid)) throw taken('uid', `the App ID ${JSON.stringify(application.uid)} is already taken`);
+    return store.insert('applications', { id: store.nextId('applications'), ...application });
+  }
+
+  function insertPersonalAccessToken(token: Omit<PersonalAccessTokenRecord, 'id'>) {
+    if (store.lookup('personalAccessTokens', 'tokenDigest', token.tokenDigest)) throw taken('token', 'this token is already in use');
+    return store.insert('personalAccessTokens', { id: store.nextId('personalAccessTokens'), ...token });
+  }
+
+  const groupOf = (project: Project) => (project.group_id === null ? undefined : store.lookup('groups', 'id', project.group_id));
+  const membersOf = (project: Project) => store.lookup('projects', 'id', project.id)?.members ?? [];
+
+  function projectAccess(userId: number, project: Project): ProjectAccess {
+    const group = groupOf(project);
+    return { direct: levelIn(membersOf(project), userId), inherited: group ? levelIn(group.members, userId) : null };
+  }
+
+  const setting = (userId: number, type: 'global' | 'group' | 'project', id: number | null) =>
+    store.lookup('notificationSettings', 'key', notificationSettingKey(userId, type, id));
+
+  return {
+    users: {
+      async byId(id) {
+        return store.lookup('users', 'id', id);
+      },
+      async byUsername(username) {
+        return store.lookup('users', 'username', username);
+      },
+      async byLogin(login) {
+        return store.lookup('users', 'username', login) ?? store.lookup('users', 'email', login);
+      },
+      async any() {
+        return store.data.users.length > 0;
+      },
+      create(user) {
+        return store.commit(() => insertUser(user));
+      },
+      async setPasswordHash(id, passwordHash) {
+        return store.commit(() => {
+          const user = store.lookup('users', 'id', id);
+          return user && store.update('users', user, { passwordHash });
+        });
+      },
+      spendOtpStep(id, step) {
+        return store.commit(() => {
+          const user = store.lookup('users', 'id', id);
+          if (!user || user.state !== 'active' || (user.otpLastStep != null && step <= user.otpLastStep)) return false;
+          store.update('users', user, { otpLastStep: step });
+          return true;
+        });
+      },
+    },
+
+    namespaces: {
+      async groupById(id) {
+        return store.lookup('groups', 'id', id);
+      },
+      async groupByPath(path) {
+        return store.lookup('groups', 'path', path);
+      },
+      async projectById(id) {
+        return store.lookup('projects', 'id', id);
+      },
+      async projectByFullPath(fullPath) {
+        return store.lookup('projects', 'fullPath', fullPath);
+      },
+      async projectAccess(userId, project) {
+        return projectAccess(userId, project);
+      },
+      async groupAccess(userId, group) {
+        const members = store.lookup('groups', 'id', group.id)?.members ?? [];
+        return {
+          direct: levelIn(members, userId),
+          inAProject: store.data.projects.some((p) => p.group_id === group.id && levelIn(p.members, userId) !== null),
+        };
+      },
+      createGroup(group, members) {
+        return store.commit(() => insertGroup(group, members));
+      },
+      createProject(project, members) {
+        return store.commit(() => insertProject(project, members));
+      },
+    },
+
+    applications: {
+      async byId(id) {
+        return store.lookup('applications', 'id', id);
+      },
+      async byUid(uid) {
+        return store.lookup('applications', 'uid', uid);
+      },
+      async ownedBy(ownerId) {
+        return store.data.applications.filter((a) => a.owner_id === ownerId);
+      },
+      create(application) {
+        return store.commit(() => insertApplication(application));
+      },
+      deleteOwned(ownerId, id, now) {
+        return store.commit(() => {
+          const application = store.lookup('applications', 'id', id);
+          if (!application || application.owner_id !== ownerId) return false;
+          store.remove('applications', (a) => a.id === id);
+          store.remove('authorizationCodes', (c) => c.application_id === id);
+          for (const token of store.data.accessTokens.filter((t) => t.application_id === id && t.revoked_at === null)) {
+            store.update('accessTokens', token, { revoked_at: now });
+          }
+          return true;
+        });
+      },
+    },
+
+    personalAccessTokens: {
+      async byDigest(tokenDigest) {
+        return store.lookup('personalAccessTokens', 'tokenDigest', tokenDigest);
+      },
+      async ofUser(userId) {
+        return store.data.personalAccessTokens.filter((t) => t.user_id === userId).reverse();
+      },
+      create(token) {
+        return store.commit(() => insertPersonalAccessToken(token));
+      },
+      revokeOwned(userId, id) {
+        return store.commit(() => {
+          const record = store.lookup('personalAccessTokens', 'id', id);
+          if (!record || record.user_id !== userId) return null;
+          return record.revoked ? record : store.update('personalAccessTokens', record, { revoked: true });
+        });
+      },
+    },
+
+    codes: {
+      async create(code) {
+        await store.commit(() => store.insert('authorizationCodes', code));
+      },
+    },
+
+    tokens: {
+      async issue(pair) {
+        await store.commit(() => store.insert('accessTokens', tokenRecordOf(pair, null)));
+      },
+      async byAccessDigest(tokenDigest) {
+        return store.lookup('accessTokens', 'tokenDigest', tokenDigest);
+      },
+      async byRefreshDigest(refreshDigest) {
+        return store.lookup('accessTokens', 'refreshDigest', refreshDigest);
+      },
+      async revoke(id, now) {
+        await store.commit(() => {
+          const record = store.lookup('accessTokens', 'id', id);
+          if (record && record.revoked_at === null) store.update('accessTokens', record, { revoked_at: now });
+        });
+      },
+      async unrevokedOfUser(userId) {
+        return store.data.accessTokens.filter((t) => t.user_id === userId && t.revoked_at === null);
+      },
+      revokeAuthorization(userId, applicationId, now) {
+        return store.commit(() => {
+          const mine = (r: { user_id: number; application_id: number | null }) => r.user_id === userId && r.application_id === applicationId;
+          const tokens = store.data.accessTokens.filter((t) => mine(t) && t.revoked_at === null);
+          const hasCodes = store.data.authorizationCodes.some((c) => mine(c) && c.used_at === null && c.expires_at > now);
+          for (const token of tokens) store.update('accessTokens', token, { revoked_at: now });
+          store.remove('authorizationCodes', mine);
+          return tokens.length > 0 || hasCodes;
+        });
+      },
+    },
+
+    grants: fileGrantStorage(store),
+    notificationSettings: fileNotificationSettingsStorage(store),
+    sessions: fileSessionStorage(store),
+
+    recipients: {
+      async audience(projectId, userIds) {
+        const project = store.lookup('projects', 'id', projectId);
+        if (!project) return undefined;
+        const interested = new Set<number>(project.members.map((m) => m.user_id));
+        const group = groupOf(project);
+        for (const m of group?.members ?? []) interested.add(m.user_id);
+        for (const s of store.data.notificationSettings) {
+          if ((s.source_type === 'project' && s.source_id === project.id) || (s.source_type === 'group' && group && s.source_id === group.id)) interested.add(s.user_id);
+        }
+        const members: Audience['members'] = new Map();
+        for (const id of new Set([...interested, ...userIds])) {
+          const user = store.lookup('users', 'id', id);
+          if (!user) continue;
+          const settings: AudienceMember['settings'] = {};
+          const own = setting(id, 'project', project.id);
+          const ofGroup = group ? setting(id, 'group', group.id) : undefined;
+          const global = setting(id, 'global', null);
+          if (own) settings.project = own;
+          if (ofGroup) settings.group = ofGroup;
+          if (global) settings.global = global;
+          members.set(id, { user, access: projectAccess(id, project), settings });
+        }
+        return { project, interested: [...interested], members };
+      },
+    },
+
+    maintenance: {
+      async instanceSecret(name) {
+        if (name !== 'sessionKey') throw new RangeError(`the file store keeps no secret named ${name}`);
+        return store.data.secrets.sessionKey;
+      },
+      prune(now) {
+        return store.commit(() => store.prune(now));
+      },
+      readiness() {
+        return store.readiness();
+      },
+      async existingNames(query) {
+        const found = (names: string[], find: (name: string) => string | undefined) => {
+          const map = new Map<string, string>();
+          for (const name of names) {
+            const stored = find(name);
+            if (stored !== undefined) map.set(name.toLowerCase(), stored);
+          }
+          return map;
+        };
+        return {
+          usernames: found(query.usernames, (n) => store.lookup('users', 'username', n)?.username),
+          emails: found(query.emails, (n) => store.lookup('users', 'email', n)?.email),
+          groupPaths: found(query.groupPaths, (n) => store.lookup('groups', 'path', n)?.path),
+          projectPaths: found(query.projectPaths, (n) => {
+            const p = store.lookup('projects', 'fullPath', n);
+            return p && `${p.namespace}/${p.path}`;
+          }),
+          clientIds: found(query.clientIds, (n) => store.lookup('applications', 'uid', n)?.uid),
+          tokenDigests: found(query.tokenDigests, (n) => store.lookup('personalAccessTokens', 'tokenDigest', n)?.tokenDigest),
+        } satisfies FoundNames;
+      },
+      async applySeed(rows: SeedRows) {
+        // One commit, checked whole before its first insert: a name taken since the seed was planned throws here,
+        // before anything of the seed is applied (the rows were checked against each other when planned).
+        await store.commit(() => {
+          for (const { user, tokens } of rows.users) {
+            if (store.lookup('users', 'username', user.username) || store.lookup('groups', 'path', user.username)) throw taken('username', `the username ${JSON.stringify(user.username)} is already taken`);
+            if (store.lookup('users', 'email', user.email)) throw taken('email', `the e-mail address ${JSON.stringify(user.email)} is already in use`);
+            for (const token of tokens) if (store.lookup('personalAccessTokens', 'tokenDigest', token.tokenDigest)) throw taken('token', 'this token is already in use');
+          }
+          for (const { group } of rows.groups) {
+            if (store.lookup('groups', 'path', group.path) || store.lookup('users', 'username', group.path)) throw taken('path', `the group ${JSON.stringify(group.path)} already exists`);
+          }
+          for (const { project } of rows.projects) {
+            if (store.lookup('projects', 'fullPath', `${project.namespace}/${project.path}`)) throw taken('path', `the project ${JSON.stringify(`${project.namespace}/${project.path}`)} already exists`);
+          }
+          for (const { application } of rows.applications) {
+            if (store.lookup('applications', 'uid', application.uid)) throw taken('uid', `the App ID ${JSON.stringify(application.uid)} is already taken`);
+          }
+          const userId = (username: string) => store.lookup('users', 'username', username)!.id;
+          const members = (list: SeedRows['groups'][number]['members']) => list.map((m) => ({ user_id: userId(m.username), access_level: m.access_level }));
+          for (const { user, tokens } of rows.users) {
+            const record = insertUser(user);
+            for (const token of tokens) insertPersonalAccessToken({ ...token, user_id: record.id });
+          }
+          for (const { group, members: list } of rows.groups) insertGroup(group, members(list));
+          for (const { project, members: list } of rows.projects) insertProject(project, members(list));
+          for (const { owner, application } of rows.applications) insertApplication({ ...application, owner_id: userId(owner) });
+        });
+      },
+      observeWrites(observer) {
+        store.commitObserver = observer;
+      },
+      close() {
+        return store.close();
+      },
+      describe() {
+        return store.file ?? 'in memory';
+      },
+    },
+  };
+}
