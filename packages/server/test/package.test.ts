@@ -69,12 +69,13 @@ describe('@tokenbell/server package', { timeout: 180_000 }, () => {
 
     await writeFile(
       join(project, 'round-trip.mjs'),
-      `import { configFrom, createApp, openStore, loadSeed } from '@tokenbell/server';
+      `import { configFrom, createApp, openBackend, loadSeed } from '@tokenbell/server';
 import { createTokenbellClient, passwordGrant } from '@tokenbell/sdk';
 
-const store = await openStore({ file: null });
-await loadSeed(store, { users: [{ username: 'jsmith', email: 'jsmith@example.com', name: 'J. Smith', password: 'a long password' }] });
-const app = createApp({ store, config: configFrom(['--memory']) });
+const config = configFrom(['--memory']);
+const backend = await openBackend(config);
+await loadSeed(backend.storage, { users: [{ username: 'jsmith', email: 'jsmith@example.com', name: 'J. Smith', password: 'a long password' }] });
+const app = createApp({ backend, config });
 const server = app.listen(0, '127.0.0.1');
 await new Promise((resolve) => server.once('listening', resolve));
 const baseUrl = 'http://127.0.0.1:' + server.address().port;
@@ -88,7 +89,7 @@ try {
   console.log(JSON.stringify({ username: user.username, level: settings.level, reference: reference.status, sourceMapped: css.includes('sourceMappingURL') }));
 } finally {
   server.close();
-  await store.close();
+  await backend.storage.maintenance.close();
 }
 `,
     );

@@ -76,6 +76,22 @@ describe('a public client', () => {
     expect(me.status).toBe(401);
   });
 
+  it("cannot tell another client's live token from a made-up one at revocation, nor revoke it", async () => {
+    // A client_id alone proves nothing: anyone may send a public client's, so it must learn no more than no client.
+    const issued = await token({ grant_type: 'password', username: seed.jsmith.username, password: seed.jsmith.password, client_id: seed.client.id, client_secret: seed.client.secret });
+    expect(issued.status).toBe(200);
+    const { access_token } = (await issued.json()) as { access_token: string };
+    const answers = [];
+    for (const candidate of [access_token, 'tbat_made-up-token-0000000000000000000000']) {
+      const response = await fetch(`${server.baseUrl}/oauth/revoke`, form({ token: candidate, client_id: clientId }));
+      answers.push({ status: response.status, body: await response.text() });
+    }
+    expect(answers[0]).toEqual({ status: 200, body: '{}' });
+    expect(answers[1]).toEqual(answers[0]);
+    const me = await fetch(`${server.baseUrl}/api/v3/user`, { headers: { authorization: `Bearer ${access_token}` } });
+    expect(me.status).toBe(200);
+  });
+
   it('is refused with any secret, at introspection, and with the password grant', async () => {
     const { verifier, challenge } = pkce();
     const code = (await authorize({ code_challenge: challenge, code_challenge_method: 'S256' })).searchParams.get('code')!;

@@ -7,6 +7,7 @@ import { OAuthError, invalidClient } from './errors.js';
 import { formatScope } from './scopes.js';
 import { isExpired } from './tokens.js';
 import { activeUser } from '../users.js';
+import { isConfidential } from '../applications.js';
 
 type Hint = string | undefined;
 
@@ -28,7 +29,8 @@ async function findEitherToken(storage: Storage, token: string, hint: Hint): Pro
  * Without client authentication only a token issued without a client (the anonymous password grant) can be
  * revoked, by whoever presents it; it could be tried at the API anyway. Anything else, unknown or issued to a
  * client, is answered `invalid_client` alike, so an unauthenticated caller cannot tell a live refresh token from
- * a made-up one.
+ * a made-up one. A public client names itself by its client_id alone, which anyone can send: a token issued to
+ * another client is answered to it as an unknown one (success, nothing revoked), for the same reason.
  */
 export async function revokeToken(
   storage: Storage,
@@ -41,6 +43,7 @@ export async function revokeToken(
   if (!found || found.record.revoked_at !== null) return;
   const { record } = found;
   if (record.application_id !== null && record.application_id !== client?.id) {
+    if (client && !isConfidential(client)) return;
     throw new OAuthError('unauthorized_client', 'The token was issued to another client; only that client may revoke it.');
   }
   await storage.tokens.revoke(record.id, now);
