@@ -187,7 +187,13 @@ export function postgresGrantStorage(pool: pg.Pool): GrantStorage {
         const previous: StoredRefresh = { id: row.id, application_id: applicationId, user_id: Number(row.user_id), scopes: row.scopes, code_id: row.code_id, userActive: await userActive(client, row.user_id) };
         const reason = check(previous);
         if (reason !== undefined) return { outcome: 'refused', reason } as const;
-        await client.query('UPDATE access_tokens SET revoked_at = $2 WHERE id = $1', [row.id, at(now)]);
+        // Only if still unrevoked: a revocation outside the chain's lock (the user revoking the application, its
+        // deletion) may have committed since the read; then this is a replay of a revoked token, and ends the chain.
+        const rotated = await client.query('UPDATE access_tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL', [row.id, at(now)]);
+        if (rotated.rowCount === 0) {
+          if (row.code_id !== null) await revokeChain(client, row.code_id, now);
+          return { outcome: 'replayed' } as const;
+        }
         await insertPair(client, pair(previous), row.code_id);
         return { outcome: 'issued' } as const;
       });
