@@ -26,6 +26,11 @@ const expected = [
   ...['authorization_code', 'refresh_token', 'password'].flatMap((g) => load.map((m) => `token.${g}.c10.${m}`)),
   ...['sdk.fetch.p50_ms', 'sdk.client.p50_ms', 'ratio.sdk_overhead_pct'],
   ...['rss.reference_after_read_mib', 'rss.prism_mib', 'rss.write_u1000_mib'],
+  ...['read.c10', 'read.c50', 'write.c50', 'token.authorization_code.c10', 'token.refresh_token.c10'].flatMap((id) => [
+    ...['file', 'postgres'].flatMap((k) => load.map((m) => `postgres.${id}.${k}.${m}`)),
+    `ratio.postgres_vs_file.${id}`,
+  ]),
+  'rss.postgres_server_mib',
 ];
 
 describe('npm run bench -- --quick', () => {

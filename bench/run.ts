@@ -12,6 +12,9 @@ import { createTokenbellClient } from '../packages/sdk/src/index.js';
 import { type LoadFigures, load, median, roundRobin } from './lib/load.js';
 import { type Target, freePort, rssMiB, startTarget, stopAll, waitFor200, waitForListening } from './lib/processes.js';
 import { type GeneratedStore, client, generateStore, password, project } from './lib/store.js';
+import { copyStoreIntoDatabase } from './lib/postgres.js';
+import { createDatabase, startCluster } from '../test/support/postgres.js';
+import { migrate } from '../packages/server/src/store/postgres/migrate.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -274,6 +277,79 @@ async function writeBenchmark(work: string): Promise<void> {
   }
 }
 
+/**
+ * The same 1k-user store on the JSON file and on PostgreSQL (a durable cluster: fsync on, on the same two cores as
+ * the servers and the load), measured in interleaved rounds: authenticated reads, durable PUTs, code and refresh grants.
+ */
+async function postgresBenchmark(work: string): Promise<void> {
+  const single = config.tokenAmount * (config.rounds + 1);
+  log('starting a durable PostgreSQL cluster and copying a 1k-user store into it');
+  const cluster = await startCluster({ durable: true });
+  try {
+    const store = await generateStore(join(work, 'postgres.json'), { users: 1_000, codes: single, refreshTokens: single });
+    const database = await createDatabase(cluster.url);
+    await migrate(database.url);
+    await copyStoreIntoDatabase(store.file, database.url);
+    const port = await freePort();
+    const targets = {
+      file: await startServer('file server (beside PostgreSQL)', store.file),
+      postgres: startTarget('PostgreSQL server', process.execPath, [join(root, 'packages/server/dist/cli.js'), '--port', String(port), '--database-url', database.url], port, { NODE_ENV: 'production' }),
+    };
+    for (const target of Object.values(targets)) await waitFor200(target, readPath, bearer(store.accessTokens[0]!), 60_000);
+    const kinds = ['file', 'postgres'] as const;
+    // Each store has its own copy of the codes and refresh tokens, so each uses every one once.
+    const next = Object.fromEntries(kinds.map((k) => [k, { token: roundRobin(store.accessTokens), code: roundRobin(store.codes), refresh: roundRobin(store.refreshTokens) }])) as Record<(typeof kinds)[number], { token: () => string; code: () => string; refresh: () => string }>;
+    const read = (k: (typeof kinds)[number], connections: number, duration: number) =>
+      load({ url: targets[k].url, connections, duration, requests: [{ method: 'GET', path: readPath, setupRequest: (req: object) => ({ ...req, headers: bearer(next[k].token()) }) }] });
+    const write = (k: (typeof kinds)[number], connections: number, duration: number) =>
+      load({ url: targets[k].url, connections, duration, requests: [{ method: 'PUT', path: writePath, headers: { 'content-type': 'application/json' }, body: writeBody, setupRequest: (req: { headers?: Record<string, string> }) => ({ ...req, headers: { ...req.headers, ...bearer(next[k].token()) } }) }] });
+    const clientAuth = { client_id: client.id, client_secret: client.secret };
+    const grant = (k: (typeof kinds)[number], kind: 'authorization_code' | 'refresh_token', amount: number) =>
+      load({
+        url: targets[k].url,
+        connections: tokenConnections,
+        amount,
+        requests: [
+          {
+            method: 'POST',
+            path: '/oauth/token',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            setupRequest: (req: object) => ({
+              ...req,
+              body: new URLSearchParams(kind === 'authorization_code' ? { grant_type: kind, code: next[k].code(), redirect_uri: client.redirectUri, ...clientAuth } : { grant_type: kind, refresh_token: next[k].refresh(), ...clientAuth }).toString(),
+            }),
+          },
+        ],
+      });
+    const readConnections = [10, 50];
+    const writeConnections = 50;
+    for (const k of kinds) {
+      await read(k, 10, config.warmupSeconds);
+      await write(k, 10, config.warmupSeconds);
+      for (const kind of ['authorization_code', 'refresh_token'] as const) await grant(k, kind, config.tokenAmount);
+    }
+    const runs = new Map<string, LoadFigures[]>();
+    const ratios = new Map<string, number[]>();
+    const measure = async (id: string, run: (k: (typeof kinds)[number]) => Promise<LoadFigures>) => {
+      const pair = { file: await run('file'), postgres: await run('postgres') };
+      for (const k of kinds) runs.set(`postgres.${id}.${k}`, [...(runs.get(`postgres.${id}.${k}`) ?? []), pair[k]]);
+      ratios.set(id, [...(ratios.get(id) ?? []), pair.postgres.rps / pair.file.rps]);
+    };
+    for (let round = 0; round < config.rounds; round++) {
+      log(`PostgreSQL round ${round + 1}/${config.rounds}`);
+      for (const c of readConnections) await measure(`read.c${c}`, (k) => read(k, c, config.seconds));
+      await measure(`write.c${writeConnections}`, (k) => write(k, writeConnections, config.seconds));
+      for (const kind of ['authorization_code', 'refresh_token'] as const) await measure(`token.${kind}.c${tokenConnections}`, (k) => grant(k, kind, config.tokenAmount));
+    }
+    for (const [id, list] of runs) summarise(id, list);
+    for (const [id, list] of ratios) record(`ratio.postgres_vs_file.${id}`, median(list));
+    record('rss.postgres_server_mib', rssMiB(targets.postgres.pid));
+    for (const target of Object.values(targets)) await target.stop();
+  } finally {
+    await cluster.stop();
+  }
+}
+
 async function tokenBenchmark(work: string): Promise<void> {
   // Enough single-use codes and refresh tokens for the warm-up and every round.
   const single = config.tokenAmount * (config.rounds + 1);
@@ -350,6 +426,16 @@ function table(): string {
   for (const grant of ['authorization_code', 'refresh_token', 'password']) {
     line('Token endpoint', `${grant} grant`, String(tokenConnections), '1k', `token.${grant}.c${tokenConnections}`);
   }
+  for (const [label, id, conns] of [
+    ['authenticated GET', 'read.c10', '10'],
+    ['authenticated GET', 'read.c50', '50'],
+    ['PUT project settings (durable)', 'write.c50', '50'],
+    ['authorization_code grant', `token.authorization_code.c${tokenConnections}`, String(tokenConnections)],
+    ['refresh_token grant', `token.refresh_token.c${tokenConnections}`, String(tokenConnections)],
+  ] as const) {
+    line('Store: JSON file', label, conns, '1k', `postgres.${id}.file`);
+    line('Store: PostgreSQL', label, conns, '1k', `postgres.${id}.postgres`);
+  }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const render = (r: string[]) => r.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' | ');
   const out = [render(rows[0]!), widths.map((w) => '-'.repeat(w)).join('-|-'), ...rows.slice(1).map(render)];
@@ -391,6 +477,16 @@ function table(): string {
     ]);
   }
   ratioRows.push(['SDK overhead over plain fetch (target <= 10%)', `${fmt(figures['ratio.sdk_overhead_pct'], 1)} %`]);
+  for (const [id, label, target] of [
+    ['read.c10', 'read, 10 conns', 60],
+    ['read.c50', 'read, 50 conns', 60],
+    ['write.c50', 'durable write, 50 conns', 50],
+    [`token.authorization_code.c${tokenConnections}`, 'code grant', undefined],
+    [`token.refresh_token.c${tokenConnections}`, 'refresh grant', undefined],
+  ] as const) {
+    ratioRows.push([`PostgreSQL / JSON file, ${label}${target ? ` (target >= ${target}%)` : ''}`, `${fmt(figures[`ratio.postgres_vs_file.${id}`]! * 100)} %`]);
+  }
+  extra.push(['RSS: PostgreSQL server after its benchmark', `${fmt(figures['rss.postgres_server_mib'])} MiB`]);
   const kv = (list: Array<[string, string]>) => {
     const w = Math.max(...list.map(([k]) => k.length));
     return list.map(([k, v]) => `${k.padEnd(w)}  ${v}`);
@@ -421,6 +517,7 @@ async function main(): Promise<void> {
     await reference.stop();
     await writeBenchmark(work);
     await tokenBenchmark(work);
+    await postgresBenchmark(work);
     record('total_seconds', (performance.now() - began) / 1000);
     process.stdout.write(`${table()}\n`);
     if (flags.json) {
