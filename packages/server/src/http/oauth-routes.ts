@@ -63,11 +63,10 @@ export function oauthRouter({ storage, baseUrl, tokenTtl, now, throttle, introsp
   router.post('/oauth/token', async (req, res) => {
     const body = req.body as Schemas['TokenRequest'];
     grants.assertServed(body.grant_type);
-    // Credentials, when sent, must be right even where the grant does not require them. A public client has no
-    // credentials to trust with a user's password, so the password grant takes confidential clients only.
+    // Credentials, when sent, must be right even where the grant does not require them.
     const client = await authenticateClientRequest(storage, presentedClient(req), {
       required: grants.clientRequired(body.grant_type),
-      publicClients: body.grant_type !== 'password',
+      publicClients: grants.publicClientsAllowed(body.grant_type),
     });
     const base = { storage, now: now(), tokenTtl };
     let answer;

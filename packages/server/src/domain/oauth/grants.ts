@@ -12,6 +12,11 @@ export interface GrantRegistry {
   readonly enabled: readonly string[];
   /** Whether a request for this grant must authenticate its client (RFC 6749 sections 3.2.1, 4.1.3, 6). */
   clientRequired(grantType: string): boolean;
+  /**
+   * Whether a public client (client_id alone) may use this grant. Not the password grant: a client that cannot keep
+   * a secret is no client to trust with a user's password (RFC 9700 section 2.4 forbids the grant outright).
+   */
+  publicClientsAllowed(grantType: string): boolean;
   /** Throws unsupported_grant_type (RFC 6749 section 5.2), naming what is served, unless the grant is served. */
   assertServed(grantType: string): void;
 }
@@ -21,6 +26,7 @@ export function grantRegistry(passwordGrant: PasswordGrantSetting = 'any'): Gran
   return {
     enabled,
     clientRequired: (grantType) => grantType !== 'password' || passwordGrant === 'clients',
+    publicClientsAllowed: (grantType) => grantType !== 'password',
     assertServed(grantType) {
       if (!enabled.includes(grantType)) {
         throw new OAuthError('unsupported_grant_type', `The grant type "${grantType}" is not supported; use one of ${enabled.join(', ')}.`);

@@ -9,6 +9,7 @@ describe('grantRegistry', () => {
     expect(grants.clientRequired('password')).toBe(false);
     expect(grants.clientRequired('authorization_code')).toBe(true);
     expect(grants.clientRequired('refresh_token')).toBe(true);
+    expect(['authorization_code', 'refresh_token', 'password'].map((g) => grants.publicClientsAllowed(g))).toEqual([true, true, false]);
   });
 
   it('asks the password grant for a client with clients, and drops it with off', () => {
