@@ -34,6 +34,19 @@ export function areaOf(path: string): Area {
   return oauthEndpointOf(path) === undefined ? 'pages' : 'oauth';
 }
 
+/**
+ * The format an error at the path is answered in: RFC 6749 JSON at the OAuth endpoints; the API's `{"message"}` JSON
+ * in the API, the operations endpoints and under /.well-known (only the metadata document there is OAuth's, and its
+ * errors are plain); an HTML page everywhere else.
+ */
+export type ErrorFormat = 'oauth' | 'message' | 'page';
+
+export function errorFormatOf(path: string): ErrorFormat {
+  const area = areaOf(path);
+  if (area === 'pages') return 'page';
+  return area === 'oauth' && oauthEndpointOf(path) !== 'metadata' ? 'oauth' : 'message';
+}
+
 /** Whether the API branch serves the path (authentication, validation, routes); other API paths are only 404s. */
 export function isServedApiPath(path: string): boolean {
   return servedApiPath.test(path);

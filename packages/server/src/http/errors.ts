@@ -5,7 +5,7 @@ import { LoginThrottledError } from '../domain/login-throttle.js';
 import { OAuthError } from '../domain/oauth/errors.js';
 import { type GrantRegistry, grantRegistry } from '../domain/oauth/grants.js';
 import { errorPage } from '../pages/html.js';
-import { areaOf, oauthEndpointOf } from './areas.js';
+import { errorFormatOf, oauthEndpointOf } from './areas.js';
 import type { Metrics } from './operations.js';
 
 /**
@@ -110,9 +110,8 @@ export function errorHandler(
       res.set('Retry-After', String(err.retryAfterSeconds));
       metrics?.throttled.inc();
     }
-    const area = areaOf(req.path);
-    // Under /.well-known only the metadata document is OAuth's; other answers there are plain JSON errors.
-    if (area === 'oauth' && oauthEndpointOf(req.path) !== 'metadata') {
+    const format = errorFormatOf(req.path);
+    if (format === 'oauth') {
       const oauth = oauthErrorFor(err, req, status, grants);
       res.status(oauth.status).set('Cache-Control', 'no-store').set('Pragma', 'no-cache');
       const challenge = (err as HttpLikeError).wwwAuthenticate;
@@ -121,7 +120,7 @@ export function errorHandler(
       res.json(oauth.toJSON());
       return;
     }
-    if (area !== 'pages') {
+    if (format === 'message') {
       if (err instanceof HttpError) {
         res.status(err.status).set(err.headers).json({ message: err.message });
         return;

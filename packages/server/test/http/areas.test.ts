@@ -2,7 +2,7 @@
 // written: Express and the validator match paths whatever their case, so the format of the answer (API JSON,
 // RFC 6749 JSON, HTML pages) and its headers must not depend on it either.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiV3Url, areaOf, isServedApiPath, oauthEndpointOf } from '../../src/http/areas.js';
+import { apiV3Url, areaOf, errorFormatOf, isServedApiPath, oauthEndpointOf } from '../../src/http/areas.js';
 import { document } from '../../src/openapi/document.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -14,27 +14,29 @@ afterAll(() => server.close());
 
 describe('areaOf', () => {
   it.each([
-    ['/api/v3/user', 'api'],
-    ['/API/V3/user', 'api'],
-    ['/Api/V4/notification_settings', 'api'],
-    ['/api/v3', 'api'],
-    ['/api/v35/user', 'api'],
-    ['/apiv3/user', 'pages'],
-    ['/oauth/token', 'oauth'],
-    ['/OAUTH/TOKEN/', 'oauth'],
-    ['/OAuth/Token/Info', 'oauth'],
-    ['/oauth/Revoke', 'oauth'],
-    ['/oauth/introspect', 'oauth'],
-    ['/.Well-Known/oauth-authorization-server', 'oauth'],
-    ['/oauth/authorize', 'pages'],
-    ['/oauth/tokens', 'pages'],
-    ['/users/sign_in', 'pages'],
-    ['/-/health', 'operations'],
-    ['/-/metrics', 'operations'],
-    ['/-', 'operations'],
-    ['/-x/health', 'pages'],
-  ])('%s belongs to %s', (path, area) => {
+    ['/api/v3/user', 'api', 'message'],
+    ['/API/V3/user', 'api', 'message'],
+    ['/Api/V4/notification_settings', 'api', 'message'],
+    ['/api/v3', 'api', 'message'],
+    ['/api/v35/user', 'api', 'message'],
+    ['/apiv3/user', 'pages', 'page'],
+    ['/oauth/token', 'oauth', 'oauth'],
+    ['/OAUTH/TOKEN/', 'oauth', 'oauth'],
+    ['/OAuth/Token/Info', 'oauth', 'oauth'],
+    ['/oauth/Revoke', 'oauth', 'oauth'],
+    ['/oauth/introspect', 'oauth', 'oauth'],
+    ['/.Well-Known/oauth-authorization-server', 'oauth', 'message'],
+    ['/.well-known/no-such-document', 'oauth', 'message'],
+    ['/oauth/authorize', 'pages', 'page'],
+    ['/oauth/tokens', 'pages', 'page'],
+    ['/users/sign_in', 'pages', 'page'],
+    ['/-/health', 'operations', 'message'],
+    ['/-/metrics', 'operations', 'message'],
+    ['/-', 'operations', 'message'],
+    ['/-x/health', 'pages', 'page'],
+  ])('%s belongs to %s, its errors answered as %s', (path, area, format) => {
     expect(areaOf(path)).toBe(area);
+    expect(errorFormatOf(path)).toBe(format);
   });
 
   it('serves /api/v3 only (v4 arrives rewritten); other API paths are answered 404 in the API format', () => {
