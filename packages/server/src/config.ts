@@ -91,6 +91,12 @@ export const limits = {
   twoFactorStepSeconds: 5 * 60,
   /** How often the server drops expired codes, tokens and sessions from the store. */
   pruneIntervalSeconds: 60 * 60,
+  /**
+   * How long an expired or revoked code or token stays before pruning drops it: while its record is there, a late
+   * use is answered as expired or revoked rather than unknown, and a replayed code or rotated refresh token is still
+   * recognised and ends its chain (RFC 6749 section 4.1.2, RFC 9700 section 4.14.2). Sessions have no grace.
+   */
+  pruneGraceSeconds: 24 * 60 * 60,
   /** The journal is folded into the data file once it is this large and larger than the file. */
   minCompactionBytes: 4 * 2 ** 20,
   /** Failed password checks (README "Brute-force protection"). */

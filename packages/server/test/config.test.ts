@@ -77,14 +77,40 @@ describe('the README', () => {
   });
 
   it('states the fixed limits config.ts uses', async () => {
-    const text = await readme();
-    expect(limits.codeTtlSeconds).toBe(600);
-    expect(text).toContain('authorization codes live 10 minutes');
+    // Line breaks and indentation in the README are not the limits' business.
+    const text = (await readme()).replace(/\s+/g, ' ');
+    const throttle = limits.loginThrottle;
+    expect(text).toContain(`authorization codes live ${inWords(limits.codeTtlSeconds)}`);
     expect(text).toContain(`request bodies are limited to ${limits.bodyLimit.replace('kb', ' kB')}`);
-    expect(text).toContain(`a browser session ends after ${limits.sessionIdleSeconds / 3600} hours without a request`);
-    expect(text).toContain(`two-factor sign-in waits ${limits.twoFactorStepSeconds / 60} minutes`);
+    expect(text).toContain(`a browser session ends after ${inWords(limits.sessionIdleSeconds)} without a request`);
+    expect(text).toContain(`two-factor sign-in waits ${inWords(limits.twoFactorStepSeconds)}`);
+    expect(text).toContain(`sessions are dropped every ${inWords(limits.pruneIntervalSeconds)}`);
+    expect(text).toContain(`codes and tokens only once they have been expired or revoked for ${inWords(limits.pruneGraceSeconds, 'hours')}`);
     expect(text).toContain(`from ${limits.minCompactionBytes / 2 ** 20} MiB`);
-    expect(text).toContain(`after ${limits.loginThrottle.perAddress.failures} failures every attempt from that address is refused`);
-    expect(text).toContain(`after ${limits.loginThrottle.perLogin.failures} failures, from any addresses`);
+    // Brute-force protection: one window length for both counts, and how long an address stays known.
+    expect(throttle.perLogin.windowSeconds).toBe(throttle.perAddress.windowSeconds);
+    expect(text).toContain(`in two fixed windows of ${inWords(throttle.perAddress.windowSeconds)}`);
+    expect(text).toContain(`hold a login for at most ${inWords(throttle.perLogin.windowSeconds)} at a time`);
+    expect(text).toContain(`signed in from successfully in the last ${inWords(throttle.knownAddressSeconds)}`);
+    expect(text).toContain(`after ${throttle.perAddress.failures} failures every attempt from that address is refused`);
+    expect(text).toContain(`after ${throttle.perLogin.failures} failures, from any addresses`);
+  });
+
+  it('spells durations as the README does', () => {
+    expect([600, 3600, 8 * 3600, 30 * 86400].map((s) => inWords(s))).toEqual(['10 minutes', 'hour', '8 hours', '30 days']);
+    expect(inWords(86400, 'hours')).toBe('24 hours');
   });
 });
+
+const units = [['day', 86400], ['hour', 3600], ['minute', 60], ['second', 1]] as const;
+type Unit = (typeof units)[number][0];
+
+/**
+ * A duration as the README writes it, in the largest unit it is a whole number of (or in `inUnit`): `10 minutes`,
+ * `30 days`, and the bare unit for one of it (`hour`, as in "every hour").
+ */
+function inWords(seconds: number, inUnit?: `${Unit}s`): string {
+  const [unit, size] = units.find(([name, size]) => (inUnit ? `${name}s` === inUnit : seconds % size === 0))!;
+  const count = seconds / size;
+  return count === 1 ? unit : `${count} ${unit}s`;
+}

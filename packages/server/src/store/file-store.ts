@@ -44,7 +44,6 @@ export interface PruneResult {
   sessions: number;
 }
 
-const DAY = 24 * 60 * 60;
 export interface OpenStoreOptions {
   /** The JSON data file, or null for a store that lives only in memory (tests). */
   file: string | null;
@@ -201,12 +200,13 @@ export class Store {
   }
 
   /**
-   * Drops what can never be used again (inside `commit`, or through `pruneStore`): authorization codes expired
-   * more than a day ago, access tokens revoked or expired more than a day ago whose refresh token is unusable too,
-   * and expired sessions. The day of grace keeps records around for error messages and replay detection.
+   * Drops what can never be used again (inside `commit`, or through `pruneStore`): authorization codes past expiry,
+   * and access tokens past revocation or expiry whose refresh token is unusable too, each by more than the grace
+   * (`limits.pruneGraceSeconds`), which keeps records around for error messages and replay detection; and expired
+   * sessions.
    */
   prune(nowSeconds: number): PruneResult {
-    const cutoff = nowSeconds - DAY;
+    const cutoff = nowSeconds - limits.pruneGraceSeconds;
     return {
       authorizationCodes: this.remove('authorizationCodes', (c) => c.expires_at < cutoff).length,
       accessTokens: this.remove('accessTokens', (t) =>

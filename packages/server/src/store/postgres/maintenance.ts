@@ -2,6 +2,7 @@
 // start (the session cookie's signing key), and pruning what has expired, by one instance at a time.
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
+import { limits } from '../../config.js';
 import type { PruneResult } from '../file-store.js';
 
 /**
@@ -17,12 +18,10 @@ export async function instanceSecret(pool: pg.Pool, name: string): Promise<strin
 /** The advisory lock that makes pruning one instance's job at a time (an arbitrary constant of tokenbell's). */
 export const pruneLock = 0x7_0b_e1_1;
 
-const DAY = 24 * 60 * 60;
-
 /**
- * Drops what can no longer be used, as the file store's prune does: authorization codes a day past expiry, tokens a
- * day past revocation or (without a refresh token) expiry, expired sessions. Answers null, doing nothing, while
- * another instance is pruning.
+ * Drops what can no longer be used, as the file store's prune does: authorization codes past expiry, and tokens past
+ * revocation or (without a refresh token) expiry, each by more than the grace (`limits.pruneGraceSeconds`); expired
+ * sessions. Answers null, doing nothing, while another instance is pruning.
  */
 export async function pruneExpired(pool: pg.Pool, nowSeconds: number): Promise<PruneResult | null> {
   const client = await pool.connect();
@@ -33,7 +32,7 @@ export async function pruneExpired(pool: pg.Pool, nowSeconds: number): Promise<P
       await client.query('ROLLBACK');
       return null;
     }
-    const cutoff = new Date((nowSeconds - DAY) * 1000);
+    const cutoff = new Date((nowSeconds - limits.pruneGraceSeconds) * 1000);
     const codes = await client.query('DELETE FROM authorization_codes WHERE expires_at < $1', [cutoff]);
     const tokens = await client.query(
       `DELETE FROM access_tokens WHERE CASE WHEN revoked_at IS NOT NULL THEN revoked_at < $1
