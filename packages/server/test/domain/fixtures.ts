@@ -1,4 +1,7 @@
 // Small in-memory StoreData objects for domain tests, built step by step so each test states only what it relies on.
+import { expect } from 'vitest';
+import { OAuthError } from '../../src/domain/oauth/errors.js';
+import { type TokenResponse, issueTokenPair } from '../../src/domain/oauth/tokens.js';
 import { notificationEvents } from '../../src/openapi/document.js';
 import { freshData, memoryStoreOf, type Store } from '../../src/store/file-store.js';
 import { fileStorage } from '../../src/store/file-storage.js';
@@ -10,6 +13,7 @@ import {
   type NotificationEvents,
   type NotificationLevel,
   type ProjectRecord,
+  type Scope,
   type StoreData,
   type UserRecord,
   type Visibility,
@@ -33,6 +37,48 @@ export const storeOf = (data: StoreData): Store => memoryStoreOf(structuredClone
 
 /** The storage interfaces over a copy of `data`, as the domain asks for them. */
 export const storageOf = (data: StoreData): Storage => fileStorage(storeOf(data));
+
+/** A fresh storage with an active user, jane, and a blocked one: the two that every rule about acting tells apart. */
+export function activeAndBlocked(): { storage: Storage; jane: UserRecord; blocked: UserRecord } {
+  const builder = new StoreBuilder();
+  const jane = builder.user('jane');
+  const blocked = builder.user('blocked', { state: 'blocked' });
+  return { storage: builder.storage(), jane, blocked };
+}
+
+/** Issues the user an access token without a refresh token, as the password grant does; answers the plain token. */
+export async function issueAccessToken(
+  storage: Storage,
+  user: UserRecord,
+  options: { now: number; ttl: number; scopes?: readonly Scope[]; application_id?: number | null },
+): Promise<string> {
+  const { now, ttl, scopes = ['api'], application_id = null } = options;
+  return (await issueTokenPair(storage, { user_id: user.id, application_id, scopes, withRefreshToken: false, now, ttl })).access_token;
+}
+
+/** The token response the grants answer: new random tokens with their prefixes, and these values. */
+export function tokenResponse(values: { scope: string; expires_in: number; created_at: number; refresh: boolean }): TokenResponse {
+  const { scope, expires_in, created_at, refresh } = values;
+  return {
+    access_token: expect.stringMatching(/^tba_[0-9A-Za-z]{43}$/) as string,
+    token_type: 'bearer',
+    expires_in,
+    ...(refresh ? { refresh_token: expect.stringMatching(/^tbr_[0-9A-Za-z]{43}$/) as string } : {}),
+    scope,
+    created_at,
+  };
+}
+
+/** The OAuth error `attempt` was refused with, as its status, code and description; anything else fails the test. */
+export async function oauthRefusal(attempt: Promise<unknown>): Promise<{ status: number; code: string; description: string }> {
+  const error: unknown = await attempt.then(
+    (answer) => new Error(`answered ${JSON.stringify(answer)}`),
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(OAuthError);
+  const { status, code, description } = error as OAuthError;
+  return { status, code, description };
+}
 
 export class StoreBuilder {
   // The store's own empty data, so a new collection reaches these tests too; a fixed key keeps them deterministic.

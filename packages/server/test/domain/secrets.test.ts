@@ -1,0 +1,36 @@
+// Random secrets, their digests and the constant-time comparison (secrets.ts).
+import { describe, expect, it } from 'vitest';
+import { constantTimeEqual, digest, newClientId, newSecret, secretPrefixes } from '../../src/domain/secrets.js';
+
+describe('newSecret', () => {
+  it('is its kind’s prefix, which secret scanners recognise, then 43 random letters and digits', () => {
+    expect(secretPrefixes).toEqual({ accessToken: 'tba_', refreshToken: 'tbr_', personalAccessToken: 'tbpat-', clientSecret: 'tbcs_', authorizationCode: '' });
+    for (const [kind, prefix] of Object.entries(secretPrefixes)) {
+      expect(newSecret(kind as keyof typeof secretPrefixes)).toMatch(new RegExp(`^${prefix}[0-9A-Za-z]{43}$`));
+    }
+    expect(newSecret('accessToken')).not.toBe(newSecret('accessToken'));
+  });
+
+  it('makes App IDs of 32 letters and digits', () => {
+    expect(newClientId()).toMatch(/^[0-9A-Za-z]{32}$/);
+    expect(newClientId()).not.toBe(newClientId());
+  });
+});
+
+describe('digest', () => {
+  it('is the hex SHA-256 of the secret (FIPS 180-2 example "abc")', () => {
+    expect(digest('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+});
+
+describe('constantTimeEqual', () => {
+  it.each([
+    ['tbcs_secret', 'tbcs_secret', true],
+    ['', '', true],
+    ['tbcs_secret', 'tbcs_secreT', false],
+    ['tbcs_secret', 'tbcs_secret ', false],
+    ['', 'x', false],
+  ])('%j and %j: %s', (a, b, equal) => {
+    expect(constantTimeEqual(a, b)).toBe(equal);
+  });
+});
