@@ -6,6 +6,8 @@ import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { openStore } from '../../src/store/file-store.js';
 import { fileGrantStorage, postgresGrantStorage, type GrantStorage, type NewTokenPair } from '../../src/store/grant-storage.js';
+import { fileStorage } from '../../src/store/file-storage.js';
+import { postgresStorage } from '../../src/store/postgres/storage.js';
 import { migratedDatabase } from '../../../../test/support/postgres.js';
 
 const now = Math.floor(Date.UTC(2026, 10, 25, 12) / 1000);
@@ -17,6 +19,8 @@ interface Subject {
   addCode(id: string, codeDigest: string, applicationId: number): Promise<void>;
   /** Ids of the tokens still usable. */
   alive(): Promise<string[]>;
+  /** The user revoking the client's authorization (TokenStorage.revokeAuthorization), on the last instance. */
+  revokeAuthorization(): Promise<boolean>;
 }
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -30,6 +34,7 @@ const implementations: Record<string, () => Promise<Subject>> = {
     cleanups.push(() => store.close());
     return {
       storages: [fileGrantStorage(store)],
+      revokeAuthorization: () => fileStorage(store).tokens.revokeAuthorization(1, client, now),
       addCode: (id, codeDigest, applicationId) =>
         store.commit(() => {
           store.insert('authorizationCodes', {
@@ -57,6 +62,7 @@ const implementations: Record<string, () => Promise<Subject>> = {
     await pool.query(`INSERT INTO applications (id, uid, secret_digest, name, redirect_uris, scopes, owner_id) VALUES (1, 'a1', 'd1', 'A', '{}', '{api}', 1), (2, 'a2', 'd2', 'B', '{}', '{api}', 1)`);
     return {
       storages: pools.map((p) => postgresGrantStorage(p)),
+      revokeAuthorization: () => postgresStorage(pools[1]!).tokens.revokeAuthorization(1, client, now),
       addCode: async (id, codeDigest, applicationId) => {
         await pool.query(
           `INSERT INTO authorization_codes (id, code_digest, application_id, user_id, redirect_uri, scopes, created_at, expires_at) VALUES ($1, $2, $3, 1, 'https://app.example.com/cb', '{api}', $4, $5)`,
@@ -127,6 +133,19 @@ describe.each(Object.keys(implementations))('single-use grants on %s', (name) =>
       ]);
       expect(replay.outcome, `round ${round}`).toBe('replayed');
       expect(['issued', 'replayed'], `round ${round}`).toContain(legit.outcome);
+      expect(await s.alive(), `round ${round}`).toEqual([]);
+    }
+  });
+
+  it('leaves nothing alive when the user revokes the authorization while a rotation is under way, round after round', async () => {
+    const s = await subject();
+    for (let round = 0; round < 15; round++) {
+      await s.addCode(`revoke-${round}`, `revoke-digest-${round}`, client);
+      const issued: string[] = [];
+      await on(s, 0).redeemCode(`revoke-digest-${round}`, client, pass, pairFactory(issued), now);
+      const [rotation, revoked] = await Promise.all([on(s, 0).rotateRefresh(issued[0]!, client, pass, pairFactory(issued), now), s.revokeAuthorization()]);
+      expect(revoked, `round ${round}`).toBe(true);
+      expect(['issued', 'replayed'], `round ${round}`).toContain(rotation.outcome);
       expect(await s.alive(), `round ${round}`).toEqual([]);
     }
   });
