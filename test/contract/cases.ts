@@ -23,6 +23,13 @@ import {
 import { currentCode } from '../../packages/server/test/support/two-factor.js';
 import { type CaseContext, exampleApp, type Exchange, type Session, users } from './context.js';
 
+/**
+ * A reference server of its own that a case's subject request needs, on the server target directly and on the proxy
+ * target behind a proxy of its own (contract.test.ts): one whose monitoring allowlist leaves loopback out. The mock
+ * answers what Prefer asks whatever the instance.
+ */
+export type Instance = 'outsideMonitoringAllowlist';
+
 export interface ContractCase {
   name: string;
   /** The operationId the subject request must hit. */
@@ -37,6 +44,8 @@ export interface ContractCase {
    * `--errors` answers an invalid request itself and never forwards it.
    */
   invalidRequest?: string;
+  /** The server of its own the subject request goes to, if any (setup still goes to the target's usual one). */
+  instance?: Instance;
   /**
    * Setup through ctx.setup, then exactly one request through ctx.fetch / ctx.client() (the subject); what it
    * answers is handed to `behaviour`.
@@ -1290,9 +1299,15 @@ export const cases: ContractCase[] = [
     operation: 'getReadiness',
     status: 503,
     async call(ctx) {
-      await ctx.client().raw.GET('/-/readiness');
+      const restore = await ctx.setup.storeUnwritable();
+      try {
+        await ctx.client().raw.GET('/-/readiness');
+      } finally {
+        await restore();
+      }
     },
     expect: (x) => expect(x.json).toMatchObject({ status: 'failed' }),
+    behaviour: (x) => expect(x.json).toMatchObject({ store_check: [{ status: 'failed', message: expect.stringMatching(/not writable \(ENOENT\)/) }] }),
   },
   {
     name: 'metrics answer the Prometheus text format',
@@ -1303,15 +1318,23 @@ export const cases: ContractCase[] = [
     },
     expect: (x) => expect(x.text).toContain('tokenbell_token_grants_total'),
   },
-  ...(['getHealth', 'getLiveness', 'getReadiness', 'getMetrics'] as const).map(
-    (operation): ContractCase => ({
+  ...(
+    [
+      ['getHealth', (c) => c.raw.GET('/-/health', { parseAs: 'text' })],
+      ['getLiveness', (c) => c.raw.GET('/-/liveness')],
+      ['getReadiness', (c) => c.raw.GET('/-/readiness')],
+      ['getMetrics', (c) => c.raw.GET('/-/metrics', { parseAs: 'text' })],
+    ] as const satisfies readonly (readonly [string, (client: TokenbellClient) => Promise<unknown>])[]
+  ).map(
+    ([operation, get]): ContractCase => ({
       name: `${operation} from an address outside the monitoring allowlist is not found`,
       operation,
       status: 404,
+      instance: 'outsideMonitoringAllowlist',
       async call(ctx) {
-        const path = { getHealth: '/-/health', getLiveness: '/-/liveness', getReadiness: '/-/readiness', getMetrics: '/-/metrics' }[operation];
-        await ctx.fetch(new Request(new URL(path, ctx.baseUrl)));
+        await get(ctx.client());
       },
+      expect: (x) => expect(x.json).toEqual({ message: '404 Not Found' }),
     }),
   ),
 

@@ -1,5 +1,6 @@
 // What a contract case gets to work with: a recording `fetch` for the one request under test (the subject), and a
 // setup channel for everything the case needs beforehand (tokens, a signed-in session, an application).
+import { rename } from 'node:fs/promises';
 import {
   createTokenbellClient,
   exchangeCode,
@@ -66,6 +67,12 @@ export interface SetupChannel {
   revokePasswordGrant(session: Session): Promise<void>;
   /** Fails password grants for `login` until the throttle refuses it (429); what comes next for it is refused too. */
   exhaustLogin(login: string): Promise<void>;
+  /**
+   * Moves the server's data directory away, so that its store cannot take writes and readiness answers 503, and
+   * answers the function that moves it back. Meant for one request in between: the store keeps its files open, so
+   * nothing is lost, but a write in between would fail.
+   */
+  storeUnwritable(): Promise<() => Promise<void>>;
 }
 
 export interface CaseContext {
@@ -119,8 +126,11 @@ const sessionCookieOf = (response: Response): string | undefined => {
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 const formHeaders = (cookie: string) => ({ 'content-type': 'application/x-www-form-urlencoded', cookie });
 
-/** Setup against a real server: sign in, consent, register, all over HTTP as a browser would. */
-export function serverSetup(baseUrl: string): SetupChannel {
+/**
+ * Setup against a real server: sign in, consent, register, all over HTTP as a browser would; `dataDirectory` is
+ * where its data file lives.
+ */
+export function serverSetup(baseUrl: string, dataDirectory: string): SetupChannel {
   const get = async (path: string, session?: Session) => {
     const response = await noFollow(new Request(baseUrl + path, { headers: session ? { cookie: session.cookie } : {} }));
     return { response, text: await response.text() };
@@ -230,6 +240,12 @@ export function serverSetup(baseUrl: string): SetupChannel {
       }
       throw new Error(`setup: the password grant never refused ${login} with 429`);
     },
+    async storeUnwritable() {
+      // Renaming, not deleting: chmod does not stop root, and the directory has to come back for the cases after.
+      const away = `${dataDirectory}.away`;
+      await rename(dataDirectory, away);
+      return () => rename(away, dataDirectory);
+    },
   };
   return setup;
 }
@@ -266,5 +282,6 @@ export function mockSetup(baseUrl: string): SetupChannel {
     tokenWorks: async () => true,
     exhaustLogin: async () => undefined,
     revokePasswordGrant: async () => undefined,
+    storeUnwritable: async () => async () => undefined,
   };
 }

@@ -10,11 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenbellClient } from '../../packages/sdk/src/index.js';
 import type { CoverageEntry, CoverageRecord } from '../../scripts/contract-coverage.js';
 import { repoRoot } from '../../scripts/lib/paths.js';
-import { cases, type ContractCase } from './cases.js';
+import { cases, type ContractCase, type Instance } from './cases.js';
 import { type CaseContext, type Exchange, mockSetup, recordingFetch, serverSetup, type SetupChannel, type TargetKind } from './context.js';
 import { type ContractDocument, loadContractDocument } from './document.js';
 import { casesNotApplicable, notApplicableReason } from './not-applicable.js';
-import { type RunningProcess, startPrismMock, startPrismProxy, startReferenceServer } from './processes.js';
+import { type ReferenceServer, type RunningProcess, startPrismMock, startPrismProxy, startReferenceServer } from './processes.js';
 
 const run = promisify(execFile);
 const kinds: TargetKind[] = ['server', 'mock', 'proxy'];
@@ -28,6 +28,8 @@ interface RunningTarget {
   /** Where subject requests go; `invalid` takes the requests that break the document on purpose. */
   baseUrl: string;
   invalidBaseUrl: string;
+  /** Where the cases that need a server of their own (ContractCase.instance) send their subject request. */
+  instances: Record<Instance, string>;
   setup: SetupChannel;
   processes: RunningProcess[];
 }
@@ -44,6 +46,9 @@ beforeAll(async () => {
     // Without --validate-responses: the server would turn a broken answer into a 500 before Prism could see it.
     upstream: startReferenceServer({ validateResponses: false }),
     mock: startPrismMock(),
+    // The operations endpoints' 404: a server whose monitoring allowlist leaves loopback (the suite's only address)
+    // out, played directly on the server target and through a proxy of its own on the proxy target.
+    outsideMonitoringAllowlist: startReferenceServer({ monitoringAllowlist: '192.0.2.0/24' }),
     document: loadContractDocument(),
   };
   // allSettled, not all: when one fails to start, the others are still tracked (and stopped by afterAll).
@@ -54,17 +59,42 @@ beforeAll(async () => {
     if (failed) throw failed.reason;
     return results.map((r) => (r as PromiseFulfilledResult<RunningProcess>).value) as T;
   };
-  const [server, upstream, mock] = await settle<[RunningProcess, RunningProcess, RunningProcess]>([pending.server, pending.upstream, pending.mock]);
-  const [strict, lenient] = await settle<[RunningProcess, RunningProcess]>([
+  const [server, upstream, mock, outside] = await settle<[ReferenceServer, ReferenceServer, RunningProcess, ReferenceServer]>([
+    pending.server,
+    pending.upstream,
+    pending.mock,
+    pending.outsideMonitoringAllowlist,
+  ]);
+  const [strict, lenient, outsideProxy] = await settle<[RunningProcess, RunningProcess, RunningProcess]>([
     startPrismProxy(upstream.baseUrl),
     startPrismProxy(upstream.baseUrl, { validateRequest: false }),
+    startPrismProxy(outside.baseUrl),
   ]);
   contract = await pending.document;
-  targets.server = { baseUrl: server.baseUrl, invalidBaseUrl: server.baseUrl, setup: serverSetup(server.baseUrl), processes: [server] };
-  targets.mock = { baseUrl: mock.baseUrl, invalidBaseUrl: mock.baseUrl, setup: mockSetup(mock.baseUrl), processes: [mock] };
+  targets.server = {
+    baseUrl: server.baseUrl,
+    invalidBaseUrl: server.baseUrl,
+    instances: { outsideMonitoringAllowlist: outside.baseUrl },
+    setup: serverSetup(server.baseUrl, server.dataDirectory),
+    processes: [server, outside],
+  };
+  // The mock keeps no state and knows no addresses: Prefer picks the answer whatever the instance.
+  targets.mock = {
+    baseUrl: mock.baseUrl,
+    invalidBaseUrl: mock.baseUrl,
+    instances: { outsideMonitoringAllowlist: mock.baseUrl },
+    setup: mockSetup(mock.baseUrl),
+    processes: [mock],
+  };
   // Setup for the proxy target goes to its server directly: Prism's proxy follows redirects, so signing in through
   // it would lose the session cookie, and only the subject request is what the proxy is there to judge.
-  targets.proxy = { baseUrl: strict.baseUrl, invalidBaseUrl: lenient.baseUrl, setup: serverSetup(upstream.baseUrl), processes: [strict, lenient, upstream] };
+  targets.proxy = {
+    baseUrl: strict.baseUrl,
+    invalidBaseUrl: lenient.baseUrl,
+    instances: { outsideMonitoringAllowlist: outsideProxy.baseUrl },
+    setup: serverSetup(upstream.baseUrl, upstream.dataDirectory),
+    processes: [strict, lenient, upstream, outsideProxy],
+  };
 }, 90_000);
 
 afterAll(async () => {
@@ -82,7 +112,7 @@ const report = (x: Exchange) =>
 
 async function runCase(c: ContractCase, kind: TargetKind): Promise<void> {
   const target = targets[kind];
-  const baseUrl = c.invalidRequest ? target.invalidBaseUrl : target.baseUrl;
+  const baseUrl = c.invalidRequest ? target.invalidBaseUrl : c.instance ? target.instances[c.instance] : target.baseUrl;
   const exchanges: Exchange[] = [];
   const prefer = kind === 'mock' ? `code=${c.status}${c.mockExample ? `, example=${c.mockExample}` : ''}` : undefined;
   const subjectFetch = recordingFetch((x) => exchanges.push(x), prefer);

@@ -41,21 +41,6 @@ export const answersNotApplicable: readonly AnswerNotApplicable[] = [
     reason:
       'every field of the form has a maxLength and no other field is allowed, so even every field full of 4-byte characters (12 bytes each, percent-encoded) stays under 100 kB and only an invalid body can pass it, and Prism answers an invalid request with its own 400/422 whatever Prefer asks for; the server and the proxy (without request validation) check the 413',
   },
-  ...(['server', 'proxy'] as const).flatMap((target): AnswerNotApplicable[] => [
-    {
-      target,
-      status: 404,
-      operations: ['getHealth', 'getLiveness', 'getReadiness', 'getMetrics'],
-      reason:
-        'the suite can only call from loopback, which the monitoring allowlist admits by default; packages/server/test/http/operations.test.ts drives the 404 with an allowlist that leaves loopback out',
-    },
-    {
-      target,
-      status: 503,
-      operations: ['getReadiness'],
-      reason: "the suite's servers keep a writable store; packages/server/test/http/operations.test.ts closes a store and checks the 503",
-    },
-  ]),
 ];
 
 /** One case that cannot run on a target although other cases cover its answer there. */

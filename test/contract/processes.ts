@@ -38,17 +38,33 @@ async function start(name: string, args: string[], port: number, readyPath: stri
 
 const readyPath = '/.well-known/oauth-authorization-server';
 
+export interface ReferenceServerOptions {
+  /**
+   * Makes the server check its own answers (a broken one becomes a 500); off behind the proxy, so that Prism judges
+   * what the server really sends.
+   */
+  validateResponses?: boolean;
+  /** `--monitoring-allowlist`: who may read the `/-/` operations endpoints (loopback by default). */
+  monitoringAllowlist?: string;
+}
+
+export interface ReferenceServer extends RunningProcess {
+  /** The directory its data file lives in, removed when it stops. */
+  dataDirectory: string;
+}
+
 /**
- * The reference server from its CLI, on a fresh data file loaded from the example fixture. `validateResponses`
- * makes it check its own answers (a broken one becomes a 500); off behind the proxy, so that Prism judges what the
- * server really sends.
+ * The reference server from its CLI, on a fresh data file loaded from the example fixture.
  */
-export async function startReferenceServer({ validateResponses = true } = {}): Promise<RunningProcess> {
+export async function startReferenceServer({ validateResponses = true, monitoringAllowlist }: ReferenceServerOptions = {}): Promise<ReferenceServer> {
   const dir = await mkdtemp(join(tmpdir(), 'tokenbell-contract-'));
   const port = await freePort();
   const args = ['--import', 'tsx', serverCli, '--data', join(dir, 'data.json'), '--seed', exampleSeed, '--port', String(port), '--host', '127.0.0.1'];
   if (validateResponses) args.push('--validate-responses');
-  return start(`reference server :${port}`, args, port, readyPath, () => rm(dir, { recursive: true, force: true }));
+  if (monitoringAllowlist) args.push('--monitoring-allowlist', monitoringAllowlist);
+  const name = `reference server${monitoringAllowlist ? ` (monitoring allowlist ${monitoringAllowlist})` : ''} :${port}`;
+  const server = await start(name, args, port, readyPath, () => rm(dir, { recursive: true, force: true }));
+  return { ...server, dataDirectory: dir };
 }
 
 /** `prism mock`: answers the document's examples, never generated data. */
