@@ -21,7 +21,7 @@ import {
   type TokenbellClient,
 } from '../../packages/sdk/src/index.js';
 import { currentCode } from '../../packages/server/test/support/two-factor.js';
-import { type CaseContext, exampleApp, type Exchange, type Session, users } from './context.js';
+import { type CaseContext, exampleApp, type Exchange, publicApp, type Session, users } from './context.js';
 
 /**
  * A reference server of its own that a case's subject request needs, on the server target directly and on the proxy
@@ -342,6 +342,37 @@ export const cases: ContractCase[] = [
     },
   },
   {
+    name: 'exchangeCode for a public client: client_id alone and the PKCE verifier',
+    operation: 'createToken',
+    status: 200,
+    mockExample: 'authorizationCode',
+    async call(ctx) {
+      const { code, codeVerifier } = await ctx.setup.code(users.jsmith, publicApp);
+      const tokens = await exchangeCode({ baseUrl: ctx.baseUrl, fetch: ctx.fetch, ...publicApp, code, codeVerifier });
+      expect(tokens.refresh_token).toEqual(expect.any(String));
+    },
+    expect: (x) => expect(x.headers.get('cache-control')).toBe('no-store'),
+    async behaviour(x, ctx) {
+      expect(await ctx.setup.tokenWorks((x.json as { access_token: string }).access_token)).toBe(true);
+    },
+  },
+  {
+    name: 'refresh for a public client with client_id alone answers a new token pair',
+    operation: 'createToken',
+    status: 200,
+    mockExample: 'authorizationCode',
+    async call(ctx) {
+      const first = await ctx.setup.codeTokens(users.jsmith, publicApp);
+      const renewed = await refresh({ baseUrl: ctx.baseUrl, fetch: ctx.fetch, ...publicApp, refreshToken: first.refresh_token! });
+      expect(renewed.refresh_token).toEqual(expect.any(String));
+      return first.access_token;
+    },
+    async behaviour(x, ctx, replaced) {
+      expect(await ctx.setup.tokenWorks((x.json as { access_token: string }).access_token)).toBe(true);
+      expect(await ctx.setup.tokenWorks(replaced as string)).toBe(false);
+    },
+  },
+  {
     name: 'exchangeCode with a wrong code fails with invalid_grant',
     operation: 'createToken',
     status: 400,
@@ -413,6 +444,20 @@ export const cases: ContractCase[] = [
     status: 200,
     async call(ctx) {
       await revoke({ baseUrl: ctx.baseUrl, fetch: ctx.fetch, ...exampleApp, token: unknownToken });
+    },
+  },
+  {
+    name: 'revoke by a public client with client_id alone invalidates its token pair',
+    operation: 'revokeToken',
+    status: 200,
+    async call(ctx) {
+      const tokens = await ctx.setup.codeTokens(users.jsmith, publicApp);
+      await revoke({ baseUrl: ctx.baseUrl, fetch: ctx.fetch, ...publicApp, token: tokens.refresh_token!, tokenTypeHint: 'refresh_token' });
+      return tokens.access_token;
+    },
+    expect: (x) => expect(x.json).toEqual({}),
+    async behaviour(_x, ctx, accessToken) {
+      expect(await ctx.setup.tokenWorks(accessToken as string)).toBe(false);
     },
   },
   {
@@ -488,6 +533,19 @@ export const cases: ContractCase[] = [
     status: 401,
     async call(ctx) {
       await ctx.client().raw.POST('/oauth/introspect', { body: { token: unknownToken }, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    },
+    expect: (x) => expect(x.json).toMatchObject({ error: 'invalid_client' }),
+  },
+  {
+    name: 'introspection by a public client (client_id alone) fails with invalid_client, even for its own token',
+    operation: 'introspectToken',
+    status: 401,
+    async call(ctx) {
+      const tokens = await ctx.setup.codeTokens(users.jsmith, publicApp);
+      await ctx.client().raw.POST('/oauth/introspect', {
+        body: { token: tokens.access_token, client_id: publicApp.clientId },
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      });
     },
     expect: (x) => expect(x.json).toMatchObject({ error: 'invalid_client' }),
   },
@@ -656,6 +714,23 @@ export const cases: ContractCase[] = [
     },
     expect: htmlPage,
     behaviour: (x) => expect(x.text).toMatch(/tbcs_/),
+  },
+  {
+    name: 'registering a public application shows its App ID and no secret',
+    operation: 'createApplication',
+    status: 201,
+    async call(ctx) {
+      const session = await ctx.setup.session(users.mallory);
+      await ctx.client().raw.POST('/profile/applications', {
+        body: { _csrf: session.csrf, name: 'Contract SPA', redirect_uri: 'http://127.0.0.1:8080/spa/callback', scopes: 'read_user', confidential: 'false' },
+        ...formOf(session),
+      });
+    },
+    expect: htmlPage,
+    behaviour: (x) => {
+      expect(x.text).toContain('This is a public client: it has no App Secret.');
+      expect(x.text).not.toMatch(/tbcs_|id="app-secret"/);
+    },
   },
   {
     name: 'registering an application without a session goes to sign in',

@@ -12,6 +12,7 @@ import {
 } from '../../packages/sdk/src/index.js';
 import { consentFields, csrfOf } from '../../packages/server/test/support/agent.js';
 import { exampleAccounts, exampleApplication } from '../../packages/server/test/support/example-seed.js';
+import { publicApplication } from './seed.js';
 
 export type TargetKind = 'server' | 'mock' | 'proxy';
 
@@ -32,6 +33,10 @@ export interface Exchange {
 export const users = exampleAccounts;
 export type SeedUser = (typeof users)[keyof typeof users];
 export const exampleApp = exampleApplication;
+/** The contract seed's public application (seed.ts): no App Secret, client_id alone, PKCE. */
+export const publicApp = { clientId: publicApplication.clientId, redirectUri: publicApplication.redirectUri } as const;
+/** An application that setup can get codes and tokens for: Example App (confidential) or the public one. */
+export type SetupApp = typeof exampleApp | typeof publicApp;
 
 /** A browser session: the cookie to send and the CSRF token its pages print. */
 export interface Session {
@@ -43,10 +48,10 @@ export interface Session {
 export interface SetupChannel {
   /** An access token from the password grant (through Example App unless `client: false`). */
   token(user: SeedUser, options?: { scope?: string; client?: boolean }): Promise<TokenResponse>;
-  /** Tokens from the authorization code grant (sign-in, consent, exchange), with a refresh token. */
-  codeTokens(user: SeedUser): Promise<TokenResponse>;
-  /** A fresh single-use code for Example App, approved by `user`, with the PKCE verifier it needs. */
-  code(user: SeedUser): Promise<{ code: string; codeVerifier: string }>;
+  /** Tokens from the authorization code grant (sign-in, consent, exchange) for `app`, with a refresh token. */
+  codeTokens(user: SeedUser, app?: SetupApp): Promise<TokenResponse>;
+  /** A fresh single-use code for `app` (Example App by default), approved by `user`, with the PKCE verifier it needs. */
+  code(user: SeedUser, app?: SetupApp): Promise<{ code: string; codeVerifier: string }>;
   /** A session without a user: the sign-in page's cookie and CSRF token. */
   anonymousSession(): Promise<Session>;
   /** A signed-in session. */
@@ -187,20 +192,26 @@ export function serverSetup(baseUrl: string, dataDirectory: string): SetupChanne
       expectStatus('the consent page', response, text, 200);
       return consentFields(text);
     },
-    async code(user) {
+    async code(user, app = exampleApp) {
       const session = await setup.session(user);
       const codeVerifier = 'contract-suite-code-verifier-0123456789abcdefghijklmno';
       const challenge = Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(codeVerifier))).toString('base64url');
-      const fields = await setup.consentFields(session, { state: 'setup', code_challenge: challenge, code_challenge_method: 'S256' });
+      const fields = await setup.consentFields(session, {
+        client_id: app.clientId,
+        redirect_uri: app.redirectUri,
+        state: 'setup',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      });
       const { response, text } = await post('/oauth/authorize', session, { ...fields, decision: 'approve' });
       expectStatus('approving the consent form', response, text, 302);
       const code = new URL(response.headers.get('location') ?? '').searchParams.get('code');
       if (!code) throw new Error(`setup: no code in ${response.headers.get('location')}`);
       return { code, codeVerifier };
     },
-    async codeTokens(user) {
-      const { code, codeVerifier } = await setup.code(user);
-      return exchangeCode({ baseUrl, fetch: noFollow, ...exampleApp, code, codeVerifier });
+    async codeTokens(user, app = exampleApp) {
+      const { code, codeVerifier } = await setup.code(user, app);
+      return exchangeCode({ baseUrl, fetch: noFollow, ...app, code, codeVerifier });
     },
     async newApplication(session) {
       const name = `contract app ${Math.random().toString(36).slice(2, 10)}`;
@@ -264,7 +275,8 @@ export function mockSetup(baseUrl: string): SetupChannel {
   const session: Session = { cookie: 'tokenbell.sid=contract-suite-mock-session', csrf: '7b1f3c2d9e8a4b6c5d0e1f2a3b4c5d6e' };
   return {
     token: (user, { scope = 'api' } = {}) => passwordGrant({ baseUrl, fetch: noFollow, username: user.username, password: user.password, scope }),
-    codeTokens: () => exchangeCode({ baseUrl, fetch: noFollow, ...exampleApp, code: 'Xb7kq2V9mTn4RzL8wPcJ3sYd' }),
+    codeTokens: (_user, app = exampleApp) =>
+      exchangeCode({ baseUrl, fetch: noFollow, ...app, code: 'Xb7kq2V9mTn4RzL8wPcJ3sYd', codeVerifier: 'contract-suite-code-verifier-0123456789abcdefghijklmno' }),
     code: async () => ({ code: 'Xb7kq2V9mTn4RzL8wPcJ3sYd', codeVerifier: 'contract-suite-code-verifier-0123456789abcdefghijklmno' }),
     anonymousSession: async () => session,
     session: async () => session,

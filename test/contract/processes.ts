@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openapiPath, repoRoot } from '../../scripts/lib/paths.js';
 import { freePort, spawnProcess, stopProcess, waitForHttp } from '../../scripts/lib/processes.js';
+import { writeContractSeed } from './seed.js';
 
 const serverCli = join(repoRoot, 'packages/server/src/cli.ts');
-const exampleSeed = join(repoRoot, 'packages/server/fixtures/example-seed.json');
 // Prism's own entry point rather than npx: one process per target, so killing its pid leaves nothing behind.
 const prismCli = join(repoRoot, 'node_modules/@stoplight/prism-cli/dist/index.js');
 
@@ -49,17 +49,22 @@ export interface ReferenceServerOptions {
 }
 
 export interface ReferenceServer extends RunningProcess {
-  /** The directory its data file lives in, removed when it stops. */
+  /** The directory its data file (and the seed it was loaded from) lives in, removed when it stops. */
   dataDirectory: string;
 }
 
 /**
- * The reference server from its CLI, on a fresh data file loaded from the example fixture.
+ * The reference server from its CLI, on a fresh data file loaded from the contract seed (the example fixture and a
+ * public application, see seed.ts).
  */
 export async function startReferenceServer({ validateResponses = true, monitoringAllowlist }: ReferenceServerOptions = {}): Promise<ReferenceServer> {
   const dir = await mkdtemp(join(tmpdir(), 'tokenbell-contract-'));
+  const seed = await writeContractSeed(dir).catch(async (error: unknown) => {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  });
   const port = await freePort();
-  const args = ['--import', 'tsx', serverCli, '--data', join(dir, 'data.json'), '--seed', exampleSeed, '--port', String(port), '--host', '127.0.0.1'];
+  const args = ['--import', 'tsx', serverCli, '--data', join(dir, 'data.json'), '--seed', seed, '--port', String(port), '--host', '127.0.0.1'];
   if (validateResponses) args.push('--validate-responses');
   if (monitoringAllowlist) args.push('--monitoring-allowlist', monitoringAllowlist);
   const name = `reference server${monitoringAllowlist ? ` (monitoring allowlist ${monitoringAllowlist})` : ''} :${port}`;
