@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 // `tokenbell` / `npm start`: open the store, seed it, and serve until SIGINT or SIGTERM.
 import { createRequire } from 'node:module';
-import { configFrom, configWarnings, limits, usage } from './config.js';
+import { type Config, configFrom, configWarnings, limits, usage } from './config.js';
 import { runUsersCommand } from './admin.js';
 import { ExplainedError } from './explained-error.js';
 import { createApp } from './http/app.js';
 import { requestLogger } from './http/operations.js';
 import { openApiValidation, warmUpValidation } from './http/openapi-validation.js';
 import { findApplicationByUid } from './domain/applications.js';
-import { ensureDemoData, loadSeedFile } from './store/seed.js';
+import { type DemoCredentials, ensureDemoData, loadSeedFile } from './store/seed.js';
 import { openBackend } from './store/backend.js';
 
 // package.json sits one level above both src/cli.ts and dist/cli.js.
@@ -16,25 +16,20 @@ const { version } = createRequire(import.meta.url)('../package.json') as { versi
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  if (args[0] === 'users') {
-    await runUsersCommand(args.slice(1), process.env, (line) => process.stdout.write(`${line}\n`));
-    return;
-  }
+  const print = (line: string) => void process.stdout.write(`${line}\n`);
+  if (args[0] === 'users') return runUsersCommand(args.slice(1), process.env, print);
   if (args[0] === 'migrate') {
     // Loaded only here, so that a server on the JSON file never loads the PostgreSQL driver.
     const { runMigrateCommand } = await import('./migrate-command.js');
-    await runMigrateCommand(args.slice(1), process.env, (line) => process.stdout.write(`${line}\n`));
-    return;
+    return runMigrateCommand(args.slice(1), process.env, print);
   }
-  if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(usage);
-    return;
-  }
-  if (args.includes('--version')) {
-    process.stdout.write(`${version}\n`);
-    return;
-  }
-  const config = configFrom(args);
+  if (args.includes('--help') || args.includes('-h')) return void process.stdout.write(usage);
+  if (args.includes('--version')) return print(version);
+  await serve(configFrom(args));
+}
+
+/** Opens the store (seeding it if asked), listens, then greets, prunes and waits for a signal to stop. */
+async function serve(config: Config): Promise<void> {
   const backend = await openBackend(config);
   const { storage } = backend;
   if (config.seedFile) {
@@ -59,43 +54,51 @@ async function main(): Promise<void> {
   // Only now, with the server really listening: credentials printed for a server that failed to start would be lost,
   // since the store keeps only their digests.
   const demo = await ensureDemoData(storage, config.baseUrl);
-  if (demo) {
-    console.log(
-      [
-        'Created a demo account, group, project and application (shown only this once):',
-        `  sign in:        ${config.baseUrl}/users/sign_in  as ${demo.username} / ${demo.password}`,
-        `  group:          ${demo.group}`,
-        `  project:        ${demo.project}`,
-        `  client_id:      ${demo.client_id}`,
-        `  client_secret:  ${demo.client_secret}`,
-        `  redirect_uri:   ${demo.redirect_uri}`,
-      ].join('\n'),
-    );
-  }
+  if (demo) console.log(demoGreeting(demo, config.baseUrl));
   console.log(`tokenbell listening on ${config.baseUrl} (data: ${storage.maintenance.describe()}); API reference: ${config.baseUrl}/help/api`);
   // On a database one instance prunes at a time; the others find it busy and skip their turn.
   const pruning = setInterval(() => void storage.maintenance.prune(Math.floor(Date.now() / 1000)).catch(() => undefined), limits.pruneIntervalSeconds * 1000);
   pruning.unref();
-
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`${signal}: shutting down`);
+  stopOnSignal(() => {
     clearInterval(pruning);
     server.close();
     server.closeAllConnections();
-    storage.maintenance.close().then(
+    return storage.maintenance.close().catch((error: unknown) => {
+      // Nothing acknowledged is lost: the journal still holds it, and the next start replays it.
+      throw new Error(`could not close ${storage.maintenance.describe()} cleanly: ${(error as Error).message}; the next start will replay the journal`);
+    });
+  });
+}
+
+function demoGreeting(demo: DemoCredentials, baseUrl: string): string {
+  return [
+    'Created a demo account, group, project and application (shown only this once):',
+    `  sign in:        ${baseUrl}/users/sign_in  as ${demo.username} / ${demo.password}`,
+    `  group:          ${demo.group}`,
+    `  project:        ${demo.project}`,
+    `  client_id:      ${demo.client_id}`,
+    `  client_secret:  ${demo.client_secret}`,
+    `  redirect_uri:   ${demo.redirect_uri}`,
+  ].join('\n');
+}
+
+/** On the first SIGINT or SIGTERM: `stop`, then exit 0, or 1 with its error's message. */
+function stopOnSignal(stop: () => Promise<void>): void {
+  let stopping = false;
+  const onSignal = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: shutting down`);
+    stop().then(
       () => process.exit(0),
       (error: unknown) => {
-        // Nothing acknowledged is lost: the journal still holds it, and the next start replays it.
-        console.error(`could not close ${storage.maintenance.describe()} cleanly: ${(error as Error).message}; the next start will replay the journal`);
+        console.error((error as Error).message);
         process.exit(1);
       },
     );
   };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
 }
 
 function explain(error: unknown): string {
