@@ -25,6 +25,32 @@ export default defineConfig({
         },
       },
       {
+        // The HTTP, hardening and client suites again, every server in them on a fresh PostgreSQL database
+        // (startTestServer and the hardening tests' CLI read TOKENBELL_TEST_STORE).
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: [
+            'packages/server/test/http/**/*.test.ts',
+            'packages/server/test/hardening/**/*.test.ts',
+            'test/clients/**/*.test.ts',
+          ],
+          exclude: [
+            ...configDefaults.exclude,
+            ...builds,
+            // The process on its data file (SIGKILL, the file's lock, a corrupt file) and flags that fail before a
+            // store opens; its one case about stored state runs on both stores in `tests`, and SIGKILL on PostgreSQL
+            // is in test/multi-instance.
+            'packages/server/test/hardening/process.test.ts',
+            // Two instances on one database: on PostgreSQL already, in `tests`.
+            'packages/server/test/http/shared-sessions.test.ts',
+          ],
+          env: { TOKENBELL_TEST_STORE: 'postgres' },
+          globalSetup: ['test/support/postgres-global-setup.ts'],
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
         extends: true,
         test: {
           name: 'builds',

@@ -2,7 +2,6 @@
 // grant share per-address and per-login limits, answer 429 with Retry-After, never lock the real user out, and never
 // tell a guesser which logins belong to one account or that a two-factor account's password was right.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LoginThrottle } from '../../src/domain/login-throttle.js';
 import { currentCode } from '../support/two-factor.js';
 import { csrfOf } from '../support/agent.js';
 import { seed, startTestServer, type TestServer } from '../support/server.js';
@@ -17,7 +16,7 @@ const policy = {
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer({ throttle: new LoginThrottle(policy) });
+  server = await startTestServer({ throttlePolicy: policy });
 });
 afterAll(() => server.close());
 

@@ -11,7 +11,7 @@ let server: TestServer;
 let clientId: string;
 beforeAll(async () => {
   server = await startTestServer();
-  const owner = server.store.lookup('users', 'username', 'jsmith')!;
+  const owner = (await server.storage.users.byUsername('jsmith'))!;
   clientId = (await registerApplication(server.storage, owner.id, { name: 'Lookalike target', redirect_uris: [registered], scopes: ['read_user'] })).record.uid;
 });
 afterAll(() => server.close());
@@ -98,7 +98,7 @@ const lookalikes = [
 
 describe('redirect_uri on the authorization endpoint', () => {
   it.each(lookalikes)('never redirects to the lookalike %j, on GET or on the consent POST', async (lookalike) => {
-    const codes = server.store.data.authorizationCodes.length;
+    const codes = await server.count('authorizationCodes');
     const agent = await signedIn();
     for (const responseType of ['code', 'token']) {
       // `token` is an error the client is normally told about by redirect: only ever to a registered URI.
@@ -116,7 +116,7 @@ describe('redirect_uri on the authorization endpoint', () => {
       expect(response.status, `POST ${decision}`).toBe(400);
       expect(response.headers.get('location')).toBeNull();
     }
-    expect(server.store.data.authorizationCodes.length).toBe(codes);
+    expect(await server.count('authorizationCodes')).toBe(codes);
   });
 
   it('redirects to the registered URI exactly as registered (the control for the cases above)', async () => {

@@ -3,11 +3,12 @@
 // unreadable file, stop startup with a message naming the file and leave it byte-for-byte as it was.
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { digest } from '../../src/domain/secrets.js';
 import { readDurableData } from '../../src/store/file-store.js';
 import { Journal, journalFileOf } from '../../src/store/journal.js';
 import type { StoreData } from '../../src/store/schema.js';
+import { freshMigratedDatabase } from '../../../../test/support/postgres.js';
 import { exampleSeed, freePort, runCli, startCli, stopCli, tempDir, type CliProcess } from './support.js';
 
 const pat = 'tbpat-jsmith-example-token-000000000000000000';
@@ -227,18 +228,42 @@ describe('a data file that cannot be used', () => {
     expect(cli.output()).not.toMatch(/\n\s+at /);
   });
 
-  it('prints no credentials and creates no demo account when it cannot listen, and says which flag to change', async () => {
+  // On both stores: this file is not run again in the `postgres` test project (vitest.config.ts), being about the
+  // data file and the process, but the demo account is the store's.
+  it.each(['file', 'postgres'] as const)('prints no credentials and creates no demo account when it cannot listen, and says which flag to change (%s store)', async (kind) => {
     const file = join(dir.path, 'busy-port.json');
-    const busy = track(await startCli(['--memory']));
-    const cli = runCli(['--data', file], busy.port);
-    started.push(cli);
-    expect((await cli.exited).code).toBe(1);
-    expect(cli.output()).toMatch(/another process is listening there; choose another --port/);
-    expect(cli.output()).not.toContain('demo');
-    expect((await readDurableData(file)).users).toEqual([]);
-    // The next start, on a free port, is the one that creates the account and says so.
-    const next = track(await startCli(['--data', file]));
-    expect(next.output()).toMatch(/as demo \/ \S{16}\n {2}group: {10}demo-group\n {2}project: {8}demo-group\/demo-project/);
+    const database = kind === 'postgres' ? await freshMigratedDatabase(inject('postgresUrl')) : undefined;
+    const where = database ? ['--database-url', database.url] : ['--data', file];
+    const users = async () => {
+      if (!database) return (await readDurableData(file)).users.length;
+      const { default: pg } = await import('pg');
+      const client = new pg.Client(database.url);
+      await client.connect();
+      try {
+        return Number((await client.query<{ count: string }>('SELECT count(*) AS count FROM users')).rows[0]!.count);
+      } finally {
+        await client.end();
+      }
+    };
+    try {
+      const busy = track(await startCli(['--memory']));
+      const cli = runCli(where, busy.port);
+      started.push(cli);
+      expect((await cli.exited).code).toBe(1);
+      expect(cli.output()).toMatch(/another process is listening there; choose another --port/);
+      expect(cli.output()).not.toContain('demo');
+      expect(await users()).toBe(0);
+      // The next start, on a free port, is the one that creates the account and says so.
+      const next = track(await startCli(where));
+      expect(next.output()).toMatch(/as demo \/ \S{16}\n {2}group: {10}demo-group\n {2}project: {8}demo-group\/demo-project/);
+      expect(await users()).toBe(1);
+    } finally {
+      if (database) {
+        // Its servers first: a database is dropped once nobody is connected.
+        await Promise.all(started.splice(0).map((cli) => stopCli(cli, 'SIGKILL')));
+        await database.drop();
+      }
+    }
   });
 
   it.each([

@@ -5,13 +5,18 @@ import { afterAll, expect, it } from 'vitest';
 import { createHash, randomBytes } from 'node:crypto';
 import { Agent, consentFields, signIn } from '../support/agent.js';
 import { seed } from '../support/server.js';
-import { exampleSeed, startCli, stopCli, type CliProcess } from './support.js';
+import { cliStore, exampleSeed, startCli, stopCli, type CliProcess } from './support.js';
 
 let cli: CliProcess | undefined;
-afterAll(() => (cli ? stopCli(cli, 'SIGTERM') : undefined));
+let store: Awaited<ReturnType<typeof cliStore>> | undefined;
+afterAll(async () => {
+  if (cli) await stopCli(cli, 'SIGTERM');
+  await store?.drop();
+});
 
 it('logs one JSON line per request with its id, and never a secret', async () => {
-  cli = await startCli(['--memory', '--seed', exampleSeed]);
+  store = await cliStore(['--memory']);
+  cli = await startCli([...store.args, '--seed', exampleSeed]);
   const base = cli.baseUrl;
   const secrets: string[] = [seed.jsmith.password, seed.jsmith.pat, seed.client.secret];
   const form = (fields: Record<string, string>) => ({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });

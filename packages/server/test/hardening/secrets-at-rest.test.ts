@@ -1,22 +1,23 @@
-// Every secret a full flow hands out, then a look at the data file: none of them may be there in plain text, so a
-// copied data file or backup gives an attacker no credential to use.
+// Every secret a full flow hands out, then a look at the data file (or, on PostgreSQL, at every row of the
+// database): none of them may be there in plain text, so a copied data file, database or backup gives an attacker no
+// credential to use.
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { journalFileOf } from '../../src/store/journal.js';
 import { Agent, csrfOf } from '../support/agent.js';
-import { seed, startTestServer, type TestServer } from '../support/server.js';
+import { seed, startTestServer, testStoreKind, type TestServer } from '../support/server.js';
 import { tempDir } from './support.js';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
 let server: TestServer;
-let store: TestServer['store'];
 let baseUrl: string;
 
 beforeAll(async () => {
   dir = await tempDir();
-  server = await startTestServer({ file: join(dir.path, 'data.json') });
-  ({ store, baseUrl } = server);
+  // A real data file, or a fresh database in the `postgres` test project.
+  server = await startTestServer(testStoreKind() === 'file' ? { file: join(dir.path, 'data.json') } : {});
+  ({ baseUrl } = server);
 });
 afterAll(async () => {
   await server?.close();
@@ -40,7 +41,7 @@ async function token(params: Record<string, string>): Promise<Record<string, str
 }
 
 describe('secrets at rest', () => {
-  it('keeps no password, token, refresh token, code, PAT, client secret or session id in the data file', async () => {
+  it('keeps no password, token, refresh token, code, PAT, client secret or session id in the data file or the database', async () => {
     const secrets: Record<string, string> = {
       'seeded password': seed.jsmith.password,
       'seeded PAT': seed.jsmith.pat,
@@ -92,17 +93,26 @@ describe('secrets at rest', () => {
       expect(me.status).toBe(200);
     }
 
-    await store.flush();
-    // The data file and its journal, which holds every change since the data file was last rewritten.
-    const file = (await readFile(store.file!, 'utf8')) + (await readFile(journalFileOf(store.file!), 'utf8'));
-    expect(file.length).toBeGreaterThan(1000);
+    let stored: string;
+    if (server.kind === 'file') {
+      const { store } = server;
+      await store.flush();
+      // The data file and its journal, which holds every change since the data file was last rewritten.
+      stored = (await readFile(store.file!, 'utf8')) + (await readFile(journalFileOf(store.file!), 'utf8'));
+      // The file is readable by its owner only.
+      expect((await stat(store.file!)).mode & 0o077).toBe(0);
+      expect((await stat(journalFileOf(store.file!))).mode & 0o077).toBe(0);
+    } else {
+      // Every row of every table, as JSON.
+      stored = await server.dump();
+    }
+    expect(stored.length).toBeGreaterThan(1000);
     const found = Object.entries(secrets)
-      .filter(([, value]) => value.length >= 8 && (file.includes(value) || file.includes(JSON.stringify(value).slice(1, -1))))
+      .filter(([, value]) => value.length >= 8 && (stored.includes(value) || stored.includes(JSON.stringify(value).slice(1, -1))))
       .map(([name]) => name);
     expect(found).toEqual([]);
-    // Digests stand in for them, and the file is readable by its owner only.
-    expect(file).toMatch(/"tokenDigest":"[0-9a-f]{64}"|"tokenDigest":"[A-Za-z0-9_-]{43}"/);
-    expect((await stat(store.file!)).mode & 0o077).toBe(0);
-    expect((await stat(journalFileOf(store.file!))).mode & 0o077).toBe(0);
+    // Digests stand in for them.
+    const digestField = server.kind === 'file' ? 'tokenDigest' : 'token_digest';
+    expect(stored).toMatch(new RegExp(`"${digestField}":"([0-9a-f]{64}|[A-Za-z0-9_-]{43})"`));
   });
 });

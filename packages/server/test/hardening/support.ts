@@ -6,7 +6,10 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 import { freePort, spawnProcess, stopProcess, type Exit } from '../../../../scripts/lib/processes.js';
+import { freshMigratedDatabase } from '../../../../test/support/postgres.js';
+import { testStoreKind } from '../support/server.js';
 
 export { freePort };
 
@@ -53,6 +56,16 @@ export function rawRequest(
 export async function tempDir(): Promise<{ path: string; remove: () => Promise<void> }> {
   const path = await mkdtemp(join(tmpdir(), 'tokenbell-hardening-'));
   return { path, remove: () => rm(path, { recursive: true, force: true }) };
+}
+
+/**
+ * Where the CLI keeps its data in this test project: `fileArgs` (a data file, or memory), or, in the `postgres`
+ * project (TOKENBELL_TEST_STORE=postgres), `--database-url` on a fresh migrated database that `drop` removes.
+ */
+export async function cliStore(fileArgs: string[]): Promise<{ kind: 'file' | 'postgres'; args: string[]; drop(): Promise<void> }> {
+  if (testStoreKind() === 'file') return { kind: 'file', args: fileArgs, drop: async () => {} };
+  const database = await freshMigratedDatabase(inject('postgresUrl'));
+  return { kind: 'postgres', args: ['--database-url', database.url], drop: () => database.drop() };
 }
 
 export interface CliProcess {

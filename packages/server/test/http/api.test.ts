@@ -25,7 +25,13 @@ const api = (path: string, init: RequestInit & { token?: string } = {}) => {
   if (token) headers.set('authorization', `Bearer ${token}`);
   return fetch(`${server.baseUrl}/api/v3${path}`, { ...rest, headers });
 };
-const storedSettings = () => JSON.stringify(server.store.data.notificationSettings);
+/** Every stored notification setting, to show that a refused request changed none. */
+const storedSettings = async () =>
+  JSON.stringify(
+    server.kind === 'file'
+      ? server.store.data.notificationSettings
+      : await server.sql('SELECT row_to_json(s) AS setting FROM notification_settings s ORDER BY row_to_json(s)::text'),
+  );
 
 describe('authentication (spec 5)', () => {
   it('accepts an OAuth token in the Authorization header', async () => {
@@ -140,11 +146,11 @@ describe('global notification settings (spec 4.4)', () => {
   });
 
   it('refuses an invalid notification_email, naming it, and stores nothing', async () => {
-    const before = storedSettings();
+    const before = await storedSettings();
     const response = await api('/notification_settings', json('PUT', { notification_email: 'not-an-address', level: 'watch' }));
     expect(response.status).toBe(400);
     expect((await response.json()).message).toMatch(/notification_email/);
-    expect(storedSettings()).toBe(before);
+    expect(await storedSettings()).toBe(before);
   });
 
   it('refuses level global for the global setting', async () => {
@@ -155,8 +161,8 @@ describe('global notification settings (spec 4.4)', () => {
 });
 
 describe.each([
-  { type: 'groups', id: 'acme', numeric: () => server.store.lookup('groups', 'path', 'acme')!.id, notFound: '404 Group Not Found', publicId: 'opensource' },
-  { type: 'projects', id: 'acme%2Fwidgets', numeric: () => server.store.lookup('projects', 'fullPath', 'acme/widgets')!.id, notFound: '404 Project Not Found', publicId: 'opensource%2Fbell' },
+  { type: 'groups', id: 'acme', numeric: async () => (await server.storage.namespaces.groupByPath('acme'))!.id, notFound: '404 Group Not Found', publicId: 'opensource' },
+  { type: 'projects', id: 'acme%2Fwidgets', numeric: async () => (await server.storage.namespaces.projectByFullPath('acme/widgets'))!.id, notFound: '404 Project Not Found', publicId: 'opensource%2Fbell' },
 ])('$type notification settings (spec 4.5)', ({ type, id, numeric, notFound, publicId }) => {
   const path = (ref: string | number) => `/${type}/${ref}/notification_settings`;
 
@@ -198,24 +204,24 @@ describe.each([
 
   it('finds the same settings by numeric id and by path', async () => {
     const byPath = await (await api(path(id))).json();
-    const byId = await (await api(path(numeric()))).json();
+    const byId = await (await api(path(await numeric()))).json();
     expect(byId).toEqual(byPath);
   });
 
   it('refuses an unknown level, naming it, and stores nothing', async () => {
-    const before = storedSettings();
+    const before = await storedSettings();
     const response = await api(path(id), json('PUT', { level: 'loud', new_note: true }));
     expect(response.status).toBe(400);
     expect((await response.json()).message).toMatch(/level/);
-    expect(storedSettings()).toBe(before);
+    expect(await storedSettings()).toBe(before);
   });
 
   it('refuses a non-boolean event, naming it, and stores nothing', async () => {
-    const before = storedSettings();
+    const before = await storedSettings();
     const response = await api(`${path(id)}?level=custom&new_note=yes`, { method: 'PUT' });
     expect(response.status).toBe(400);
     expect((await response.json()).message).toMatch(/new_note/);
-    expect(storedSettings()).toBe(before);
+    expect(await storedSettings()).toBe(before);
   });
 
   it('answers 404 for one the user may not see, exactly as for one that does not exist', async () => {
@@ -241,7 +247,7 @@ describe('a project in a personal namespace', () => {
     expect(await mine.json()).toEqual({ level: 'global' });
     const put = await api('/projects/jsmith%2Fdotfiles/notification_settings', json('PUT', { level: 'watch' }));
     expect(await put.json()).toEqual({ level: 'watch' });
-    const byId = server.store.lookup('projects', 'fullPath', 'jsmith/dotfiles')!.id;
+    const byId = (await server.storage.namespaces.projectByFullPath('jsmith/dotfiles'))!.id;
     expect((await api(`/projects/${byId}/notification_settings`)).status).toBe(200);
     const others = await api('/projects/jsmith%2Fdotfiles/notification_settings', { token: malloryToken });
     expect(others.status).toBe(404);
@@ -254,19 +260,19 @@ describe("what the service's clients depend on", () => {
     const get = await api('/projects/acme%2Fwidgets/notification_settings?id=acme%2Fwidgets');
     expect(get.status).toBe(200);
     // gitbeaker's typed options include events of later releases.
-    const before = storedSettings();
+    const before = await storedSettings();
     const put = await api('/groups/acme/notification_settings', json('PUT', { level: 'custom', new_issue: true, fixed_pipeline: true, moved_project: false }));
     expect(put.status).toBe(200);
     const answer = await put.json();
     expect(answer.events.new_issue).toBe(true);
     expect(Object.keys(answer.events).sort()).toEqual([...notificationEvents].sort());
-    expect(storedSettings()).not.toBe(before);
-    expect(storedSettings()).not.toContain('fixed_pipeline');
+    expect(await storedSettings()).not.toBe(before);
+    expect(await storedSettings()).not.toContain('fixed_pipeline');
     // A known parameter out of range is still refused, and changes nothing.
-    const stored = storedSettings();
+    const stored = await storedSettings();
     const bad = await api('/groups/acme/notification_settings?unknown=1', json('PUT', { level: 'loud', fixed_pipeline: true }));
     expect(bad.status).toBe(400);
-    expect(storedSettings()).toBe(stored);
+    expect(await storedSettings()).toBe(stored);
   });
 
   it('answers JSON with Content-Type application/json exactly, errors included', async () => {

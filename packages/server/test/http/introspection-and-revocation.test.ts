@@ -12,7 +12,7 @@ const other = { uid: 'other-client-id-000000000000000000', secret: 'tbcs_other-c
 const resource = { uid: 'resource-server-id-0000000000000000', secret: 'tbcs_resource-server-secret-000000000000000' };
 
 async function withClients(s: TestServer) {
-  const jsmith = s.store.lookup('users', 'username', 'jsmith')!;
+  const jsmith = (await s.storage.users.byUsername('jsmith'))!;
   for (const c of [other, resource]) {
     await registerApplication(s.storage, jsmith.id, { name: c.uid, redirect_uris: ['https://other.example/cb'], uid: c.uid, secret: c.secret });
   }
@@ -36,7 +36,7 @@ const exampleClient = { client_id: seed.client.id, client_secret: seed.client.se
 async function exampleAppTokens(s: TestServer): Promise<{ access_token: string; refresh_token: string }> {
   const checked = await checkAuthorizationRequest(s.storage, { client_id: seed.client.id, redirect_uri: seed.redirectUri, response_type: 'code' });
   if (checked.outcome !== 'valid') throw new Error('authorization request refused');
-  const jsmith = s.store.lookup('users', 'username', 'jsmith')!;
+  const jsmith = (await s.storage.users.byUsername('jsmith'))!;
   const code = new URL(await approveAuthorization(s.storage, jsmith.id, checked.request, { now: s.now(), codeTtl: 600 })).searchParams.get('code')!;
   const response = await post(s, '/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: seed.redirectUri, ...exampleClient });
   return response.json();

@@ -25,7 +25,7 @@ async function issueCode(extra: { code_challenge?: string; scope?: string } = {}
     ...(extra.scope ? { scope: extra.scope } : {}),
   });
   if (checked.outcome !== 'valid') throw new Error(`authorization request refused: ${checked.outcome}`);
-  const jsmith = server.store.lookup('users', 'username', 'jsmith')!;
+  const jsmith = (await server.storage.users.byUsername('jsmith'))!;
   const location = await approveAuthorization(server.storage, jsmith.id, checked.request, { now: server.now(), codeTtl: 600 });
   return new URL(location).searchParams.get('code')!;
 }
@@ -218,7 +218,7 @@ describe('refresh_token grant', () => {
 
 describe('scope narrowing for an application registered with api only', () => {
   it('lets the password grant and the authorization request ask for the scopes api includes', async () => {
-    const jsmith = server.store.lookup('users', 'username', 'jsmith')!;
+    const jsmith = (await server.storage.users.byUsername('jsmith'))!;
     const { record, secret } = await registerApplication(server.storage, jsmith.id, { name: 'API only', redirect_uris: ['https://api-only.example/cb'], scopes: ['api'] });
     const granted = await post('/oauth/token', form({ grant_type: 'password', username: 'jsmith', password: seed.jsmith.password, scope: 'read_api', client_id: record.uid, client_secret: secret }));
     expect(granted.status).toBe(200);

@@ -179,7 +179,7 @@ describe('the web application flow', () => {
   it('refuses a consent post without or with a wrong CSRF token, issuing no code', async () => {
     const agent = await signedInAgent();
     const fields = consentFields(await (await agent.get(authorizeUrl({ ...baseParams, state: 'c' }))).text());
-    const codesBefore = server.store.data.authorizationCodes.length;
+    const codesBefore = await server.count('authorizationCodes');
     const { _csrf: _dropped, ...withoutToken } = fields;
     for (const body of [withoutToken, { ...fields, _csrf: 'f'.repeat(256) }]) {
       const response = await agent.post('/oauth/authorize', { ...body, decision: 'approve' });
@@ -192,7 +192,7 @@ describe('the web application flow', () => {
     const other = await signedInAgent();
     const otherToken = csrfOf(await (await other.get('/profile/applications')).text());
     expect((await agent.post('/oauth/authorize', { ...fields, _csrf: otherToken, decision: 'approve' })).status).toBe(403);
-    expect(server.store.data.authorizationCodes.length).toBe(codesBefore);
+    expect(await server.count('authorizationCodes')).toBe(codesBefore);
   });
 
   it('sends a consent post without a session to sign in, and back to the same request', async () => {
@@ -303,7 +303,8 @@ describe('sign-in and sessions', () => {
     expect(cookie).toMatch(/;\s*Path=\//i);
     expect(cookie).not.toMatch(/;\s*Secure/i);
     const sidOf = (cookie: string) => decodeURIComponent(cookie).replace(/^s:/, '').split('.')[0]!;
-    expect(server.store.lookup('sessions', 'sid', digest(sidOf(agent.sid!)))?.session.userId).toBe(server.store.lookup('users', 'username', 'jsmith')!.id);
+    // Found whatever its expiry (at time 0): the stored record, as the file store's lookup found it.
+    expect((await server.storage.sessions.find(digest(sidOf(agent.sid!)), 0))?.userId).toBe((await server.storage.users.byUsername('jsmith'))!.id);
   });
 
   it('gives a session id planted before sign-in no worth: sign-in answers with a new one', async () => {
@@ -427,13 +428,13 @@ describe('the applications page', () => {
     expect(createdPage).toContain('My &lt;Tool&gt;');
     const appId = /id="app-id" type="text" readonly value="([^"]+)"/.exec(createdPage)![1]!;
     const secret = /id="app-secret" type="text" readonly value="([^"]+)"/.exec(createdPage)![1]!;
-    const record = server.store.lookup('applications', 'uid', appId)!;
+    const record = (await server.storage.applications.byUid(appId))!;
     expect(record).toMatchObject({ name: 'My <Tool>', redirect_uris: ['https://tool.example/cb', 'com.example.tool:/oauth'], scopes: ['read_api', 'read_user'] });
 
     const list = await (await agent.get('/profile/applications')).text();
     expect(list).toContain(appId);
     expect(list).not.toContain(secret);
-    expect(JSON.stringify(server.store.data)).not.toContain(secret);
+    expect(await server.dump()).not.toContain(secret);
 
     const token = await fetch(`${server.baseUrl}/oauth/token`, {
       method: 'POST',
@@ -445,7 +446,7 @@ describe('the applications page', () => {
     const deleted = await agent.post(`/profile/applications/${record.id}/delete`, { _csrf: csrfOf(list) });
     expect(deleted.status).toBe(302);
     expect(location(deleted)).toBe('/profile/applications');
-    expect(server.store.lookup('applications', 'uid', appId)).toBeUndefined();
+    expect(await server.storage.applications.byUid(appId)).toBeUndefined();
     expect(await (await agent.get('/profile/applications')).text()).not.toContain(appId);
   });
 
@@ -456,8 +457,8 @@ describe('the applications page', () => {
     expect(one.status).toBe(201);
     const none = await agent.post('/profile/applications', { _csrf: csrf, name: 'None', redirect_uri: 'https://none.example/cb' });
     expect(none.status).toBe(201);
-    const mallory = server.store.lookup('users', 'username', 'mallory')!;
-    const mine = server.store.data.applications.filter((a) => a.owner_id === mallory.id);
+    const mallory = (await server.storage.users.byUsername('mallory'))!;
+    const mine = await server.storage.applications.ownedBy(mallory.id);
     expect(mine.map((a) => [a.name, a.scopes])).toEqual([
       ['One', ['read_user']],
       ['None', ['api']],
@@ -472,13 +473,13 @@ describe('the applications page', () => {
   ])('shows the form again with a message for %j', async (fields, message) => {
     const agent = await signedInAgent();
     const csrf = csrfOf(await (await agent.get('/profile/applications')).text());
-    const count = server.store.data.applications.length;
+    const count = await server.count('applications');
     const response = await agent.post('/profile/applications', { _csrf: csrf, ...fields });
     expect(response.status).toBe(400);
     const page = await response.text();
     expect(page).toContain(message);
     expect(page).toContain('<form method="post" action="/profile/applications"');
-    expect(server.store.data.applications.length).toBe(count);
+    expect(await server.count('applications')).toBe(count);
   });
 
   it('refuses fields the document does not declare, an unknown scope and a forged form', async () => {
@@ -491,20 +492,20 @@ describe('the applications page', () => {
     const extra = await agent.post('/profile/applications', { ...base, secret: chosen, uid: 'chosen-uid' });
     expect(extra.status).toBe(400);
     expect(await extra.text()).not.toContain(chosen);
-    expect(server.store.lookup('applications', 'uid', 'chosen-uid')).toBeUndefined();
+    expect(await server.storage.applications.byUid('chosen-uid')).toBeUndefined();
     expect((await agent.post('/profile/applications', { ...base, _csrf: 'nope' })).status).toBe(403);
   });
 
   it("answers 404 for someone else's application or an unknown one, and changes nothing", async () => {
     const agent = await signedInAgent(seed.mallory);
     const csrf = csrfOf(await (await agent.get('/profile/applications')).text());
-    const example = server.store.lookup('applications', 'uid', seed.client.id)!;
+    const example = (await server.storage.applications.byUid(seed.client.id))!;
     for (const path of [`/profile/applications/${example.id}/delete`, '/profile/applications/999999/delete']) {
       const response = await agent.post(path, { _csrf: csrf });
       expect(response.status).toBe(404);
       expect(await response.text()).toContain('<h1>Page not found</h1>');
     }
-    expect(server.store.lookup('applications', 'uid', seed.client.id)).toBeDefined();
+    expect(await server.storage.applications.byUid(seed.client.id)).toBeDefined();
   });
 
   it('lists an authorized application and revoking it kills its tokens', async () => {
@@ -518,7 +519,7 @@ describe('the applications page', () => {
     const page = await (await agent.get('/profile/applications')).text();
     const authorized = page.slice(page.indexOf('id="authorized-applications"'));
     expect(authorized).toContain('Example App');
-    const example = server.store.lookup('applications', 'uid', seed.client.id)!;
+    const example = (await server.storage.applications.byUid(seed.client.id))!;
     expect(authorized).toContain(`action="/profile/authorized_applications/${example.id}/revoke"`);
 
     const revoked = await agent.post(`/profile/authorized_applications/${example.id}/revoke`, { _csrf: csrfOf(page) });
@@ -550,12 +551,12 @@ describe('the personal access tokens page', () => {
     const me = await currentUser({ 'private-token': value });
     expect(me.status).toBe(200);
     expect((await me.json()).username).toBe('jsmith');
-    expect(JSON.stringify(server.store.data)).not.toContain(value);
+    expect(await server.dump()).not.toContain(value);
 
     const list = await (await agent.get('/profile/personal_access_tokens')).text();
     expect(list).not.toContain(value);
     expect(list).toContain('2099-01-31');
-    const record = server.store.data.personalAccessTokens.find((t) => t.name === 'cli')!;
+    const record = (await server.storage.personalAccessTokens.ofUser((await server.storage.users.byUsername('jsmith'))!.id)).find((t) => t.name === 'cli')!;
     const revoked = await agent.post(`/profile/personal_access_tokens/${record.id}/revoke`, { _csrf: csrfOf(list) });
     expect(revoked.status).toBe(302);
     expect(location(revoked)).toBe('/profile/personal_access_tokens');
@@ -568,7 +569,8 @@ describe('the personal access tokens page', () => {
     const csrf = csrfOf(await (await agent.get('/profile/personal_access_tokens')).text());
     const created = await agent.post('/profile/personal_access_tokens', { _csrf: csrf, name: 'forever', expires_at: '', scopes: 'api' });
     expect(created.status).toBe(201);
-    expect(server.store.data.personalAccessTokens.find((t) => t.name === 'forever')).toMatchObject({ expires_at: null, scopes: ['api'] });
+    const mallory = (await server.storage.users.byUsername('mallory'))!;
+    expect((await server.storage.personalAccessTokens.ofUser(mallory.id)).find((t) => t.name === 'forever')).toMatchObject({ expires_at: null, scopes: ['api'] });
     const bad = await agent.post('/profile/personal_access_tokens', { _csrf: csrf, name: 'x', expires_at: '2099-02-30' });
     expect(bad.status).toBe(400);
     expect(await bad.text()).toContain('is not a date');
@@ -577,9 +579,11 @@ describe('the personal access tokens page', () => {
   it("answers 404 for someone else's token", async () => {
     const agent = await signedInAgent(seed.mallory);
     const csrf = csrfOf(await (await agent.get('/profile/personal_access_tokens')).text());
-    const laptop = server.store.data.personalAccessTokens.find((t) => t.name === 'laptop')!;
-    expect((await agent.post(`/profile/personal_access_tokens/${laptop.id}/revoke`, { _csrf: csrf })).status).toBe(404);
-    expect(laptop.revoked).toBe(false);
+    const jsmith = (await server.storage.users.byUsername('jsmith'))!;
+    const laptop = async () => (await server.storage.personalAccessTokens.ofUser(jsmith.id)).find((t) => t.name === 'laptop')!;
+    expect((await agent.post(`/profile/personal_access_tokens/${(await laptop()).id}/revoke`, { _csrf: csrf })).status).toBe(404);
+    // Read again: the record as stored after the request, not the one read before it.
+    expect((await laptop()).revoked).toBe(false);
   });
 });
 

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import type { LoginThrottle } from '../../src/domain/login-throttle.js';
+import { LoginThrottle, type LoginThrottlePolicy } from '../../src/domain/login-throttle.js';
 import { createApp } from '../../src/http/app.js';
 import { fileBackend, type Backend } from '../../src/store/backend.js';
 import { openStore, type Store } from '../../src/store/file-store.js';
@@ -33,6 +33,20 @@ export interface TestServer {
   store: Store;
   /** Which store the server runs on. */
   kind: 'file' | 'postgres';
+  /**
+   * Runs a query on the server's database, for what a test must check that the Storage interface does not answer
+   * (a count of codes, every row of a table); throws on the file store, whose `store` answers such questions.
+   */
+  sql<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<Row[]>;
+  /**
+   * Every row of every table of the server's database but `except`, each table's rows as JSON in a stable order
+   * (PostgreSQL only): the database's counterpart of the file store's `data`.
+   */
+  tables(except?: readonly string[]): Promise<Record<string, unknown[]>>;
+  /** Everything the store holds, as JSON text: the file store's data, or every row of the database. */
+  dump(): Promise<string>;
+  /** How many records of a collection the store holds, on either store. */
+  count(collection: CountedCollection): Promise<number>;
   /** The server's clock in epoch seconds; move it with `advance`. */
   now(): number;
   advance(seconds: number): void;
@@ -43,6 +57,11 @@ export interface TestServer {
 export interface TestServerOptions {
   tokenTtl?: number;
   throttle?: LoginThrottle;
+  /**
+   * A sign-in throttle with this policy, counting where the store's own throttle counts: in this process beside the
+   * file store, in the database on PostgreSQL.
+   */
+  throttlePolicy?: LoginThrottlePolicy;
   /** A real data file, for tests about what reaches the disk; in memory when absent. */
   file?: string;
   /** A seed object instead of the example fixture. */
@@ -65,13 +84,32 @@ export interface TestServerOptions {
   backend?: Backend;
 }
 
+/** The file store's collections a test counts, and the tables that hold them on PostgreSQL. */
+const tableOf = {
+  applications: 'applications',
+  authorizationCodes: 'authorization_codes',
+  accessTokens: 'access_tokens',
+  personalAccessTokens: 'personal_access_tokens',
+  sessions: 'sessions',
+  notificationSettings: 'notification_settings',
+} as const;
+export type CountedCollection = keyof typeof tableOf;
+
 /** Which store the HTTP suites run on in this test project. */
 export const testStoreKind = (): 'file' | 'postgres' => (process.env.TOKENBELL_TEST_STORE === 'postgres' ? 'postgres' : 'file');
 
-async function freshBackend(kind: 'file' | 'postgres', file: string | undefined): Promise<{ backend: Backend; store: Store | null; close(): Promise<void> }> {
+interface FreshBackend {
+  backend: Backend;
+  store: Store | null;
+  /** The database's URL on PostgreSQL. */
+  databaseUrl: string | null;
+  close(): Promise<void>;
+}
+
+async function freshBackend(kind: 'file' | 'postgres', file: string | undefined): Promise<FreshBackend> {
   if (kind === 'file') {
     const store = await openStore({ file: file ?? null });
-    return { backend: await fileBackend(store), store, close: () => store.close() };
+    return { backend: await fileBackend(store), store, databaseUrl: null, close: () => store.close() };
   }
   const database = await freshMigratedDatabase(inject('postgresUrl'));
   const { openPostgresBackend } = await import('../../src/store/postgres/backend.js');
@@ -79,6 +117,7 @@ async function freshBackend(kind: 'file' | 'postgres', file: string | undefined)
   return {
     backend,
     store: null,
+    databaseUrl: database.url,
     async close() {
       await backend.storage.maintenance.close();
       await database.drop();
@@ -88,7 +127,7 @@ async function freshBackend(kind: 'file' | 'postgres', file: string | undefined)
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const kind = options.kind ?? (options.file !== undefined ? 'file' : testStoreKind());
-  const fresh = options.backend ? { backend: options.backend, store: null, close: async () => {} } : await freshBackend(kind, options.file);
+  const fresh: FreshBackend = options.backend ? { backend: options.backend, store: null, databaseUrl: null, close: async () => {} } : await freshBackend(kind, options.file);
   const { backend } = fresh;
   if (!options.backend) await loadSeed(backend.storage, options.seed ?? JSON.parse(await readFile(exampleSeedPath, 'utf8')));
   let offset = 0;
@@ -106,6 +145,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     now,
     log: (m) => logs.push(m),
     ...(options.throttle ? { throttle: options.throttle } : {}),
+    ...(options.throttlePolicy ? { throttle: new LoginThrottle(options.throttlePolicy, backend.throttleBacking) } : {}),
     config: {
       baseUrl,
       tokenTtl: options.tokenTtl ?? 7200,
@@ -121,6 +161,23 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
   });
   server.on('request', app);
+  // The test's own connections to the database, apart from the server's pool; opened when first asked for.
+  let pool: Promise<import('pg').Pool> | undefined;
+  const sql = async <Row>(text: string, params: unknown[] = []): Promise<Row[]> => {
+    const url = fresh.databaseUrl;
+    if (url === null) throw new Error(`this test asks the database, and this server runs on ${fresh.store ? 'the file store' : "a backend of the test's own"}`);
+    pool ??= import('pg').then(({ default: pg }) => new pg.Pool({ connectionString: url, max: 2 }));
+    return (await (await pool).query(text, params)).rows as Row[];
+  };
+  let tableNames: Promise<string[]> | undefined;
+  const tables = async (except: readonly string[] = []): Promise<Record<string, unknown[]>> => {
+    tableNames ??= sql<{ name: string }>(`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`).then((rows) => rows.map((r) => r.name));
+    const names = (await tableNames).filter((name) => !except.includes(name));
+    // One statement, so that the tables are read at one moment (and a test that reads them often stays quick).
+    const columns = names.map((name) => `(SELECT coalesce(json_agg(row_to_json(t) ORDER BY row_to_json(t)::text), '[]') FROM "${name}" t) AS "${name}"`);
+    const [row] = await sql<Record<string, unknown[]>>(`SELECT ${columns.join(', ')}`);
+    return row!;
+  };
   return {
     baseUrl,
     storage: backend.storage,
@@ -129,6 +186,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       return fresh.store;
     },
     kind: fresh.store ? 'file' : 'postgres',
+    sql,
+    tables,
+    dump: async () => JSON.stringify(fresh.store ? fresh.store.data : await tables()),
+    async count(collection) {
+      if (fresh.store) return fresh.store.data[collection].length;
+      const [row] = await sql<{ count: string }>(`SELECT count(*) AS count FROM ${tableOf[collection]}`);
+      return Number(row!.count);
+    },
     now,
     advance: (s) => {
       offset += s;
@@ -137,6 +202,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (pool) await (await pool).end();
       await fresh.close();
     },
   };
