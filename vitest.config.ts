@@ -25,8 +25,9 @@ export default defineConfig({
         },
       },
       {
-        // The HTTP, hardening and client suites again, every server in them on a fresh PostgreSQL database
-        // (startTestServer and the hardening tests' CLI read TOKENBELL_TEST_STORE).
+        // The HTTP, hardening, client and contract suites again, every server in them on a fresh PostgreSQL database
+        // (startTestServer, the hardening tests' CLI and the contract suite's reference server read
+        // TOKENBELL_TEST_STORE).
         extends: true,
         test: {
           name: 'postgres',
@@ -34,6 +35,7 @@ export default defineConfig({
             'packages/server/test/http/**/*.test.ts',
             'packages/server/test/hardening/**/*.test.ts',
             'test/clients/**/*.test.ts',
+            'test/contract/**/*.test.ts',
           ],
           exclude: [
             ...configDefaults.exclude,

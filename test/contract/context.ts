@@ -1,6 +1,5 @@
 // What a contract case gets to work with: a recording `fetch` for the one request under test (the subject), and a
 // setup channel for everything the case needs beforehand (tokens, a signed-in session, an application).
-import { rename } from 'node:fs/promises';
 import {
   createTokenbellClient,
   exchangeCode,
@@ -73,15 +72,17 @@ export interface SetupChannel {
   /** Fails password grants for `login` until the throttle refuses it (429); what comes next for it is refused too. */
   exhaustLogin(login: string): Promise<void>;
   /**
-   * Moves the server's data directory away, so that its store cannot take writes and readiness answers 503, and
-   * answers the function that moves it back. Meant for one request in between: the store keeps its files open, so
-   * nothing is lost, but a write in between would fail.
+   * Makes the server's store unable to take writes (its data directory moved away, or its database read-only), so
+   * that readiness answers 503, and answers the function that undoes it. Meant for one request in between: nothing
+   * is lost, but a write in between would fail.
    */
   storeUnwritable(): Promise<() => Promise<void>>;
 }
 
 export interface CaseContext {
   target: TargetKind;
+  /** Which store the target's servers run on: PostgreSQL in the `postgres` test project. */
+  store: 'file' | 'postgres';
   /** Where the subject request goes. */
   baseUrl: string;
   /** The subject channel: records the exchange, never follows redirects, and asks the mock for the case's status. */
@@ -132,10 +133,10 @@ const form = (fields: Record<string, string>) => new URLSearchParams(fields).toS
 const formHeaders = (cookie: string) => ({ 'content-type': 'application/x-www-form-urlencoded', cookie });
 
 /**
- * Setup against a real server: sign in, consent, register, all over HTTP as a browser would; `dataDirectory` is
- * where its data file lives.
+ * Setup against a real server: sign in, consent, register, all over HTTP as a browser would; `storeUnwritable` is the
+ * server's own (processes.ts).
  */
-export function serverSetup(baseUrl: string, dataDirectory: string): SetupChannel {
+export function serverSetup(baseUrl: string, storeUnwritable: SetupChannel['storeUnwritable']): SetupChannel {
   const get = async (path: string, session?: Session) => {
     const response = await noFollow(new Request(baseUrl + path, { headers: session ? { cookie: session.cookie } : {} }));
     return { response, text: await response.text() };
@@ -251,12 +252,7 @@ export function serverSetup(baseUrl: string, dataDirectory: string): SetupChanne
       }
       throw new Error(`setup: the password grant never refused ${login} with 429`);
     },
-    async storeUnwritable() {
-      // Renaming, not deleting: chmod does not stop root, and the directory has to come back for the cases after.
-      const away = `${dataDirectory}.away`;
-      await rename(dataDirectory, away);
-      return () => rename(away, dataDirectory);
-    },
+    storeUnwritable,
   };
   return setup;
 }

@@ -1,12 +1,17 @@
 // The contract suite: every case of cases.ts against the reference server, the Prism mock and the server behind
 // Prism's validating proxy; then the coverage check over what the server target exercised. One file, so the
 // coverage test really runs after the cases (vitest runs a file's tests in order, files in parallel).
+//
+// In the `postgres` test project (TOKENBELL_TEST_STORE=postgres) the reference server serves from a fresh PostgreSQL
+// database, and only the server target runs: the mock has no store, the proxy target puts Prism's view of the same
+// answers on top (the server target's --validate-responses checks each answer against the document already), and
+// the coverage of the document and the README's figures are the file store's run's to check.
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTokenbellClient } from '../../packages/sdk/src/index.js';
 import type { CoverageEntry, CoverageRecord } from '../../scripts/contract-coverage.js';
 import { repoRoot } from '../../scripts/lib/paths.js';
@@ -15,9 +20,12 @@ import { type CaseContext, type Exchange, mockSetup, recordingFetch, serverSetup
 import { type ContractDocument, loadContractDocument } from './document.js';
 import { casesNotApplicable, notApplicableReason } from './not-applicable.js';
 import { type ReferenceServer, type RunningProcess, startPrismMock, startPrismProxy, startReferenceServer } from './processes.js';
+import { freshMigratedDatabase } from '../support/postgres.js';
 
 const run = promisify(execFile);
-const kinds: TargetKind[] = ['server', 'mock', 'proxy'];
+/** The store under the suite's servers, as startTestServer reads it (packages/server/test/support/server.ts). */
+const store: 'file' | 'postgres' = process.env.TOKENBELL_TEST_STORE === 'postgres' ? 'postgres' : 'file';
+const kinds: TargetKind[] = store === 'postgres' ? ['server'] : ['server', 'mock', 'proxy'];
 const labels: Record<TargetKind, string> = {
   server: 'the reference server',
   mock: 'the Prism mock',
@@ -40,6 +48,7 @@ const started: RunningProcess[] = [];
 const record: CoverageRecord = { targets: { server: { exercised: [], notApplicable: [] }, mock: { exercised: [], notApplicable: [] }, proxy: { exercised: [], notApplicable: [] } } };
 
 beforeAll(async () => {
+  if (store === 'postgres') return startOnPostgres();
   // All at once: Prism takes a few seconds to load the document, the server a second or two for tsx.
   const pending = {
     server: startReferenceServer(),
@@ -50,14 +59,6 @@ beforeAll(async () => {
     // out, played directly on the server target and through a proxy of its own on the proxy target.
     outsideMonitoringAllowlist: startReferenceServer({ monitoringAllowlist: '192.0.2.0/24' }),
     document: loadContractDocument(),
-  };
-  // allSettled, not all: when one fails to start, the others are still tracked (and stopped by afterAll).
-  const settle = async <T extends RunningProcess[]>(list: { [K in keyof T]: Promise<T[K]> }): Promise<T> => {
-    const results = await Promise.allSettled(list);
-    for (const r of results) if (r.status === 'fulfilled') started.push(r.value);
-    const failed = results.find((r) => r.status === 'rejected');
-    if (failed) throw failed.reason;
-    return results.map((r) => (r as PromiseFulfilledResult<RunningProcess>).value) as T;
   };
   const [server, upstream, mock, outside] = await settle<[ReferenceServer, ReferenceServer, RunningProcess, ReferenceServer]>([
     pending.server,
@@ -75,7 +76,7 @@ beforeAll(async () => {
     baseUrl: server.baseUrl,
     invalidBaseUrl: server.baseUrl,
     instances: { outsideMonitoringAllowlist: outside.baseUrl },
-    setup: serverSetup(server.baseUrl, server.dataDirectory),
+    setup: serverSetup(server.baseUrl, server.storeUnwritable),
     processes: [server, outside],
   };
   // The mock keeps no state and knows no addresses: Prefer picks the answer whatever the instance.
@@ -92,10 +93,37 @@ beforeAll(async () => {
     baseUrl: strict.baseUrl,
     invalidBaseUrl: lenient.baseUrl,
     instances: { outsideMonitoringAllowlist: outsideProxy.baseUrl },
-    setup: serverSetup(upstream.baseUrl, upstream.dataDirectory),
+    setup: serverSetup(upstream.baseUrl, upstream.storeUnwritable),
     processes: [strict, lenient, upstream, outsideProxy],
   };
 }, 90_000);
+
+// allSettled, not all: when one fails to start, the others are still tracked (and stopped by afterAll).
+async function settle<T extends RunningProcess[]>(list: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const results = await Promise.allSettled(list);
+  for (const r of results) if (r.status === 'fulfilled') started.push(r.value);
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return results.map((r) => (r as PromiseFulfilledResult<RunningProcess>).value) as T;
+}
+
+/** The server target alone, its servers each on a fresh database of the run's cluster, loaded from the same seed. */
+async function startOnPostgres(): Promise<void> {
+  const database = () => freshMigratedDatabase(inject('postgresUrl'));
+  const document = loadContractDocument();
+  const [server, outside] = await settle<[ReferenceServer, ReferenceServer]>([
+    startReferenceServer({ database }),
+    startReferenceServer({ database, monitoringAllowlist: '192.0.2.0/24' }),
+  ]);
+  contract = await document;
+  targets.server = {
+    baseUrl: server.baseUrl,
+    invalidBaseUrl: server.baseUrl,
+    instances: { outsideMonitoringAllowlist: outside.baseUrl },
+    setup: serverSetup(server.baseUrl, server.storeUnwritable),
+    processes: [server, outside],
+  };
+}
 
 afterAll(async () => {
   await Promise.all(started.map((p) => p.stop()));
@@ -118,6 +146,7 @@ async function runCase(c: ContractCase, kind: TargetKind): Promise<void> {
   const subjectFetch = recordingFetch((x) => exchanges.push(x), prefer);
   const ctx: CaseContext = {
     target: kind,
+    store,
     baseUrl,
     fetch: subjectFetch,
     client: (auth = null) => createTokenbellClient({ baseUrl, fetch: subjectFetch, auth }),
@@ -165,7 +194,17 @@ for (const kind of kinds) {
   });
 }
 
-describe('contract coverage', () => {
+// On PostgreSQL, what the coverage check's last step asks of the server target: every case passed.
+if (store === 'postgres') {
+  describe('contract on PostgreSQL', () => {
+    it('passed every case that applies to the server target', () => {
+      const expected = cases.filter((c) => notApplicableReason('server', c) === undefined).length;
+      expect(record.targets.server.exercised).toHaveLength(expected);
+    });
+  });
+}
+
+if (store === 'file') describe('contract coverage', () => {
   const coverage = (file: string) =>
     run(process.execPath, ['--import', 'tsx', join(repoRoot, 'scripts/contract-coverage.ts'), file], { cwd: repoRoot }).then(
       (r) => ({ code: 0, ...r }),

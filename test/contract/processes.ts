@@ -1,10 +1,11 @@
 // The contract suite's targets as real processes: the reference server from its CLI, Prism's mock and Prism's
 // validating proxy, each on 127.0.0.1 and a free port, stopped afterwards even when the run dies half-way.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openapiPath, repoRoot } from '../../scripts/lib/paths.js';
 import { freePort, spawnProcess, stopProcess, waitForHttp } from '../../scripts/lib/processes.js';
+import { setDatabaseReadOnly } from '../support/postgres.js';
 import { writeContractSeed } from './seed.js';
 
 const serverCli = join(repoRoot, 'packages/server/src/cli.ts');
@@ -46,30 +47,59 @@ export interface ReferenceServerOptions {
   validateResponses?: boolean;
   /** `--monitoring-allowlist`: who may read the `/-/` operations endpoints (loopback by default). */
   monitoringAllowlist?: string;
+  /** A fresh migrated PostgreSQL database to serve from (`--database-url`), dropped when the server stops. */
+  database?: () => Promise<{ url: string; drop(): Promise<void> }>;
 }
 
 export interface ReferenceServer extends RunningProcess {
-  /** The directory its data file (and the seed it was loaded from) lives in, removed when it stops. */
-  dataDirectory: string;
+  /**
+   * Makes its store unable to take writes, so that readiness answers 503, and answers the function that undoes it.
+   * Meant for one request in between.
+   */
+  storeUnwritable(): Promise<() => Promise<void>>;
 }
 
 /**
- * The reference server from its CLI, on a fresh data file loaded from the contract seed (the example fixture and a
- * public application, see seed.ts).
+ * The reference server from its CLI, on a fresh data file (or `database`) loaded from the contract seed (the example
+ * fixture and a public application, see seed.ts).
  */
-export async function startReferenceServer({ validateResponses = true, monitoringAllowlist }: ReferenceServerOptions = {}): Promise<ReferenceServer> {
+export async function startReferenceServer({ validateResponses = true, monitoringAllowlist, database: fresh }: ReferenceServerOptions = {}): Promise<ReferenceServer> {
   const dir = await mkdtemp(join(tmpdir(), 'tokenbell-contract-'));
-  const seed = await writeContractSeed(dir).catch(async (error: unknown) => {
+  let database: Awaited<ReturnType<NonNullable<typeof fresh>>> | undefined;
+  const cleanup = async () => {
     await rm(dir, { recursive: true, force: true });
+    await database?.drop();
+  };
+  let seed: string;
+  try {
+    seed = await writeContractSeed(dir);
+    database = await fresh?.();
+  } catch (error) {
+    await cleanup();
     throw error;
-  });
+  }
   const port = await freePort();
-  const args = ['--import', 'tsx', serverCli, '--data', join(dir, 'data.json'), '--seed', seed, '--port', String(port), '--host', '127.0.0.1'];
+  const where = database ? ['--database-url', database.url] : ['--data', join(dir, 'data.json')];
+  const args = ['--import', 'tsx', serverCli, ...where, '--seed', seed, '--port', String(port), '--host', '127.0.0.1'];
   if (validateResponses) args.push('--validate-responses');
   if (monitoringAllowlist) args.push('--monitoring-allowlist', monitoringAllowlist);
-  const name = `reference server${monitoringAllowlist ? ` (monitoring allowlist ${monitoringAllowlist})` : ''} :${port}`;
-  const server = await start(name, args, port, readyPath, () => rm(dir, { recursive: true, force: true }));
-  return { ...server, dataDirectory: dir };
+  const name = `reference server${monitoringAllowlist ? ` (monitoring allowlist ${monitoringAllowlist})` : ''}${database ? ' on PostgreSQL' : ''} :${port}`;
+  const server = await start(name, args, port, readyPath, cleanup);
+  const url = database?.url;
+  return {
+    ...server,
+    async storeUnwritable() {
+      if (url) {
+        // A database that takes no writes, as a standby would be.
+        await setDatabaseReadOnly(url, true);
+        return () => setDatabaseReadOnly(url, false);
+      }
+      // Renaming, not deleting: chmod does not stop root, and the directory has to come back for the cases after.
+      const away = `${dir}.away`;
+      await rename(dir, away);
+      return () => rename(away, dir);
+    },
+  };
 }
 
 /** `prism mock`: answers the document's examples, never generated data. */

@@ -165,3 +165,33 @@ export async function freshMigratedDatabase(adminUrl: string): Promise<{ url: st
   }
   return createDatabase(adminUrl, await template);
 }
+
+/**
+ * Makes the database at `url` take no writes (`readOnly`), or take them again, on every connection: new ones through
+ * its default_transaction_read_only, those already open ended (a pool reconnects at its next query). Answers once
+ * none of them is left, so that a server's next query already meets the new setting.
+ */
+export async function setDatabaseReadOnly(url: string, readOnly: boolean): Promise<void> {
+  const { default: pg } = await import('pg');
+  const name = new URL(url).pathname.slice(1);
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client(admin.href);
+  await client.connect();
+  try {
+    await client.query(`ALTER DATABASE ${pg.escapeIdentifier(name)} ${readOnly ? 'SET default_transaction_read_only = on' : 'RESET default_transaction_read_only'}`);
+    for (let attempt = 0; ; attempt++) {
+      const { rows } = await client.query<{ open: string }>(
+        'SELECT count(pg_terminate_backend(pid)) AS open FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+        [name],
+      );
+      if (rows[0]!.open === '0') break;
+      if (attempt >= 100) throw new Error(`connections to ${name} did not end`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    await client.end();
+  }
+  // The pool that held them hears of their end on its own event loop, a moment later.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+}
