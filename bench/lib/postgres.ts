@@ -16,14 +16,14 @@ export async function copyStoreIntoDatabase(storeFile: string, url: string): Pro
       : client.query(`INSERT INTO ${table} SELECT * FROM json_populate_recordset(NULL::${table}, $1::json)`, [JSON.stringify(records)]);
   try {
     await client.query('BEGIN');
-    await insert('users', data.users.map((u) => ({ id: u.id, username: u.username, email: u.email, name: u.name, password_hash: u.passwordHash, two_factor_enabled: u.two_factor_enabled, otp_secret: null, otp_last_step: null, state: u.state, is_admin: u.is_admin, bio: u.bio, created_at: u.created_at })));
-    await insert('groups', data.groups.map((g) => ({ id: g.id, path: g.path, name: g.name, visibility: g.visibility, created_at: g.created_at })));
+    await insert('users', data.users.map((u) => ({ id: u.id, username: u.username, email: u.email, name: u.name, password_hash: u.password_hash, two_factor_enabled: u.two_factor_enabled, otp_secret: null, otp_last_step: null, state: u.state, is_admin: u.is_admin, bio: u.bio, created_at: iso(u.created_at) })));
+    await insert('groups', data.groups.map((g) => ({ id: g.id, path: g.path, name: g.name, visibility: g.visibility, created_at: iso(g.created_at) })));
     await insert('group_members', data.groups.flatMap((g) => g.members.map((m) => ({ group_id: g.id, ...m }))));
-    await insert('projects', data.projects.map((p) => ({ id: p.id, namespace: p.namespace, path: p.path, name: p.name, visibility: p.visibility, group_id: p.group_id, created_at: p.created_at })));
+    await insert('projects', data.projects.map((p) => ({ id: p.id, namespace: p.namespace, path: p.path, name: p.name, visibility: p.visibility, group_id: p.group_id, created_at: iso(p.created_at) })));
     await insert('project_members', data.projects.flatMap((p) => p.members.map((m) => ({ project_id: p.id, ...m }))));
-    await insert('applications', data.applications.map((a) => ({ id: a.id, uid: a.uid, secret_digest: a.secretDigest, confidential: a.confidential !== false, name: a.name, redirect_uris: a.redirect_uris, scopes: a.scopes, owner_id: a.owner_id, created_at: a.created_at })));
-    await insert('authorization_codes', data.authorizationCodes.map((c) => ({ id: c.id, code_digest: c.codeDigest, application_id: c.application_id, user_id: c.user_id, redirect_uri: c.redirect_uri, scopes: c.scopes, code_challenge: c.code_challenge, code_challenge_method: c.code_challenge_method, created_at: iso(c.created_at), expires_at: iso(c.expires_at), used_at: iso(c.used_at) })));
-    await insert('access_tokens', data.accessTokens.map((t) => ({ id: t.id, token_digest: t.tokenDigest, refresh_digest: t.refreshDigest, application_id: t.application_id, user_id: t.user_id, scopes: t.scopes, created_at: iso(t.created_at), expires_in: t.expires_in, revoked_at: iso(t.revoked_at), code_id: t.code_id })));
+    await insert('applications', data.applications.map((a) => ({ id: a.id, uid: a.uid, secret_digest: a.secret_digest, confidential: a.confidential !== false, name: a.name, redirect_uris: a.redirect_uris, scopes: a.scopes, owner_id: a.owner_id, created_at: iso(a.created_at) })));
+    await insert('authorization_codes', data.authorization_codes.map((c) => ({ id: c.id, code_digest: c.code_digest, application_id: c.application_id, user_id: c.user_id, redirect_uri: c.redirect_uri, scopes: c.scopes, code_challenge: c.code_challenge, code_challenge_method: c.code_challenge_method, created_at: iso(c.created_at), expires_at: iso(c.expires_at), used_at: iso(c.used_at) })));
+    await insert('access_tokens', data.access_tokens.map((t) => ({ id: t.id, token_digest: t.token_digest, refresh_digest: t.refresh_digest, application_id: t.application_id, user_id: t.user_id, scopes: t.scopes, created_at: iso(t.created_at), expires_in: t.expires_in, revoked_at: iso(t.revoked_at), code_id: t.code_id })));
     // Ids were given, so the identity sequences continue after them.
     for (const table of ['users', 'groups', 'projects', 'applications']) {
       await client.query(`SELECT setval(pg_get_serial_sequence('${table}', 'id'), coalesce((SELECT max(id) FROM ${table}), 0) + 1, false)`);

@@ -40,15 +40,15 @@ export async function generateStore(file: string, spec: StoreSpec): Promise<Gene
   sharedHash ??= hashPassword(password);
   const passwordHash = await sharedHash;
   const now = Math.floor(Date.now() / 1000);
-  const created = new Date().toISOString();
+  const created = now;
   const year = 365 * 24 * 3600;
   // A per-run nonce: plain tokens never repeat across runs, as real ones would not.
   const nonce = randomBytes(6).toString('hex');
   const data: StoreData = {
     version: SCHEMA_VERSION,
     journal: 0,
-    secrets: { sessionKey: randomBytes(32).toString('base64url') },
-    sequences: { users: spec.users, groups: 1, projects: 1, applications: 1, personalAccessTokens: 0 },
+    secrets: { session_key: randomBytes(32).toString('base64url') },
+    sequences: { users: spec.users, groups: 1, projects: 1, applications: 1, personal_access_tokens: 0 },
     users: [],
     groups: [{ id: 1, path: 'bench', name: 'Bench', visibility: 'private', members: [{ user_id: 1, access_level: 50 }], created_at: created }],
     projects: [],
@@ -56,7 +56,7 @@ export async function generateStore(file: string, spec: StoreSpec): Promise<Gene
       {
         id: 1,
         uid: client.id,
-        secretDigest: digest(client.secret),
+        secret_digest: digest(client.secret),
         name: 'Bench client',
         redirect_uris: [client.redirectUri],
         scopes: ['api', 'read_api', 'read_user'],
@@ -64,10 +64,10 @@ export async function generateStore(file: string, spec: StoreSpec): Promise<Gene
         created_at: created,
       },
     ],
-    personalAccessTokens: [],
-    authorizationCodes: [],
-    accessTokens: [],
-    notificationSettings: [],
+    personal_access_tokens: [],
+    authorization_codes: [],
+    access_tokens: [],
+    notification_settings: [],
     sessions: [],
   };
   const usernames: string[] = [];
@@ -80,7 +80,7 @@ export async function generateStore(file: string, spec: StoreSpec): Promise<Gene
       username,
       email: `${username}@bench.example`,
       name: `Bench User ${id}`,
-      passwordHash,
+      password_hash: passwordHash,
       two_factor_enabled: false,
       state: 'active',
       is_admin: false,
@@ -89,10 +89,10 @@ export async function generateStore(file: string, spec: StoreSpec): Promise<Gene
     });
     const token = `tba_${nonce}u${id}${randomBytes(12).toString('hex')}`;
     accessTokens.push(token);
-    data.accessTokens.push({
+    data.access_tokens.push({
       id: `at-${id}`,
-      tokenDigest: digest(token),
-      refreshDigest: null,
+      token_digest: digest(token),
+      refresh_digest: null,
       application_id: 1,
       user_id: id,
       scopes: ['api'],
@@ -117,9 +117,9 @@ export async function generateStore(file: string, spec: StoreSpec): Promise<Gene
   for (let i = 0; i < (spec.codes ?? 0); i++) {
     const code = `${nonce}c${i}${randomBytes(12).toString('hex')}`;
     codes.push(code);
-    data.authorizationCodes.push({
+    data.authorization_codes.push({
       id: `code-${i}`,
-      codeDigest: digest(code),
+      code_digest: digest(code),
       application_id: 1,
       user_id: (i % spec.users) + 1,
       redirect_uri: client.redirectUri,
@@ -135,10 +135,10 @@ export async function generateStore(file: string, spec: StoreSpec): Promise<Gene
   for (let i = 0; i < (spec.refreshTokens ?? 0); i++) {
     const refresh = `tbr_${nonce}r${i}${randomBytes(12).toString('hex')}`;
     refreshTokens.push(refresh);
-    data.accessTokens.push({
+    data.access_tokens.push({
       id: `rt-${i}`,
-      tokenDigest: digest(`tba_${nonce}r${i}${randomBytes(12).toString('hex')}`),
-      refreshDigest: digest(refresh),
+      token_digest: digest(`tba_${nonce}r${i}${randomBytes(12).toString('hex')}`),
+      refresh_digest: digest(refresh),
       application_id: 1,
       user_id: (i % spec.users) + 1,
       scopes: ['api'],

@@ -135,7 +135,7 @@ describe('a browser app on another origin', () => {
   });
 
   it('cannot read the pages or introspect, and cannot post their forms with the user\'s session', async () => {
-    const tokensBefore = await server.count('personalAccessTokens');
+    const tokensBefore = await server.count('personal_access_tokens');
     const seen = await page.evaluate(async (base) => {
       const outcome = (p: Promise<Response>) => p.then((r) => `answered ${r.status}`, (e: Error) => `blocked: ${e.name}`);
       const form = new URLSearchParams({ name: 'planted by another site', scopes: 'api' });
@@ -148,7 +148,7 @@ describe('a browser app on another origin', () => {
       };
     }, server.baseUrl);
     expect(seen).toEqual({ page: 'blocked: TypeError', introspect: 'blocked: TypeError', post: 'TypeError: Failed to fetch' });
-    expect(await server.count('personalAccessTokens')).toBe(tokensBefore);
+    expect(await server.count('personal_access_tokens')).toBe(tokensBefore);
   });
 
   it('met no Content Security Policy violation', () => {

@@ -630,7 +630,7 @@ export const cases: ContractCase[] = [
     status: 302,
     async call(ctx) {
       const session = await ctx.setup.codeStep(users.awong);
-      const otp_attempt = currentCode(users.awong.otpSecret, Math.floor(Date.now() / 1000));
+      const otp_attempt = currentCode(users.awong.otp_secret, Math.floor(Date.now() / 1000));
       await ctx.client().raw.POST('/users/sign_in', { body: { _csrf: session.csrf, otp_attempt }, ...formOf(session) });
     },
     behaviour: (x) => {

@@ -8,6 +8,7 @@ import { hashPassword, verifyPassword, verifyPasswordAgainstNothing } from './pa
 import { digest, newSecret } from './secrets.js';
 import { checkOtpSecret } from './two-factor.js';
 import { activeUser, isActive } from './users.js';
+import { epochSeconds } from './time.js';
 
 
 export const usernamePattern = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,254}$/;
@@ -74,14 +75,14 @@ export function newUserRow(input: Omit<NewUser, 'password'>, passwordHash: strin
     username: input.username,
     email: input.email,
     name: input.name.trim(),
-    passwordHash,
+    password_hash: passwordHash,
     two_factor_enabled: input.two_factor_enabled ?? false,
-    otpSecret: input.otp_secret ?? null,
-    otpLastStep: null,
+    otp_secret: input.otp_secret ?? null,
+    otp_last_step: null,
     state: 'active',
     is_admin: input.is_admin ?? false,
     bio: input.bio ?? '',
-    created_at: new Date().toISOString(),
+    created_at: epochSeconds(),
   };
 }
 
@@ -106,7 +107,7 @@ export async function resetPassword(storage: Storage, login: string, password: s
 export async function authenticate(storage: Storage, login: string, password: string): Promise<UserRecord | null> {
   const user = await storage.users.byLogin(login);
   if (!user) return verifyPasswordAgainstNothing(password).then(() => null);
-  const ok = await verifyPassword(password, user.passwordHash);
+  const ok = await verifyPassword(password, user.password_hash);
   return ok && isActive(user) ? user : null;
 }
 
@@ -142,9 +143,9 @@ export function newPersonalAccessTokenRow(userId: number, input: CheckedPersonal
   return {
     user_id: userId,
     name: input.name,
-    tokenDigest: digest(token),
+    token_digest: digest(token),
     scopes: [...input.scopes],
-    created_at: new Date().toISOString(),
+    created_at: epochSeconds(),
     expires_at: input.expires_at,
     revoked: false,
   };

@@ -4,6 +4,7 @@ import { checkScopes } from './oauth/scopes.js';
 import type { NewApplicationRow, Storage } from '../store/storage.js';
 import type { ApplicationRecord, Scope } from '../store/schema.js';
 import { constantTimeEqual, digest, newClientId, newSecret } from './secrets.js';
+import { epochSeconds } from './time.js';
 
 
 export const maxRedirectUris = 10;
@@ -65,13 +66,13 @@ export function checkApplicationFields(input: NewApplication): CheckedApplicatio
 export function newApplicationRow(ownerId: number, input: CheckedApplication, uid: string, secret: string | null): NewApplicationRow {
   return {
     uid,
-    secretDigest: secret === null ? null : digest(secret),
+    secret_digest: secret === null ? null : digest(secret),
     confidential: input.confidential,
     name: input.name,
     redirect_uris: [...input.redirect_uris],
     scopes: [...input.scopes],
     owner_id: ownerId,
-    created_at: new Date().toISOString(),
+    created_at: epochSeconds(),
   };
 }
 
@@ -104,7 +105,7 @@ export async function findApplicationByUid(storage: Storage, uid: string): Promi
 export async function authenticateClient(storage: Storage, uid: string, secret: string): Promise<ApplicationRecord | null> {
   const application = await findApplicationByUid(storage, uid);
   // Compared even for an unknown App ID, so timing does not tell which App IDs exist.
-  const matches = constantTimeEqual(digest(secret), application?.secretDigest ?? '');
+  const matches = constantTimeEqual(digest(secret), application?.secret_digest ?? '');
   return application && matches ? application : null;
 }
 

@@ -18,7 +18,7 @@ export interface AuthorizedApplication {
 
 /** A token still grants access while it is not revoked and either unexpired or renewable through its refresh token. */
 const grantsAccess = (token: AccessTokenRecord, now: EpochSeconds) =>
-  token.revoked_at === null && (!isExpired(token, now) || token.refreshDigest !== null);
+  token.revoked_at === null && (!isExpired(token, now) || token.refresh_digest !== null);
 
 /** The applications holding live tokens for the user, by name, then the password grant's tokens, if any. */
 export async function authorizedApplications(storage: Storage, userId: number, now: EpochSeconds): Promise<AuthorizedApplication[]> {

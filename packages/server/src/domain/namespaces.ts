@@ -5,6 +5,7 @@ import type { components } from '@tokenbell/sdk';
 import { InputError } from '../explained-error.js';
 import type { Group, NamespaceStorage, Project, UserStorage } from '../store/storage.js';
 import type { Visibility } from '../store/schema.js';
+import { isoOf } from './time.js';
 import { usernamePattern } from './accounts.js';
 import { projectFullPath } from './visibility.js';
 
@@ -43,7 +44,7 @@ export function presentGroup(group: Group, baseUrl: string): Schemas['Group'] {
     web_url: `${baseUrl}/groups/${group.path}`,
     avatar_url: null,
     parent_id: null,
-    created_at: group.created_at,
+    created_at: isoOf(group.created_at),
   };
 }
 
@@ -70,6 +71,6 @@ export async function presentProject(storage: { namespaces: NamespaceStorage; us
     web_url: `${baseUrl}/${fullPath}`,
     avatar_url: null,
     namespace,
-    created_at: project.created_at,
+    created_at: isoOf(project.created_at),
   };
 }

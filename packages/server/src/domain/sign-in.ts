@@ -17,7 +17,7 @@ export async function passwordStep(throttle: LoginThrottle, storage: Storage, lo
   const user = await throttle.authenticate(storage, login, password, address, { secondFactorCanFollow: true });
   if (!user) return { outcome: 'wrong-credentials' };
   if (!user.two_factor_enabled) return { outcome: 'signed-in', user };
-  return user.otpSecret ? { outcome: 'code-needed', user } : { outcome: 'no-authenticator' };
+  return user.otp_secret ? { outcome: 'code-needed', user } : { outcome: 'no-authenticator' };
 }
 
 /** A password step that succeeded for a two-factor account, waiting for the code until `until` (epoch seconds). */

@@ -28,11 +28,11 @@ export const totpFor = (secret: string) => new TOTP({ secret: Secret.fromBase32(
  * one accepted for the user is refused, so a code seen over a shoulder or in a log cannot be replayed.
  */
 export function acceptedStep(user: UserRecord, code: string, nowSeconds: number): number | null {
-  if (!user.otpSecret || !/^\d{6}$/.test(code)) return null;
-  const delta = totpFor(user.otpSecret).validate({ token: code, timestamp: nowSeconds * 1000, window });
+  if (!user.otp_secret || !/^\d{6}$/.test(code)) return null;
+  const delta = totpFor(user.otp_secret).validate({ token: code, timestamp: nowSeconds * 1000, window });
   if (delta === null) return null;
   const step = Math.floor(nowSeconds / period) + delta;
-  return user.otpLastStep != null && step <= user.otpLastStep ? null : step;
+  return user.otp_last_step != null && step <= user.otp_last_step ? null : step;
 }
 
 /**

@@ -15,6 +15,7 @@ import type { Group, Project, Storage } from '../store/storage.js';
 import type { Scope, UserRecord } from '../store/schema.js';
 import { presentGroup, presentProject } from '../domain/namespaces.js';
 import { HttpError } from './errors.js';
+import { isoOf } from '../domain/time.js';
 
 type Schemas = components['schemas'];
 
@@ -45,7 +46,7 @@ export function presentUser(user: UserRecord, baseUrl: string): Schemas['User'] 
     state: user.state,
     avatar_url: null,
     web_url: `${baseUrl}/${encodeURIComponent(user.username)}`,
-    created_at: user.created_at,
+    created_at: isoOf(user.created_at),
     bio: user.bio,
     two_factor_enabled: user.two_factor_enabled,
     is_admin: user.is_admin,

@@ -1,6 +1,7 @@
 // The personal access tokens page: the user's tokens (never their values), the creation form, revoke buttons.
 import type { PersonalAccessTokenRecord, UserRecord } from '../store/schema.js';
 import { html } from './html.js';
+import { isoOf } from '../domain/time.js';
 import { csrfField, formError, listTable, scopeCheckboxes, signedInPage } from './frame.js';
 
 export interface TokenFormState {
@@ -58,7 +59,7 @@ ${
           name: t.name,
           cells: [
             t.scopes.join(', '),
-            html`<time datetime="${t.created_at}">${t.created_at.slice(0, 10)}</time>`,
+            html`<time datetime="${isoOf(t.created_at)}">${isoOf(t.created_at).slice(0, 10)}</time>`,
             t.expires_at === null ? 'Never' : html`<time datetime="${t.expires_at}">${t.expires_at}</time>`,
             status(t, today),
             t.revoked

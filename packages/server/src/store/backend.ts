@@ -17,7 +17,7 @@ export interface Backend {
 /** The file store's backend; the throttle counts in this process, the only one that may open the file. */
 export async function fileBackend(store: Store): Promise<Backend> {
   const storage = fileStorage(store);
-  return { storage, sessionSecret: await storage.maintenance.instanceSecret('sessionKey'), throttleBacking: memoryThrottleBacking() };
+  return { storage, sessionSecret: await storage.maintenance.instanceSecret('session_key'), throttleBacking: memoryThrottleBacking() };
 }
 
 export interface BackendOptions {

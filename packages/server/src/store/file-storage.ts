@@ -73,8 +73,8 @@ export function fileStorage(store: Store): Storage {
   }
 
   function insertPersonalAccessToken(token: Omit<PersonalAccessTokenRecord, 'id'>) {
-    if (store.lookup('personalAccessTokens', 'tokenDigest', token.tokenDigest)) throw taken('token', 'this token is already in use');
-    return store.insert('personalAccessTokens', { id: store.nextId('personalAccessTokens'), ...token });
+    if (store.lookup('personal_access_tokens', 'token_digest', token.token_digest)) throw taken('token', 'this token is already in use');
+    return store.insert('personal_access_tokens', { id: store.nextId('personal_access_tokens'), ...token });
   }
 
   const groupOf = (project: Project) => (project.group_id === null ? undefined : store.lookup('groups', 'id', project.group_id));
@@ -86,7 +86,7 @@ export function fileStorage(store: Store): Storage {
   }
 
   const setting = (userId: number, type: 'global' | 'group' | 'project', id: number | null) =>
-    store.lookup('notificationSettings', 'key', notificationSettingKey(userId, type, id));
+    store.lookup('notification_settings', 'key', notificationSettingKey(userId, type, id));
 
   return {
     users: {
@@ -108,14 +108,14 @@ export function fileStorage(store: Store): Storage {
       async setPasswordHash(id, passwordHash) {
         return store.commit(() => {
           const user = store.lookup('users', 'id', id);
-          return user && store.update('users', user, { passwordHash });
+          return user && store.update('users', user, { password_hash: passwordHash });
         });
       },
       spendOtpStep(id, step) {
         return store.commit(() => {
           const user = store.lookup('users', 'id', id);
-          if (!user || user.state !== 'active' || (user.otpLastStep != null && step <= user.otpLastStep)) return false;
-          store.update('users', user, { otpLastStep: step });
+          if (!user || user.state !== 'active' || (user.otp_last_step != null && step <= user.otp_last_step)) return false;
+          store.update('users', user, { otp_last_step: step });
           return true;
         });
       },
@@ -170,9 +170,9 @@ export function fileStorage(store: Store): Storage {
           const application = store.lookup('applications', 'id', id);
           if (!application || application.owner_id !== ownerId) return false;
           store.remove('applications', (a) => a.id === id);
-          store.remove('authorizationCodes', (c) => c.application_id === id);
-          for (const token of store.data.accessTokens.filter((t) => t.application_id === id && t.revoked_at === null)) {
-            store.update('accessTokens', token, { revoked_at: now });
+          store.remove('authorization_codes', (c) => c.application_id === id);
+          for (const token of store.data.access_tokens.filter((t) => t.application_id === id && t.revoked_at === null)) {
+            store.update('access_tokens', token, { revoked_at: now });
           }
           return true;
         });
@@ -181,55 +181,55 @@ export function fileStorage(store: Store): Storage {
 
     personalAccessTokens: {
       async byDigest(tokenDigest) {
-        return store.lookup('personalAccessTokens', 'tokenDigest', tokenDigest);
+        return store.lookup('personal_access_tokens', 'token_digest', tokenDigest);
       },
       async ofUser(userId) {
-        return store.data.personalAccessTokens.filter((t) => t.user_id === userId).reverse();
+        return store.data.personal_access_tokens.filter((t) => t.user_id === userId).reverse();
       },
       create(token) {
         return store.commit(() => insertPersonalAccessToken(token));
       },
       revokeOwned(userId, id) {
         return store.commit(() => {
-          const record = store.lookup('personalAccessTokens', 'id', id);
+          const record = store.lookup('personal_access_tokens', 'id', id);
           if (!record || record.user_id !== userId) return null;
-          return record.revoked ? record : store.update('personalAccessTokens', record, { revoked: true });
+          return record.revoked ? record : store.update('personal_access_tokens', record, { revoked: true });
         });
       },
     },
 
     codes: {
       async create(code) {
-        await store.commit(() => store.insert('authorizationCodes', code));
+        await store.commit(() => store.insert('authorization_codes', code));
       },
     },
 
     tokens: {
       async issue(pair) {
-        await store.commit(() => store.insert('accessTokens', tokenRecordOf(pair, null)));
+        await store.commit(() => store.insert('access_tokens', tokenRecordOf(pair, null)));
       },
       async byAccessDigest(tokenDigest) {
-        return store.lookup('accessTokens', 'tokenDigest', tokenDigest);
+        return store.lookup('access_tokens', 'token_digest', tokenDigest);
       },
       async byRefreshDigest(refreshDigest) {
-        return store.lookup('accessTokens', 'refreshDigest', refreshDigest);
+        return store.lookup('access_tokens', 'refresh_digest', refreshDigest);
       },
       async revoke(id, now) {
         await store.commit(() => {
-          const record = store.lookup('accessTokens', 'id', id);
-          if (record && record.revoked_at === null) store.update('accessTokens', record, { revoked_at: now });
+          const record = store.lookup('access_tokens', 'id', id);
+          if (record && record.revoked_at === null) store.update('access_tokens', record, { revoked_at: now });
         });
       },
       async unrevokedOfUser(userId) {
-        return store.data.accessTokens.filter((t) => t.user_id === userId && t.revoked_at === null);
+        return store.data.access_tokens.filter((t) => t.user_id === userId && t.revoked_at === null);
       },
       revokeAuthorization(userId, applicationId, now) {
         return store.commit(() => {
           const mine = (r: { user_id: number; application_id: number | null }) => r.user_id === userId && r.application_id === applicationId;
-          const tokens = store.data.accessTokens.filter((t) => mine(t) && t.revoked_at === null);
-          const hasCodes = store.data.authorizationCodes.some((c) => mine(c) && c.used_at === null && c.expires_at > now);
-          for (const token of tokens) store.update('accessTokens', token, { revoked_at: now });
-          store.remove('authorizationCodes', mine);
+          const tokens = store.data.access_tokens.filter((t) => mine(t) && t.revoked_at === null);
+          const hasCodes = store.data.authorization_codes.some((c) => mine(c) && c.used_at === null && c.expires_at > now);
+          for (const token of tokens) store.update('access_tokens', token, { revoked_at: now });
+          store.remove('authorization_codes', mine);
           return tokens.length > 0 || hasCodes;
         });
       },
@@ -246,7 +246,7 @@ export function fileStorage(store: Store): Storage {
         const interested = new Set<number>(project.members.map((m) => m.user_id));
         const group = groupOf(project);
         for (const m of group?.members ?? []) interested.add(m.user_id);
-        for (const s of store.data.notificationSettings) {
+        for (const s of store.data.notification_settings) {
           if ((s.source_type === 'project' && s.source_id === project.id) || (s.source_type === 'group' && group && s.source_id === group.id)) interested.add(s.user_id);
         }
         const members: Audience['members'] = new Map();
@@ -268,8 +268,8 @@ export function fileStorage(store: Store): Storage {
 
     maintenance: {
       async instanceSecret(name) {
-        if (name !== 'sessionKey') throw new RangeError(`the file store keeps no secret named ${name}`);
-        return store.data.secrets.sessionKey;
+        if (name !== 'session_key') throw new RangeError(`the file store keeps no secret named ${name}`);
+        return store.data.secrets.session_key;
       },
       prune(now) {
         return store.commit(() => store.prune(now));
@@ -295,7 +295,7 @@ export function fileStorage(store: Store): Storage {
             return p && `${p.namespace}/${p.path}`;
           }),
           clientIds: found(query.clientIds, (n) => store.lookup('applications', 'uid', n)?.uid),
-          tokenDigests: found(query.tokenDigests, (n) => store.lookup('personalAccessTokens', 'tokenDigest', n)?.tokenDigest),
+          tokenDigests: found(query.tokenDigests, (n) => store.lookup('personal_access_tokens', 'token_digest', n)?.token_digest),
         } satisfies FoundNames;
       },
       async applySeed(rows: SeedRows) {
@@ -305,7 +305,7 @@ export function fileStorage(store: Store): Storage {
           for (const { user, tokens } of rows.users) {
             if (store.lookup('users', 'username', user.username) || store.lookup('groups', 'path', user.username)) throw taken('username', `the username ${JSON.stringify(user.username)} is already taken`);
             if (store.lookup('users', 'email', user.email)) throw taken('email', `the e-mail address ${JSON.stringify(user.email)} is already in use`);
-            for (const token of tokens) if (store.lookup('personalAccessTokens', 'tokenDigest', token.tokenDigest)) throw taken('token', 'this token is already in use');
+            for (const token of tokens) if (store.lookup('personal_access_tokens', 'token_digest', token.token_digest)) throw taken('token', 'this token is already in use');
           }
           for (const { group } of rows.groups) {
             if (store.lookup('groups', 'path', group.path) || store.lookup('users', 'username', group.path)) throw taken('path', `the group ${JSON.stringify(group.path)} already exists`);

@@ -19,6 +19,7 @@ import { SCHEMA_VERSION, type NotificationSettingRecord, type StoreData } from '
 import { limits } from '../config.js';
 import { StoreAccessError, StoreClosedError, StoreCorruptError, StoreVersionError, accessProblem } from './errors.js';
 import { FileLock } from './file-lock.js';
+import { upgradeData, upgradeOp } from './upgrade.js';
 import {
   type Collection,
   type IndexField,
@@ -208,12 +209,12 @@ export class Store {
   prune(nowSeconds: number): PruneResult {
     const cutoff = nowSeconds - limits.pruneGraceSeconds;
     return {
-      authorizationCodes: this.remove('authorizationCodes', (c) => c.expires_at < cutoff).length,
-      accessTokens: this.remove('accessTokens', (t) =>
+      authorizationCodes: this.remove('authorization_codes', (c) => c.expires_at < cutoff).length,
+      accessTokens: this.remove('access_tokens', (t) =>
         // Revoking a record revokes its refresh token as well; otherwise a refresh token lives until used.
-        t.revoked_at !== null ? t.revoked_at < cutoff : t.refreshDigest === null && t.created_at + t.expires_in < cutoff,
+        t.revoked_at !== null ? t.revoked_at < cutoff : t.refresh_digest === null && t.created_at + t.expires_in < cutoff,
       ).length,
-      sessions: this.remove('sessions', (s) => s.expires <= nowSeconds * 1000).length,
+      sessions: this.remove('sessions', (s) => s.expires_at <= nowSeconds).length,
     };
   }
 
@@ -255,7 +256,7 @@ export class Store {
    * @internal openStore: applies a journal read from disk on top of the snapshot this store was opened from,
    * then makes sure the journal on disk continues this snapshot.
    */
-  async attachJournal(found: (JournalContents & { tornTail: boolean }) | null): Promise<void> {
+  async attachJournal(found: (JournalContents & { tornTail: boolean }) | null, upgraded = false): Promise<void> {
     const generation = this.#db.data.journal;
     const current = found !== null && found.generation === generation;
     if (found !== null && found.generation > generation) {
@@ -264,7 +265,8 @@ export class Store {
       );
     }
     if (current) this.replay(found.ops, journalFileOf(this.file!));
-    if (current && found.ops.length === 0 && !found.tornTail) {
+    // An upgraded snapshot is written in the current version at once, so the file never holds two versions' worth.
+    if (current && found.ops.length === 0 && !found.tornTail && !upgraded) {
       this.#journal = await Journal.reopen(journalFileOf(this.file!));
     } else {
       // Missing, stale (already in the snapshot), or holding changes: fold them in and start a fresh journal.
@@ -439,16 +441,16 @@ export function freshData(): StoreData {
   return {
     version: SCHEMA_VERSION,
     journal: 0,
-    secrets: { sessionKey: randomBytes(32).toString('base64url') },
-    sequences: { users: 0, groups: 0, projects: 0, applications: 0, personalAccessTokens: 0 },
+    secrets: { session_key: randomBytes(32).toString('base64url') },
+    sequences: { users: 0, groups: 0, projects: 0, applications: 0, personal_access_tokens: 0 },
     users: [],
     groups: [],
     projects: [],
     applications: [],
-    personalAccessTokens: [],
-    authorizationCodes: [],
-    accessTokens: [],
-    notificationSettings: [],
+    personal_access_tokens: [],
+    authorization_codes: [],
+    access_tokens: [],
+    notification_settings: [],
     sessions: [],
   };
 }
@@ -467,9 +469,9 @@ export async function openStore({ file, minCompactionBytes }: OpenStoreOptions):
   const lock = await FileLock.acquire(path);
   try {
     const adapter = new DurableJsonFile<StoreData>(path);
-    const { data, journal } = await readDurable(adapter);
+    const { data, journal, upgraded } = await readDurable(adapter);
     const store = new Store(new Low<StoreData>(adapter, data), path, lock, minCompactionBytes);
-    await store.attachJournal(journal);
+    await store.attachJournal(journal, upgraded);
     reportStatsOnSignal(store);
     return store;
   } catch (error) {
@@ -489,6 +491,7 @@ async function readDurable(adapter: DurableJsonFile<StoreData>) {
       cause: error,
     });
   }
+  const upgraded = read !== null && upgradeIfOlder(read);
   const data = read === null ? freshData() : checkShape(read, path);
   let journal: Awaited<ReturnType<typeof Journal.read>>;
   try {
@@ -497,7 +500,9 @@ async function readDurable(adapter: DurableJsonFile<StoreData>) {
     if (!(error instanceof JournalCorruptError)) throw error;
     throw new StoreCorruptError(`${error.message}; it and the data file ${path} were left unchanged`, { cause: error });
   }
-  return { data, journal };
+  // A journal continues its snapshot, so it is in the snapshot's version.
+  if (upgraded && journal) journal = { ...journal, ops: journal.ops.map(upgradeOp) };
+  return { data, journal, upgraded };
 }
 
 /**
@@ -531,23 +536,32 @@ function reportStatsOnSignal(store: Store): void {
   });
 }
 
+/**
+ * Upgrades the content of a data file of an earlier version in place (upgrade.ts), answering whether it did. Version 1
+ * files predate the journal and read as generation 0. A version this code does not know is left to checkShape.
+ */
+function upgradeIfOlder(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const data = value as Record<string, unknown>;
+  if (data.version === 1 && data.journal === undefined) data.journal = 0;
+  else if (data.version !== 2) return false;
+  upgradeData(data);
+  data.version = SCHEMA_VERSION;
+  return true;
+}
+
 function checkShape(value: unknown, path: string): StoreData {
   const corrupt = (why: string) => new StoreCorruptError(`the data file ${path} ${why}; it was left unchanged`);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw corrupt('is not a JSON object');
   const data = value as Record<string, unknown>;
-  // Version 1 files predate the journal; they read as generation 0 and are written as the current version.
-  if (data.version === 1 && data.journal === undefined) {
-    data.version = SCHEMA_VERSION;
-    data.journal = 0;
-  }
   if (data.version !== SCHEMA_VERSION) {
     throw new StoreVersionError(
       `the data file ${path} has schema version ${JSON.stringify(data.version)}, but this tokenbell reads version ${SCHEMA_VERSION}; it was left unchanged`,
     );
   }
   const secrets = data.secrets as Record<string, unknown> | undefined;
-  if (typeof secrets !== 'object' || secrets === null || typeof secrets.sessionKey !== 'string') {
-    throw corrupt('has no secrets.sessionKey');
+  if (typeof secrets !== 'object' || secrets === null || typeof secrets.session_key !== 'string') {
+    throw corrupt('has no secrets.session_key');
   }
   const sequences = data.sequences as Record<string, unknown> | undefined;
   for (const name of Object.keys(freshData().sequences)) {

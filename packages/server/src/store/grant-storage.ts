@@ -12,8 +12,8 @@ import { transaction as inTransaction } from './postgres/transaction.js';
 /** A token pair to store, by digests only (the plain tokens go to the client and nowhere else). */
 export interface NewTokenPair {
   id: string;
-  tokenDigest: string;
-  refreshDigest: string | null;
+  token_digest: string;
+  refresh_digest: string | null;
   application_id: number | null;
   user_id: number;
   scopes: readonly Scope[];
@@ -54,8 +54,8 @@ export interface GrantStorage {
 export function tokenRecordOf(pair: NewTokenPair, codeId: string | null): AccessTokenRecord {
   return {
     id: pair.id,
-    tokenDigest: pair.tokenDigest,
-    refreshDigest: pair.refreshDigest,
+    token_digest: pair.token_digest,
+    refresh_digest: pair.refresh_digest,
     application_id: pair.application_id,
     user_id: pair.user_id,
     scopes: [...pair.scopes],
@@ -68,16 +68,16 @@ export function tokenRecordOf(pair: NewTokenPair, codeId: string | null): Access
 
 export function fileGrantStorage(store: Store): GrantStorage {
   const revokeChain = (codeId: string, now: number) => {
-    for (const t of store.data.accessTokens.filter((t) => t.code_id === codeId && t.revoked_at === null)) store.update('accessTokens', t, { revoked_at: now });
+    for (const t of store.data.access_tokens.filter((t) => t.code_id === codeId && t.revoked_at === null)) store.update('access_tokens', t, { revoked_at: now });
   };
-  const insertPair = (pair: NewTokenPair, codeId: string | null) => store.insert('accessTokens', tokenRecordOf(pair, codeId));
+  const insertPair = (pair: NewTokenPair, codeId: string | null) => store.insert('access_tokens', tokenRecordOf(pair, codeId));
   // Each operation's decision and its writes happen in one synchronous commit callback, which the event loop never
   // interleaves with another: that is this store's atomicity.
   return {
     async redeemCode<E>(codeDigest: string, applicationId: number, check: (code: StoredCode) => E | undefined, pair: (code: StoredCode) => NewTokenPair, now: number) {
       let result: SingleUseOutcome<E> = { outcome: 'unknown' };
       await store.commit(() => {
-        const code = store.lookup('authorizationCodes', 'codeDigest', codeDigest);
+        const code = store.lookup('authorization_codes', 'code_digest', codeDigest);
         if (!code || code.application_id !== applicationId) return;
         if (code.used_at !== null) {
           revokeChain(code.id, now);
@@ -90,7 +90,7 @@ export function fileGrantStorage(store: Store): GrantStorage {
           result = { outcome: 'refused', reason };
           return;
         }
-        store.update('authorizationCodes', code, { used_at: now });
+        store.update('authorization_codes', code, { used_at: now });
         insertPair(pair(stored), code.id);
         result = { outcome: 'issued' };
       });
@@ -99,7 +99,7 @@ export function fileGrantStorage(store: Store): GrantStorage {
     async rotateRefresh<E>(refreshDigest: string, applicationId: number, check: (previous: StoredRefresh) => E | undefined, pair: (previous: StoredRefresh) => NewTokenPair, now: number) {
       let result: SingleUseOutcome<E> = { outcome: 'unknown' };
       await store.commit(() => {
-        const previous = store.lookup('accessTokens', 'refreshDigest', refreshDigest);
+        const previous = store.lookup('access_tokens', 'refresh_digest', refreshDigest);
         if (!previous || previous.application_id !== applicationId) return;
         if (previous.revoked_at !== null) {
           if (previous.code_id === null) return;
@@ -113,7 +113,7 @@ export function fileGrantStorage(store: Store): GrantStorage {
           result = { outcome: 'refused', reason };
           return;
         }
-        store.update('accessTokens', previous, { revoked_at: now });
+        store.update('access_tokens', previous, { revoked_at: now });
         insertPair(pair(stored), previous.code_id);
         result = { outcome: 'issued' };
       });
@@ -143,7 +143,7 @@ export function postgresGrantStorage(pool: pg.Pool): GrantStorage {
     client.query(
       `INSERT INTO access_tokens (id, token_digest, refresh_digest, application_id, user_id, scopes, created_at, expires_in, code_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [pair.id, pair.tokenDigest, pair.refreshDigest, pair.application_id, pair.user_id, [...pair.scopes], at(pair.now), pair.ttl, codeId],
+      [pair.id, pair.token_digest, pair.refresh_digest, pair.application_id, pair.user_id, [...pair.scopes], at(pair.now), pair.ttl, codeId],
     );
 
   return {

@@ -46,23 +46,23 @@ export const indexSpecs = {
     id: { key: (a) => a.id },
     uid: { key: (a) => a.uid },
   },
-  personalAccessTokens: {
+  personal_access_tokens: {
     id: { key: (t) => t.id },
-    tokenDigest: { key: (t) => t.tokenDigest },
+    token_digest: { key: (t) => t.token_digest },
   },
-  authorizationCodes: {
-    codeDigest: { key: (c) => c.codeDigest },
+  authorization_codes: {
+    code_digest: { key: (c) => c.code_digest },
   },
-  accessTokens: {
+  access_tokens: {
     id: { key: (t) => t.id },
-    tokenDigest: { key: (t) => t.tokenDigest },
-    refreshDigest: { key: (t) => t.refreshDigest },
+    token_digest: { key: (t) => t.token_digest },
+    refresh_digest: { key: (t) => t.refresh_digest },
   },
-  notificationSettings: {
+  notification_settings: {
     key: { key: (s) => notificationSettingKey(s.user_id, s.source_type, s.source_id) },
   },
   sessions: {
-    sid: { key: (s) => s.sid },
+    sid_digest: { key: (s) => s.sid_digest },
   },
 } satisfies IndexSpecs;
 

@@ -18,7 +18,7 @@ export interface NotificationSettingsStorage {
 }
 
 export function fileNotificationSettingsStorage(store: Store): NotificationSettingsStorage {
-  const findSetting = (userId: number, type: SettingKey['source_type'], id: number | null) => store.lookup('notificationSettings', 'key', notificationSettingKey(userId, type, id));
+  const findSetting = (userId: number, type: SettingKey['source_type'], id: number | null) => store.lookup('notification_settings', 'key', notificationSettingKey(userId, type, id));
   return {
     async find({ user_id, source_type, source_id }) {
       return findSetting(user_id, source_type, source_id);
@@ -28,7 +28,7 @@ export function fileNotificationSettingsStorage(store: Store): NotificationSetti
       return store.commit(() => {
         const existing = findSetting(user_id, source_type, source_id);
         const changes = change(existing ?? fresh);
-        return existing ? store.update('notificationSettings', existing, changes) : store.insert('notificationSettings', { ...fresh, ...changes });
+        return existing ? store.update('notification_settings', existing, changes) : store.insert('notification_settings', { ...fresh, ...changes });
       });
     },
   };

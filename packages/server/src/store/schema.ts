@@ -10,13 +10,15 @@ export type Visibility = 'private' | 'internal' | 'public';
 /** Scopes as the document's oauth2 scheme lists them. */
 export type Scope = 'api' | 'read_api' | 'read_user';
 
-/** 2: the file names the generation of the journal that continues it (`journal`). Version 1 files are read too. */
-export const SCHEMA_VERSION = 2;
+/**
+ * 3: one naming convention (snake_case, as the PostgreSQL schema and the API spell fields) and one representation of
+ * time (epoch seconds) for every stored field. 2: the file names the generation of the journal that continues it
+ * (`journal`). Files of versions 1 and 2 are read too, and written as 3 (upgrade.ts).
+ */
+export const SCHEMA_VERSION = 3;
 
-/** Seconds since the Unix epoch, as the token endpoint reports `created_at`. */
+/** Seconds since the Unix epoch: every stored time, as the token endpoint reports `created_at`. */
 export type EpochSeconds = number;
-/** An ISO 8601 timestamp. */
-export type IsoTime = string;
 
 export interface UserRecord {
   readonly id: number;
@@ -24,19 +26,19 @@ export interface UserRecord {
   readonly email: string;
   readonly name: string;
   /** `scrypt$N$r$p$salt$hash`, never the password. */
-  readonly passwordHash: string;
+  readonly password_hash: string;
   readonly two_factor_enabled: boolean;
   /**
    * The base32 TOTP secret of a user with two-factor authentication. Unlike every other secret it is kept as is:
    * checking a code needs the key itself. Absent on users without it (and in files written before it existed).
    */
-  readonly otpSecret?: string | null;
+  readonly otp_secret?: string | null;
   /** The time step of the last code accepted, so no code works twice. */
-  readonly otpLastStep?: number | null;
+  readonly otp_last_step?: number | null;
   readonly state: 'active' | 'blocked';
   readonly is_admin: boolean;
   readonly bio: string;
-  readonly created_at: IsoTime;
+  readonly created_at: EpochSeconds;
 }
 
 export interface Membership {
@@ -52,7 +54,7 @@ export interface GroupRecord {
   readonly name: string;
   readonly visibility: Visibility;
   readonly members: readonly Membership[];
-  readonly created_at: IsoTime;
+  readonly created_at: EpochSeconds;
 }
 
 export interface ProjectRecord {
@@ -65,7 +67,7 @@ export interface ProjectRecord {
   /** The group the project belongs to, or null for a project in a user's namespace. */
   readonly group_id: number | null;
   readonly members: readonly Membership[];
-  readonly created_at: IsoTime;
+  readonly created_at: EpochSeconds;
 }
 
 export interface ApplicationRecord {
@@ -73,7 +75,7 @@ export interface ApplicationRecord {
   /** The App ID, sent as client_id. */
   readonly uid: string;
   /** SHA-256 hex digest of the App Secret; null for a public client, which has none. */
-  readonly secretDigest: string | null;
+  readonly secret_digest: string | null;
   /**
    * False for a public client (a browser or native app that cannot keep a secret, RFC 6749 section 2.1): it
    * identifies itself by client_id alone and must use PKCE. Absent in records stored before the choice existed,
@@ -84,16 +86,16 @@ export interface ApplicationRecord {
   readonly redirect_uris: readonly string[];
   readonly scopes: readonly Scope[];
   readonly owner_id: number;
-  readonly created_at: IsoTime;
+  readonly created_at: EpochSeconds;
 }
 
 export interface PersonalAccessTokenRecord {
   readonly id: number;
   readonly user_id: number;
   readonly name: string;
-  readonly tokenDigest: string;
+  readonly token_digest: string;
   readonly scopes: readonly Scope[];
-  readonly created_at: IsoTime;
+  readonly created_at: EpochSeconds;
   /** Last day of validity (YYYY-MM-DD), or null for no expiry. */
   readonly expires_at: string | null;
   readonly revoked: boolean;
@@ -102,7 +104,7 @@ export interface PersonalAccessTokenRecord {
 /** An authorization code (RFC 6749 section 4.1.2), single-use and short-lived. */
 export interface AuthorizationCodeRecord {
   readonly id: string;
-  readonly codeDigest: string;
+  readonly code_digest: string;
   readonly application_id: number;
   readonly user_id: number;
   readonly redirect_uri: string;
@@ -118,8 +120,8 @@ export interface AuthorizationCodeRecord {
 /** An OAuth access token and, for the code and refresh grants, its refresh token. */
 export interface AccessTokenRecord {
   readonly id: string;
-  readonly tokenDigest: string;
-  readonly refreshDigest: string | null;
+  readonly token_digest: string;
+  readonly refresh_digest: string | null;
   /** Null for a password grant without client authentication. */
   readonly application_id: number | null;
   readonly user_id: number;
@@ -145,11 +147,10 @@ export interface NotificationSettingRecord {
 
 export interface SessionRecord {
   /** The SHA-256 digest of the session id, never the id itself: the id in the cookie is a bearer credential. */
-  readonly sid: string;
+  readonly sid_digest: string;
   /** express-session's serialised session. */
   readonly session: Record<string, unknown>;
-  /** Epoch milliseconds. */
-  readonly expires: number;
+  readonly expires_at: EpochSeconds;
 }
 
 export interface StoreData {
@@ -158,7 +159,7 @@ export interface StoreData {
   journal: number;
   secrets: {
     /** Signs the session cookie; made at first start. */
-    sessionKey: string;
+    session_key: string;
   };
   /** Replaced whole by each `nextId`, never changed in place. */
   sequences: {
@@ -166,15 +167,15 @@ export interface StoreData {
     groups: number;
     projects: number;
     applications: number;
-    personalAccessTokens: number;
+    personal_access_tokens: number;
   };
   users: UserRecord[];
   groups: GroupRecord[];
   projects: ProjectRecord[];
   applications: ApplicationRecord[];
-  personalAccessTokens: PersonalAccessTokenRecord[];
-  authorizationCodes: AuthorizationCodeRecord[];
-  accessTokens: AccessTokenRecord[];
-  notificationSettings: NotificationSettingRecord[];
+  personal_access_tokens: PersonalAccessTokenRecord[];
+  authorization_codes: AuthorizationCodeRecord[];
+  access_tokens: AccessTokenRecord[];
+  notification_settings: NotificationSettingRecord[];
   sessions: SessionRecord[];
 }

@@ -14,6 +14,7 @@ import { checkApplicationFields, newApplicationRow, type CheckedApplication } fr
 import { accessLevels, checkNamespaceEntryFields } from '../domain/namespaces.js';
 import { checkPasswordPolicy, hashPassword } from '../domain/passwords.js';
 import { digest, newClientId, newSecret } from '../domain/secrets.js';
+import { epochSeconds } from '../domain/time.js';
 import { ExplainedError, InputError } from '../explained-error.js';
 import type { Scope, Visibility } from './schema.js';
 import type { FoundNames, NameQuery, SeedRows, Storage } from './storage.js';
@@ -400,7 +401,7 @@ function namesIn(fixture: unknown): NameQuery {
 
 /** The stored rows of a checked plan, its passwords hashed. */
 function rowsOf(steps: Plan, hashes: string[]): SeedRows {
-  const now = new Date().toISOString();
+  const now = epochSeconds();
   const entry = (e: { path: string; name: string; visibility: Visibility }) => ({ path: e.path, name: e.name.trim(), visibility: e.visibility, created_at: now });
   return {
     users: steps.users.map(({ user, tokens }, i) => ({

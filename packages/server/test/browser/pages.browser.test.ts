@@ -145,10 +145,10 @@ describe('the pages in Chromium', () => {
     await page.getByLabel('Password').fill(seed.awong.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Two-factor authentication');
-    await page.getByLabel('Code').fill(currentCode(seed.awong.otpSecret, server.now() - 60));
+    await page.getByLabel('Code').fill(currentCode(seed.awong.otp_secret, server.now() - 60));
     await page.getByRole('button', { name: 'Verify' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toBe('Invalid code.');
-    await page.getByLabel('Code').fill(currentCode(seed.awong.otpSecret, server.now()));
+    await page.getByLabel('Code').fill(currentCode(seed.awong.otp_secret, server.now()));
     await page.getByRole('button', { name: 'Verify' }).click();
     await page.waitForURL(`${server.baseUrl}/profile/personal_access_tokens`);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Personal access tokens');

@@ -34,7 +34,7 @@ describe('createUser', () => {
   it('stores the user with a hash, never the password', async () => {
     const user = await createUser(storage, { ...jane, two_factor_enabled: true });
     expect(user).toMatchObject({ id: 1, username: 'JSmith', state: 'active', two_factor_enabled: true, is_admin: false });
-    expect(user.passwordHash.startsWith('scrypt$')).toBe(true);
+    expect(user.password_hash.startsWith('scrypt$')).toBe(true);
     expect(JSON.stringify(store.data)).not.toContain(jane.password);
   });
 
@@ -160,6 +160,6 @@ describe('personal access tokens', () => {
       await expect(createPersonalAccessToken(storage, user.id, input), JSON.stringify(input)).rejects.toMatchObject({ field });
     }
     await expect(createPersonalAccessToken(storage, 999, { name: 'x' })).rejects.toMatchObject({ field: 'user_id', code: 'unknown' });
-    expect(store.data.personalAccessTokens).toEqual([]);
+    expect(store.data.personal_access_tokens).toEqual([]);
   });
 });

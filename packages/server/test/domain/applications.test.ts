@@ -96,7 +96,7 @@ describe('listing and deleting', () => {
     const other = (await registerApplication(storage, ownerId, { ...app, name: 'Other' })).record;
     const code = (id: string, application_id: number) => ({
       id,
-      codeDigest: id,
+      code_digest: id,
       application_id,
       user_id: ownerId,
       redirect_uri: app.redirect_uris[0]!,
@@ -109,8 +109,8 @@ describe('listing and deleting', () => {
     });
     const token = (id: string, application_id: number) => ({
       id,
-      tokenDigest: id,
-      refreshDigest: `r-${id}`,
+      token_digest: id,
+      refresh_digest: `r-${id}`,
       application_id,
       user_id: ownerId,
       scopes: ['api' as const],
@@ -120,10 +120,10 @@ describe('listing and deleting', () => {
       code_id: null,
     });
     await store.commit(() => {
-      store.insert('authorizationCodes', code('c1', record.id));
-      store.insert('authorizationCodes', code('c2', other.id));
-      store.insert('accessTokens', token('t1', record.id));
-      store.insert('accessTokens', token('t2', other.id));
+      store.insert('authorization_codes', code('c1', record.id));
+      store.insert('authorization_codes', code('c2', other.id));
+      store.insert('access_tokens', token('t1', record.id));
+      store.insert('access_tokens', token('t2', other.id));
     });
 
     expect(await deleteApplication(storage, otherId, record.id)).toBe(false);
@@ -132,10 +132,10 @@ describe('listing and deleting', () => {
     expect(await deleteApplication(storage, ownerId, record.id)).toBe(true);
     expect(await findApplicationByUid(storage, record.uid)).toBeNull();
     expect(await authenticateClient(storage, record.uid, secret)).toBeNull();
-    expect(store.data.authorizationCodes.map((c) => c.id)).toEqual(['c2']);
-    expect(store.lookup('authorizationCodes', 'codeDigest', 'c1')).toBeUndefined();
-    expect(store.lookup('accessTokens', 'id', 't1')?.revoked_at).toEqual(expect.any(Number));
-    expect(store.lookup('accessTokens', 'id', 't2')?.revoked_at).toBeNull();
+    expect(store.data.authorization_codes.map((c) => c.id)).toEqual(['c2']);
+    expect(store.lookup('authorization_codes', 'code_digest', 'c1')).toBeUndefined();
+    expect(store.lookup('access_tokens', 'id', 't1')?.revoked_at).toEqual(expect.any(Number));
+    expect(store.lookup('access_tokens', 'id', 't2')?.revoked_at).toBeNull();
     expect(await deleteApplication(storage, ownerId, record.id)).toBe(false);
   });
 });

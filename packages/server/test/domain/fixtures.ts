@@ -22,7 +22,8 @@ import {
 export const GUEST = 10;
 export const DEVELOPER = 30;
 
-const created = '2016-09-22T00:00:00.000Z';
+/** 2016-09-22T00:00:00Z */
+const created = 1474502400;
 
 export function events(on: readonly NotificationEvent[] = []): NotificationEvents {
   return Object.fromEntries(notificationEvents.map((e) => [e, on.includes(e)])) as NotificationEvents;
@@ -82,7 +83,7 @@ export async function oauthRefusal(attempt: Promise<unknown>): Promise<{ status:
 
 export class StoreBuilder {
   // The store's own empty data, so a new collection reaches these tests too; a fixed key keeps them deterministic.
-  readonly data: StoreData = { ...freshData(), secrets: { sessionKey: 'test-session-key' } };
+  readonly data: StoreData = { ...freshData(), secrets: { session_key: 'test-session-key' } };
 
   /** A store holding what was built so far. */
   store(): Store {
@@ -101,7 +102,7 @@ export class StoreBuilder {
       username,
       email: `${username}@example.com`,
       name: username,
-      passwordHash: 'scrypt$16384$8$1$c2FsdA$aGFzaA',
+      password_hash: 'scrypt$16384$8$1$c2FsdA$aGFzaA',
       two_factor_enabled: false,
       state: 'active',
       is_admin: false,
@@ -142,7 +143,7 @@ export class StoreBuilder {
   }
 
   globalSetting(user: UserRecord, level: NotificationLevel, opts: { events?: NotificationEvents; notification_email?: string } = {}): this {
-    this.data.notificationSettings.push({
+    this.data.notification_settings.push({
       user_id: user.id,
       source_type: 'global',
       source_id: null,
@@ -154,7 +155,7 @@ export class StoreBuilder {
   }
 
   groupSetting(user: UserRecord, group: GroupRecord, level: NotificationLevel, evts: NotificationEvents = events()): this {
-    this.data.notificationSettings.push({
+    this.data.notification_settings.push({
       user_id: user.id,
       source_type: 'group',
       source_id: group.id,
@@ -166,7 +167,7 @@ export class StoreBuilder {
   }
 
   projectSetting(user: UserRecord, project: ProjectRecord, level: NotificationLevel, evts: NotificationEvents = events()): this {
-    this.data.notificationSettings.push({
+    this.data.notification_settings.push({
       user_id: user.id,
       source_type: 'project',
       source_id: project.id,

@@ -15,7 +15,8 @@ beforeEach(async () => {
 });
 afterEach(() => store.close());
 
-const at = '2026-11-01T09:30:00.000Z';
+/** 2026-11-01T09:30:00Z */
+const at = 1793525400;
 
 describe('checkNamespaceEntryFields', () => {
   it.each([

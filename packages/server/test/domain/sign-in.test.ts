@@ -35,12 +35,12 @@ describe('codeStep', () => {
   const awong = () => store.lookup('users', 'username', 'awong')!.id;
   it('needs a pending password step that has not run out', async () => {
     expect(await codeStep(throttle, fileStorage(store), undefined, '123456', now, '127.0.0.1')).toEqual({ outcome: 'not-started' });
-    expect(await codeStep(throttle, fileStorage(store), { userId: awong(), until: now }, currentCode(accounts.awong.otpSecret, now), now, '127.0.0.1')).toEqual({ outcome: 'not-started' });
+    expect(await codeStep(throttle, fileStorage(store), { userId: awong(), until: now }, currentCode(accounts.awong.otp_secret, now), now, '127.0.0.1')).toEqual({ outcome: 'not-started' });
   });
 
   it('signs in with the right code, once', async () => {
     const pending = { userId: awong(), until: now + 300 };
-    const code = currentCode(accounts.awong.otpSecret, now);
+    const code = currentCode(accounts.awong.otp_secret, now);
     expect(await codeStep(throttle, fileStorage(store), pending, ` ${code} `, now, '127.0.0.1')).toEqual({ outcome: 'signed-in', userId: awong() });
     expect(await codeStep(throttle, fileStorage(store), pending, code, now, '127.0.0.1')).toEqual({ outcome: 'wrong-code' });
   });

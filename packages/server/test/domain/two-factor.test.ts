@@ -19,7 +19,7 @@ describe('checkOtpSecret', () => {
 
 describe('acceptedStep', () => {
   const builder = new StoreBuilder();
-  const user = builder.user('awong', { two_factor_enabled: true, otpSecret });
+  const user = builder.user('awong', { two_factor_enabled: true, otp_secret: otpSecret });
 
   it('accepts the code of the time step, and of one step either side, answering the code’s step', () => {
     expect(acceptedStep(user, '287082', 59)).toBe(1);
@@ -32,21 +32,21 @@ describe('acceptedStep', () => {
   it('refuses a code that is not six digits, a user without a secret, and a step at or before the last one used', () => {
     expect(acceptedStep(user, '94287082', 59)).toBeNull();
     expect(acceptedStep(user, '28708', 59)).toBeNull();
-    expect(acceptedStep({ ...user, otpSecret: null }, '287082', 59)).toBeNull();
-    expect(acceptedStep({ ...user, otpLastStep: 1 }, '287082', 59)).toBeNull();
-    expect(acceptedStep({ ...user, otpLastStep: 0 }, '287082', 59)).toBe(1);
+    expect(acceptedStep({ ...user, otp_secret: null }, '287082', 59)).toBeNull();
+    expect(acceptedStep({ ...user, otp_last_step: 1 }, '287082', 59)).toBeNull();
+    expect(acceptedStep({ ...user, otp_last_step: 0 }, '287082', 59)).toBe(1);
   });
 });
 
 describe('useCode', () => {
   it('spends a good code once, and never for a blocked user', async () => {
     const builder = new StoreBuilder();
-    const awong = builder.user('awong', { two_factor_enabled: true, otpSecret });
-    const blocked = builder.user('blocked', { two_factor_enabled: true, otpSecret, state: 'blocked' });
+    const awong = builder.user('awong', { two_factor_enabled: true, otp_secret: otpSecret });
+    const blocked = builder.user('blocked', { two_factor_enabled: true, otp_secret: otpSecret, state: 'blocked' });
     const storage = builder.storage();
     expect(await useCode(storage, awong.id, '287082', 59)).toBe(true);
     expect(await useCode(storage, awong.id, '287082', 60)).toBe(false);
-    expect((await storage.users.byId(awong.id))?.otpLastStep).toBe(1);
+    expect((await storage.users.byId(awong.id))?.otp_last_step).toBe(1);
     expect(await useCode(storage, blocked.id, '287082', 59)).toBe(false);
     expect(await useCode(storage, 999, '287082', 59)).toBe(false);
   });

@@ -180,7 +180,7 @@ describe('second factor', () => {
     expect(passwordStep.status).toBe(200);
     // The session starts with the right password; the code step continues it.
     headers.cookie += `; ${passwordStep.headers['set-cookie']!.find((c) => c.startsWith('tokenbell.sid='))!.split(';')[0]!}`;
-    const right = currentCode(seed.awong.otpSecret, server.now());
+    const right = currentCode(seed.awong.otp_secret, server.now());
     const wrong = right === '000000' ? '111111' : '000000';
     for (let i = 0; i < policy.perLogin.failures; i++) expect((await post({ otp_attempt: wrong })).status).toBe(401);
     const refused = await post({ otp_attempt: right });

@@ -90,7 +90,7 @@ describe('1,000 concurrent PUTs from 100 users', () => {
     }
     const globalSettings =
       server.kind === 'file'
-        ? server.store.data.notificationSettings.filter((s) => s.source_type === 'global').length
+        ? server.store.data.notification_settings.filter((s) => s.source_type === 'global').length
         : Number((await server.sql<{ count: string }>(`SELECT count(*) AS count FROM notification_settings WHERE source_type = 'global'`))[0]!.count);
     expect(globalSettings).toBe(users);
 
@@ -106,7 +106,7 @@ describe('25 concurrent PUTs of one user on one project', () => {
     const token = tokenOf(0);
     const owner = (await server.storage.users.byUsername('load0'))!;
     const project = await server.storage.namespaces.createProject(
-      { namespace: 'load0', path: 'echo', name: 'echo', visibility: 'private', created_at: new Date().toISOString() },
+      { namespace: 'load0', path: 'echo', name: 'echo', visibility: 'private', created_at: Math.floor(Date.now() / 1000) },
       [{ user_id: owner.id, access_level: 50 }],
     );
     // Request k turns on exactly the events of the bits of k + 1: 25 different custom settings.

@@ -183,13 +183,12 @@ afterAll(() => server.close());
 /** The store as it would be written, without what merely reading a page may touch (a session's expiry). */
 async function snapshot(): Promise<string> {
   // A session's bookkeeping (when it expires, when it was last seen, its cookie) moves with every request it makes.
-  const untouched = (key: string, value: unknown) => (key === 'expires' || key === 'cookie' || key === 'seenAt' ? undefined : value);
-  if (server.kind === 'file') return JSON.stringify(server.store.data, untouched);
-  // Every table; not the sign-in throttle's counters, which the file store keeps in memory, outside its data. A
-  // session's expiry is its row's expires_at.
-  const { sessions = [], ...tables } = await server.tables(['rate_limits']);
+  const untouched = (key: string, value: unknown) => (key === 'cookie' || key === 'seenAt' ? undefined : value);
+  // Every collection or table; not the sign-in throttle's counters, which the file store keeps in memory, outside its
+  // data. On both stores a session's expiry is its record's expires_at.
+  const { sessions = [], ...rest } = server.kind === 'file' ? (server.store.data as unknown as Record<string, unknown>) : await server.tables(['rate_limits']);
   const withoutExpiry = (sessions as Array<Record<string, unknown>>).map(({ expires_at: _expiry, ...session }) => session);
-  return JSON.stringify({ ...tables, sessions: withoutExpiry }, untouched);
+  return JSON.stringify({ ...rest, sessions: withoutExpiry }, untouched);
 }
 
 const leaks = [/\n\s+at /, /node_modules/, /\/work\//, /file:\/\//, /\.[cm]?[jt]s:\d+/, /\b(TypeError|ReferenceError|RangeError|SyntaxError)\b/, /\bERR_[A-Z_]+\b/];

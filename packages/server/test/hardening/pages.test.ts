@@ -98,7 +98,7 @@ const lookalikes = [
 
 describe('redirect_uri on the authorization endpoint', () => {
   it.each(lookalikes)('never redirects to the lookalike %j, on GET or on the consent POST', async (lookalike) => {
-    const codes = await server.count('authorizationCodes');
+    const codes = await server.count('authorization_codes');
     const agent = await signedIn();
     for (const responseType of ['code', 'token']) {
       // `token` is an error the client is normally told about by redirect: only ever to a registered URI.
@@ -116,7 +116,7 @@ describe('redirect_uri on the authorization endpoint', () => {
       expect(response.status, `POST ${decision}`).toBe(400);
       expect(response.headers.get('location')).toBeNull();
     }
-    expect(await server.count('authorizationCodes')).toBe(codes);
+    expect(await server.count('authorization_codes')).toBe(codes);
   });
 
   it('redirects to the registered URI exactly as registered (the control for the cases above)', async () => {

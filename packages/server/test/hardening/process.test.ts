@@ -113,10 +113,10 @@ describe('SIGKILL at random moments', () => {
       }
       // What the next start will read: the data file (which must parse) with its journal applied.
       const data = await readDurableData(file);
-      const global = data.notificationSettings.find((s) => s.source_type === 'global' && s.user_id === 1);
+      const global = data.notification_settings.find((s) => s.source_type === 'global' && s.user_id === 1);
       const stored = Number(/^jsmith\+(\d+)@example\.com$/.exec(global?.notification_email ?? '')?.[1] ?? 0);
       expect(stored).toBeGreaterThanOrEqual(lastAckedEmail);
-      const digests = new Set(data.accessTokens.map((t) => t.tokenDigest));
+      const digests = new Set(data.access_tokens.map((t) => t.token_digest));
       expect(ackedTokens.filter((t) => !digests.has(digest(t)))).toEqual([]);
     }
 
@@ -137,7 +137,7 @@ describe('SIGKILL at random moments', () => {
     started.splice(0);
     // A clean stop folds the journal into the data file, which alone then holds everything (for backups and edits).
     const alone = JSON.parse(await readFile(file, 'utf8')) as StoreData;
-    expect(alone.notificationSettings.find((s) => s.source_type === 'global' && s.user_id === 1)?.notification_email).toBe('final@example.com');
+    expect(alone.notification_settings.find((s) => s.source_type === 'global' && s.user_id === 1)?.notification_email).toBe('final@example.com');
     expect((await Journal.read(journalFileOf(file)))?.ops).toEqual([]);
 
     console.log(

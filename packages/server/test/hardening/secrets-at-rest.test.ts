@@ -112,7 +112,7 @@ describe('secrets at rest', () => {
       .map(([name]) => name);
     expect(found).toEqual([]);
     // Digests stand in for them.
-    const digestField = server.kind === 'file' ? 'tokenDigest' : 'token_digest';
+    const digestField = server.kind === 'file' ? 'token_digest' : 'token_digest';
     expect(stored).toMatch(new RegExp(`"${digestField}":"([0-9a-f]{64}|[A-Za-z0-9_-]{43})"`));
   });
 });

@@ -29,7 +29,7 @@ const api = (path: string, init: RequestInit & { token?: string } = {}) => {
 const storedSettings = async () =>
   JSON.stringify(
     server.kind === 'file'
-      ? server.store.data.notificationSettings
+      ? server.store.data.notification_settings
       : await server.sql('SELECT row_to_json(s) AS setting FROM notification_settings s ORDER BY row_to_json(s)::text'),
   );
 

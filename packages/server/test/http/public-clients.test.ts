@@ -49,7 +49,7 @@ describe('a public client', () => {
     expect(text).toContain('This is a public client: it has no App Secret.');
     expect(text).not.toContain('id="app-secret"');
     clientId = /id="app-id" type="text" readonly value="([^"]+)"/.exec(text)![1]!;
-    expect(await server.storage.applications.byUid(clientId)).toMatchObject({ confidential: false, secretDigest: null });
+    expect(await server.storage.applications.byUid(clientId)).toMatchObject({ confidential: false, secret_digest: null });
   });
 
   it('gets no code without a PKCE challenge', async () => {
@@ -128,7 +128,7 @@ describe('public clients in a seed', () => {
   it('load without a client_secret, and a secret for one is refused naming the field', async () => {
     const owner = 'jsmith';
     await loadSeed(server.storage, { applications: [{ name: 'Seeded SPA', owner, client_id: 'seeded-spa', redirect_uris: [redirectUri], confidential: false }] });
-    expect(await server.storage.applications.byUid('seeded-spa')).toMatchObject({ confidential: false, secretDigest: null });
+    expect(await server.storage.applications.byUid('seeded-spa')).toMatchObject({ confidential: false, secret_digest: null });
     await expect(
       loadSeed(server.storage, { applications: [{ name: 'Bad', owner, client_id: 'bad-spa', client_secret: 'tbcs_0123456789abcdef', redirect_uris: [redirectUri], confidential: false }] }),
     ).rejects.toThrow(/applications\[0\]\.client_secret: must be absent: a public application has no secret/);

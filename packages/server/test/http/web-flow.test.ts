@@ -18,7 +18,7 @@ afterAll(() => server.close());
 
 const location = (response: Response) => response.headers.get('location') ?? '';
 
-type Credentials = { username: string; password: string; otpSecret?: string };
+type Credentials = { username: string; password: string; otp_secret?: string };
 
 async function signIn(agent: Agent, user: Credentials = seed.jsmith, returnTo?: string) {
   const page = await (await agent.get(returnTo ? `/users/sign_in?${query({ return_to: returnTo })}` : '/users/sign_in')).text();
@@ -28,11 +28,11 @@ async function signIn(agent: Agent, user: Credentials = seed.jsmith, returnTo?: 
     password: user.password,
     ...(returnTo ? { return_to: returnTo } : {}),
   });
-  if (user.otpSecret) {
+  if (user.otp_secret) {
     expect(response.status).toBe(200);
     response = await agent.post('/users/sign_in', {
       _csrf: csrfOf(await response.text()),
-      otp_attempt: currentCode(user.otpSecret, server.now()),
+      otp_attempt: currentCode(user.otp_secret, server.now()),
       ...(returnTo ? { return_to: returnTo } : {}),
     });
   }
@@ -179,7 +179,7 @@ describe('the web application flow', () => {
   it('refuses a consent post without or with a wrong CSRF token, issuing no code', async () => {
     const agent = await signedInAgent();
     const fields = consentFields(await (await agent.get(authorizeUrl({ ...baseParams, state: 'c' }))).text());
-    const codesBefore = await server.count('authorizationCodes');
+    const codesBefore = await server.count('authorization_codes');
     const { _csrf: _dropped, ...withoutToken } = fields;
     for (const body of [withoutToken, { ...fields, _csrf: 'f'.repeat(256) }]) {
       const response = await agent.post('/oauth/authorize', { ...body, decision: 'approve' });
@@ -192,7 +192,7 @@ describe('the web application flow', () => {
     const other = await signedInAgent();
     const otherToken = csrfOf(await (await other.get('/profile/applications')).text());
     expect((await agent.post('/oauth/authorize', { ...fields, _csrf: otherToken, decision: 'approve' })).status).toBe(403);
-    expect(await server.count('authorizationCodes')).toBe(codesBefore);
+    expect(await server.count('authorization_codes')).toBe(codesBefore);
   });
 
   it('sends a consent post without a session to sign in, and back to the same request', async () => {
@@ -230,14 +230,14 @@ describe('two-factor sign-in', () => {
     expect(page).not.toContain(seed.awong.password);
     expect(await isSignedIn(agent)).toBe(false);
 
-    const wrong = await codeStep(agent, page, String((Number(currentCode(seed.awong.otpSecret, server.now())) + 1) % 1_000_000).padStart(6, '0'));
+    const wrong = await codeStep(agent, page, String((Number(currentCode(seed.awong.otp_secret, server.now())) + 1) % 1_000_000).padStart(6, '0'));
     expect(wrong.status).toBe(401);
     const retry = await wrong.text();
     expect(retry).toContain('Invalid code.');
     expect(await isSignedIn(agent)).toBe(false);
 
     const sidBefore = agent.sid;
-    const right = await codeStep(agent, retry, currentCode(seed.awong.otpSecret, server.now()));
+    const right = await codeStep(agent, retry, currentCode(seed.awong.otp_secret, server.now()));
     expect(right.status).toBe(302);
     expect(agent.sid).not.toBe(sidBefore);
     expect(await isSignedIn(agent)).toBe(true);
@@ -245,7 +245,7 @@ describe('two-factor sign-in', () => {
 
   it('takes each code once, even from another session', async () => {
     server.advance(60);
-    const code = currentCode(seed.awong.otpSecret, server.now());
+    const code = currentCode(seed.awong.otp_secret, server.now());
     const first = await passwordStep();
     expect((await codeStep(first.agent, first.page, code)).status).toBe(302);
     const second = await passwordStep();
@@ -257,22 +257,22 @@ describe('two-factor sign-in', () => {
   it('accepts a code from the step before or after (clocks apart), not from further away', async () => {
     server.advance(120);
     const { agent, page } = await passwordStep();
-    const far = await codeStep(agent, page, currentCode(seed.awong.otpSecret, server.now() - 90));
+    const far = await codeStep(agent, page, currentCode(seed.awong.otp_secret, server.now() - 90));
     expect(far.status).toBe(401);
-    expect((await codeStep(agent, await far.text(), currentCode(seed.awong.otpSecret, server.now() + 30))).status).toBe(302);
+    expect((await codeStep(agent, await far.text(), currentCode(seed.awong.otp_secret, server.now() + 30))).status).toBe(302);
   });
 
   it('needs the password step first, in the same session, within 5 minutes', async () => {
     server.advance(120);
     const anonymous = new Agent(server.baseUrl);
     const page = await (await anonymous.get('/users/sign_in')).text();
-    const unstarted = await codeStep(anonymous, page, currentCode(seed.awong.otpSecret, server.now()));
+    const unstarted = await codeStep(anonymous, page, currentCode(seed.awong.otp_secret, server.now()));
     expect(unstarted.status).toBe(401);
     expect(await unstarted.text()).toContain('Enter your login and password again');
 
     const { agent, page: codePage } = await passwordStep();
     server.advance(301);
-    const late = await codeStep(agent, codePage, currentCode(seed.awong.otpSecret, server.now()));
+    const late = await codeStep(agent, codePage, currentCode(seed.awong.otp_secret, server.now()));
     expect(late.status).toBe(401);
     expect(await isSignedIn(agent)).toBe(false);
   });

@@ -31,20 +31,20 @@ function user(id: number, username: string, email = `${username}@example.com`): 
     username,
     email,
     name: username,
-    passwordHash: 'scrypt$16384$8$1$AAAA$AAAA',
+    password_hash: 'scrypt$16384$8$1$AAAA$AAAA',
     two_factor_enabled: false,
     state: 'active',
     is_admin: false,
     bio: '',
-    created_at: '2026-01-01T00:00:00.000Z',
+    created_at: 1767225600,
   };
 }
 
 function accessToken(id: string, fields: Partial<AccessTokenRecord>): AccessTokenRecord {
   return {
     id,
-    tokenDigest: `t-${id}`,
-    refreshDigest: null,
+    token_digest: `t-${id}`,
+    refresh_digest: null,
     application_id: null,
     user_id: 1,
     scopes: ['api'],
@@ -66,8 +66,8 @@ describe('opening', () => {
     const store = await t.open(file);
     const onDisk = readJson(file);
     expect(onDisk.version).toBe(SCHEMA_VERSION);
-    expect(Buffer.from(onDisk.secrets.sessionKey, 'base64url')).toHaveLength(32);
-    expect(onDisk.sequences).toEqual({ users: 0, groups: 0, projects: 0, applications: 0, personalAccessTokens: 0 });
+    expect(Buffer.from(onDisk.secrets.session_key, 'base64url')).toHaveLength(32);
+    expect(onDisk.sequences).toEqual({ users: 0, groups: 0, projects: 0, applications: 0, personal_access_tokens: 0 });
     expect(onDisk.users).toEqual([]);
     expect(onDisk.sessions).toEqual([]);
     expect(store.data).toEqual(onDisk);
@@ -76,7 +76,7 @@ describe('opening', () => {
   it('gives every new store its own session key', async () => {
     const a = await t.open(t.file('a.json'));
     const b = await t.open(t.file('b.json'));
-    expect(a.data.secrets.sessionKey).not.toBe(b.data.secrets.sessionKey);
+    expect(a.data.secrets.session_key).not.toBe(b.data.secrets.session_key);
   });
 
   it('reads back what an earlier store committed, indexes included', async () => {
@@ -88,7 +88,7 @@ describe('opening', () => {
     const second = await t.open(file);
     expect(second.data.sequences.users).toBe(1);
     expect(second.lookup('users', 'username', 'alice')?.id).toBe(1);
-    expect(second.data.secrets.sessionKey).toBe(first.data.secrets.sessionKey);
+    expect(second.data.secrets.session_key).toBe(first.data.secrets.session_key);
   });
 
   it('refuses a file that does not parse, names it and leaves it byte for byte', async () => {
@@ -112,7 +112,7 @@ describe('opening', () => {
 
   it('refuses JSON that is not a store', async () => {
     const file = t.file();
-    await writeFile(file, JSON.stringify({ version: SCHEMA_VERSION, secrets: { sessionKey: 'k' } }));
+    await writeFile(file, JSON.stringify({ version: SCHEMA_VERSION, secrets: { session_key: 'k' } }));
     await expect(t.open(file)).rejects.toThrow(/sequences/);
   });
 
@@ -180,8 +180,8 @@ describe('commit', () => {
     await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         store
-          .commit(() => store.insert('sessions', { sid: `s${i}`, session: {}, expires: 1 }))
-          .then(async () => seen.push((await readDurableData(file)).sessions.some((s) => s.sid === `s${i}`))),
+          .commit(() => store.insert('sessions', { sid_digest: `s${i}`, session: {}, expires_at: 1 }))
+          .then(async () => seen.push((await readDurableData(file)).sessions.some((s) => s.sid_digest === `s${i}`))),
       ),
     );
     expect(seen).toEqual(Array(20).fill(true));
@@ -194,7 +194,7 @@ describe('commit', () => {
     const commits: Promise<number>[] = [];
     for (let i = 0; i < 200; i++) {
       commits.push(store.commit(() => store.nextId('users')));
-      store.commit(() => store.insert('sessions', { sid: `sid-${i}`, session: { i }, expires: 1 }));
+      store.commit(() => store.insert('sessions', { sid_digest: `sid-${i}`, session: { i }, expires_at: 1 }));
       // Spread over many ticks, so commits also arrive while a write is in flight.
       if (i % 10 === 0) await new Promise((resolve) => setImmediate(resolve));
     }
@@ -203,7 +203,7 @@ describe('commit', () => {
     expect(ids).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
     const onDisk = await readDurableData(file);
     expect(onDisk.sequences.users).toBe(200);
-    expect(new Set(onDisk.sessions.map((s) => s.sid)).size).toBe(200);
+    expect(new Set(onDisk.sessions.map((s) => s.sid_digest)).size).toBe(200);
     const written = writes(store) - before;
     expect(written).toBeGreaterThan(0);
     expect(written).toBeLessThan(400 / 4);
@@ -289,19 +289,19 @@ describe('journal', () => {
     const store = await t.open(file);
     await store.commit(() => {
       for (const name of ['alice', 'bob', 'carol']) store.insert('users', user(store.nextId('users'), name));
-      store.insert('accessTokens', accessToken('a', { user_id: 1 }));
-      store.insert('accessTokens', accessToken('b', { user_id: 2 }));
+      store.insert('access_tokens', accessToken('a', { user_id: 1 }));
+      store.insert('access_tokens', accessToken('b', { user_id: 2 }));
     });
     await store.commit(() => {
-      store.update('accessTokens', store.lookup('accessTokens', 'id', 'a')!, { revoked_at: 5 });
-      store.remove('accessTokens', (token) => token.id === 'b');
+      store.update('access_tokens', store.lookup('access_tokens', 'id', 'a')!, { revoked_at: 5 });
+      store.remove('access_tokens', (token) => token.id === 'b');
       store.remove('users', (u) => u.username === 'bob');
     });
     const copy = await crashCopy(file, 'crashed.json');
 
     const reopened = await t.open(copy);
     expect(state(reopened.data)).toEqual(state(store.data));
-    expect(reopened.lookup('accessTokens', 'tokenDigest', 't-a')?.revoked_at).toBe(5);
+    expect(reopened.lookup('access_tokens', 'token_digest', 't-a')?.revoked_at).toBe(5);
     expect(reopened.lookup('users', 'username', 'bob')).toBeUndefined();
     expect(state(readJson(copy))).toEqual(state(store.data));
     expect((await Journal.read(journalFileOf(copy)))!.ops).toEqual([]);
@@ -382,7 +382,7 @@ describe('journal', () => {
     const file = t.file();
     const store = await t.open(file, { minCompactionBytes: 0 });
     const opened = store.stats.compactions;
-    for (let i = 0; i < 50; i++) await store.commit(() => store.insert('sessions', { sid: `s${i}`, session: { i }, expires: 1 }));
+    for (let i = 0; i < 50; i++) await store.commit(() => store.insert('sessions', { sid_digest: `s${i}`, session: { i }, expires_at: 1 }));
     expect(store.stats.compactions - opened).toBeGreaterThan(2);
     expect(store.stats.compactions - opened).toBeLessThan(25);
     expect(readJson(file).sessions.length).toBeGreaterThan(10);
@@ -403,7 +403,49 @@ describe('journal', () => {
     await writeFile(file, JSON.stringify(v1));
     const store = await t.open(file);
     expect(store.data.version).toBe(SCHEMA_VERSION);
-    expect(readJson(file)).toMatchObject({ version: SCHEMA_VERSION, journal: 1, secrets: v1.secrets });
+    expect(readJson(file)).toMatchObject({ version: SCHEMA_VERSION, journal: 1 });
+  });
+
+  it('reads a version 2 file and its journal (camelCase fields, ISO times, sessions in milliseconds) as version 3, and writes it so', async () => {
+    const file = t.file();
+    const v2 = {
+      version: 2,
+      journal: 4,
+      secrets: { sessionKey: 'key-of-version-2' },
+      sequences: { users: 1, groups: 0, projects: 0, applications: 0, personalAccessTokens: 1 },
+      users: [{ id: 1, username: 'alice', email: 'alice@example.com', name: 'Alice', passwordHash: 'scrypt$x', two_factor_enabled: true, otpSecret: 'KRUGKIDROVUWG2ZAMJZG653OEBTG66BA', otpLastStep: 7, state: 'active', is_admin: false, bio: '', created_at: '2026-01-01T00:00:00.000Z' }],
+      groups: [],
+      projects: [],
+      applications: [],
+      personalAccessTokens: [{ id: 1, user_id: 1, name: 'laptop', tokenDigest: 'pat-digest', scopes: ['api'], created_at: '2026-01-02T00:00:00.000Z', expires_at: '2030-12-31', revoked: false }],
+      authorizationCodes: [],
+      accessTokens: [],
+      notificationSettings: [],
+      sessions: [{ sid: 'sid-digest', session: { userId: 1 }, expires: 1_767_225_600_500 }],
+    };
+    await writeFile(file, JSON.stringify(v2));
+    // The journal continues the version 2 snapshot, in version 2's names.
+    const ops = [
+      ['update', 'users', 1, { passwordHash: 'scrypt$new' }],
+      ['insert', 'accessTokens', { id: 't1', tokenDigest: 'at-digest', refreshDigest: 'rt-digest', application_id: null, user_id: 1, scopes: ['api'], created_at: 1_767_225_600, expires_in: 7200, revoked_at: null, code_id: null }],
+      ['sequence', 'personalAccessTokens', 2],
+      ['update', 'sessions', 'sid-digest', { expires: 1_767_229_200_000 }],
+    ];
+    await writeFile(journalFileOf(file), `${JSON.stringify({ journal: 4 })}\n${JSON.stringify(ops)}\n`);
+    const store = await t.open(file);
+    expect(store.data.version).toBe(3);
+    expect(store.data.secrets).toEqual({ session_key: 'key-of-version-2' });
+    expect(store.data.sequences.personal_access_tokens).toBe(2);
+    expect(store.lookup('users', 'username', 'alice')).toMatchObject({ password_hash: 'scrypt$new', otp_secret: 'KRUGKIDROVUWG2ZAMJZG653OEBTG66BA', otp_last_step: 7, created_at: 1_767_225_600 });
+    expect(store.lookup('personal_access_tokens', 'token_digest', 'pat-digest')).toMatchObject({ created_at: 1_767_312_000, expires_at: '2030-12-31' });
+    expect(store.lookup('access_tokens', 'refresh_digest', 'rt-digest')).toMatchObject({ id: 't1', token_digest: 'at-digest' });
+    expect(store.lookup('sessions', 'sid_digest', 'sid-digest')).toEqual({ sid_digest: 'sid-digest', session: { userId: 1 }, expires_at: 1_767_229_200 });
+    // Written at once as version 3, with nothing of version 2 left in the file.
+    const onDisk = readJson(file) as unknown as Record<string, unknown>;
+    expect(onDisk.version).toBe(3);
+    expect(JSON.stringify(onDisk)).not.toMatch(/passwordHash|tokenDigest|personalAccessTokens|sessionKey|"sid"|"expires"/);
+    await store.close();
+    expect((await t.open(file)).lookup('users', 'id', 1)?.password_hash).toBe('scrypt$new');
   });
 });
 
@@ -440,7 +482,7 @@ describe('indexes', () => {
     const store = await t.open(null);
     await store.commit(() => {
       store.insert('users', user(7, 'JSmith', 'Jane.Smith@Example.com'));
-      store.insert('groups', { id: 3, path: 'Acme', name: 'Acme', visibility: 'private', members: [], created_at: '' });
+      store.insert('groups', { id: 3, path: 'Acme', name: 'Acme', visibility: 'private', members: [], created_at: 0 });
       store.insert('projects', {
         id: 4,
         namespace: 'Acme',
@@ -449,9 +491,9 @@ describe('indexes', () => {
         visibility: 'private',
         group_id: 3,
         members: [],
-        created_at: '',
+        created_at: 0,
       });
-      store.insert('notificationSettings', {
+      store.insert('notification_settings', {
         user_id: 7,
         source_type: 'group',
         source_id: 3,
@@ -459,8 +501,8 @@ describe('indexes', () => {
         notification_email: null,
         events: {} as never,
       });
-      store.insert('accessTokens', accessToken('a1', { refreshDigest: 'r1' }));
-      store.insert('accessTokens', accessToken('a2', {}));
+      store.insert('access_tokens', accessToken('a1', { refresh_digest: 'r1' }));
+      store.insert('access_tokens', accessToken('a2', {}));
     });
     expect(store.lookup('users', 'id', 7)?.username).toBe('JSmith');
     expect(store.lookup('users', 'id', '7')?.username).toBe('JSmith');
@@ -468,10 +510,10 @@ describe('indexes', () => {
     expect(store.lookup('users', 'email', 'JANE.SMITH@example.COM')?.id).toBe(7);
     expect(store.lookup('groups', 'path', 'ACME')?.id).toBe(3);
     expect(store.lookup('projects', 'fullPath', 'acme/widgets')?.id).toBe(4);
-    expect(store.lookup('notificationSettings', 'key', notificationSettingKey(7, 'group', 3))?.level).toBe('watch');
-    expect(store.lookup('notificationSettings', 'key', notificationSettingKey(7, 'global', null))).toBeUndefined();
-    expect(store.lookup('accessTokens', 'refreshDigest', 'r1')?.id).toBe('a1');
-    expect(store.lookup('accessTokens', 'tokenDigest', 't-a2')?.id).toBe('a2');
+    expect(store.lookup('notification_settings', 'key', notificationSettingKey(7, 'group', 3))?.level).toBe('watch');
+    expect(store.lookup('notification_settings', 'key', notificationSettingKey(7, 'global', null))).toBeUndefined();
+    expect(store.lookup('access_tokens', 'refresh_digest', 'r1')?.id).toBe('a1');
+    expect(store.lookup('access_tokens', 'token_digest', 't-a2')?.id).toBe('a2');
     expect(store.lookup('users', 'username', 'nobody')).toBeUndefined();
   });
 
@@ -520,7 +562,7 @@ describe('prune', () => {
     const store = await t.open(null);
     const code = (id: string, expires_at: number) => ({
       id,
-      codeDigest: id,
+      code_digest: id,
       application_id: 1,
       user_id: 1,
       redirect_uri: 'http://127.0.0.1/cb',
@@ -532,26 +574,26 @@ describe('prune', () => {
       used_at: null,
     });
     await store.commit(() => {
-      store.insert('authorizationCodes', code('old-code', now - day - 1));
-      store.insert('authorizationCodes', code('recent-code', now - day + 1));
+      store.insert('authorization_codes', code('old-code', now - day - 1));
+      store.insert('authorization_codes', code('recent-code', now - day + 1));
       // Revoked long ago: the refresh token died with it.
-      store.insert('accessTokens', accessToken('revoked-old', { refreshDigest: 'r1', revoked_at: now - day - 1 }));
-      store.insert('accessTokens', accessToken('revoked-recent', { revoked_at: now - 10 }));
+      store.insert('access_tokens', accessToken('revoked-old', { refresh_digest: 'r1', revoked_at: now - day - 1 }));
+      store.insert('access_tokens', accessToken('revoked-recent', { revoked_at: now - 10 }));
       // Expired long ago, no refresh token.
-      store.insert('accessTokens', accessToken('expired-old', { created_at: now - 2 * day, expires_in: 60 }));
+      store.insert('access_tokens', accessToken('expired-old', { created_at: now - 2 * day, expires_in: 60 }));
       // Expired long ago, but its refresh token still works.
-      store.insert('accessTokens', accessToken('refreshable', { refreshDigest: 'r2', created_at: now - 30 * day, expires_in: 60 }));
-      store.insert('accessTokens', accessToken('live', { created_at: now, expires_in: 7200 }));
-      store.insert('sessions', { sid: 'expired', session: {}, expires: now * 1000 - 1 });
-      store.insert('sessions', { sid: 'live', session: {}, expires: now * 1000 + 60_000 });
+      store.insert('access_tokens', accessToken('refreshable', { refresh_digest: 'r2', created_at: now - 30 * day, expires_in: 60 }));
+      store.insert('access_tokens', accessToken('live', { created_at: now, expires_in: 7200 }));
+      store.insert('sessions', { sid_digest: 'expired', session: {}, expires_at: now - 1 });
+      store.insert('sessions', { sid_digest: 'live', session: {}, expires_at: now + 60 });
     });
     const result = await pruneStore(store, now);
     expect(result).toEqual({ authorizationCodes: 1, accessTokens: 2, sessions: 1 });
-    expect(store.data.authorizationCodes.map((c) => c.id)).toEqual(['recent-code']);
-    expect(store.data.accessTokens.map((a) => a.id)).toEqual(['revoked-recent', 'refreshable', 'live']);
-    expect(store.data.sessions.map((s) => s.sid)).toEqual(['live']);
-    expect(store.lookup('accessTokens', 'refreshDigest', 'r1')).toBeUndefined();
-    expect(store.lookup('authorizationCodes', 'codeDigest', 'old-code')).toBeUndefined();
-    expect(store.lookup('sessions', 'sid', 'expired')).toBeUndefined();
+    expect(store.data.authorization_codes.map((c) => c.id)).toEqual(['recent-code']);
+    expect(store.data.access_tokens.map((a) => a.id)).toEqual(['revoked-recent', 'refreshable', 'live']);
+    expect(store.data.sessions.map((s) => s.sid_digest)).toEqual(['live']);
+    expect(store.lookup('access_tokens', 'refresh_digest', 'r1')).toBeUndefined();
+    expect(store.lookup('authorization_codes', 'code_digest', 'old-code')).toBeUndefined();
+    expect(store.lookup('sessions', 'sid_digest', 'expired')).toBeUndefined();
   });
 });

@@ -37,9 +37,9 @@ const implementations: Record<string, () => Promise<Subject>> = {
       revokeAuthorization: () => fileStorage(store).tokens.revokeAuthorization(1, client, now),
       addCode: (id, codeDigest, applicationId) =>
         store.commit(() => {
-          store.insert('authorizationCodes', {
+          store.insert('authorization_codes', {
             id,
-            codeDigest,
+            code_digest: codeDigest,
             application_id: applicationId,
             user_id: 1,
             redirect_uri: 'https://app.example.com/cb',
@@ -51,7 +51,7 @@ const implementations: Record<string, () => Promise<Subject>> = {
             used_at: null,
           });
         }),
-      alive: async () => store.data.accessTokens.filter((t) => t.revoked_at === null).map((t) => t.id),
+      alive: async () => store.data.access_tokens.filter((t) => t.revoked_at === null).map((t) => t.id),
     };
   },
   PostgreSQL: async () => {
@@ -79,7 +79,7 @@ const random = () => randomBytes(16).toString('hex');
 const pairFactory = (issued: string[]) => (): NewTokenPair => {
   const refreshDigest = random();
   issued.push(refreshDigest);
-  return { id: random(), tokenDigest: random(), refreshDigest, application_id: client, user_id: 1, scopes: ['api'], now, ttl: 7200 };
+  return { id: random(), token_digest: random(), refresh_digest: refreshDigest, application_id: client, user_id: 1, scopes: ['api'], now, ttl: 7200 };
 };
 const pass = () => undefined;
 const tally = (outcomes: { outcome: string }[]) => outcomes.reduce<Record<string, number>>((t, o) => ({ ...t, [o.outcome]: (t[o.outcome] ?? 0) + 1 }), {});

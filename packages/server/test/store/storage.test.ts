@@ -51,7 +51,8 @@ const implementations: Record<string, () => Promise<Subject>> = {
   },
 };
 
-const created = '2026-11-25T12:00:00.000Z';
+/** 2026-11-25T12:00:00Z */
+const created = 1795608000;
 const now = Math.floor(Date.UTC(2026, 10, 25, 12) / 1000);
 const day = 86_400;
 
@@ -59,10 +60,10 @@ const newUser = (username: string, fields: Partial<NewUserRow> = {}): NewUserRow
   username,
   email: `${username.toLowerCase()}@example.com`,
   name: `${username} Example`,
-  passwordHash: 'scrypt$16384$8$1$salt$hash',
+  password_hash: 'scrypt$16384$8$1$salt$hash',
   two_factor_enabled: false,
-  otpSecret: null,
-  otpLastStep: null,
+  otp_secret: null,
+  otp_last_step: null,
   state: 'active',
   is_admin: false,
   bio: '',
@@ -73,7 +74,7 @@ const newGroup = (path: string): NewGroupRow => ({ path, name: `The ${path}`, vi
 const newProject = (namespace: string, path: string): NewProjectRow => ({ namespace, path, name: `The ${path}`, visibility: 'internal', created_at: created });
 const newApplication = (ownerId: number, uid: string, confidential = true): NewApplicationRow => ({
   uid,
-  secretDigest: confidential ? `secret-digest-of-${uid}` : null,
+  secret_digest: confidential ? `secret-digest-of-${uid}` : null,
   confidential,
   name: `The ${uid}`,
   redirect_uris: ['https://app.example.com/cb', 'http://127.0.0.1:8080/cb'],
@@ -84,7 +85,7 @@ const newApplication = (ownerId: number, uid: string, confidential = true): NewA
 const newToken = (userId: number, tokenDigest: string, expiresAt: string | null = null): NewPersonalAccessTokenRow => ({
   user_id: userId,
   name: `token ${tokenDigest}`,
-  tokenDigest,
+  token_digest: tokenDigest,
   scopes: ['read_api'],
   created_at: created,
   expires_at: expiresAt,
@@ -92,7 +93,7 @@ const newToken = (userId: number, tokenDigest: string, expiresAt: string | null 
 });
 const newCode = (id: string, applicationId: number, userId: number, fields: Partial<AuthorizationCodeRecord> = {}): AuthorizationCodeRecord => ({
   id,
-  codeDigest: `code-digest-${id}`,
+  code_digest: `code-digest-${id}`,
   application_id: applicationId,
   user_id: userId,
   redirect_uri: 'https://app.example.com/cb',
@@ -106,8 +107,8 @@ const newCode = (id: string, applicationId: number, userId: number, fields: Part
 });
 const newPair = (id: string, applicationId: number | null, userId: number, issuedAt = now - 100): NewTokenPair => ({
   id,
-  tokenDigest: `access-${id}`,
-  refreshDigest: `refresh-${id}`,
+  token_digest: `access-${id}`,
+  refresh_digest: `refresh-${id}`,
   application_id: applicationId,
   user_id: userId,
   scopes: ['api'],
@@ -152,7 +153,7 @@ describe.each(Object.keys(implementations))('storage on %s', (name) => {
     it('creates a user, then finds it by id, by username and by login (username or e-mail address), whatever the case', async () => {
       const { storages: [storage] } = await subject();
       expect(await storage.users.any()).toBe(false);
-      const row = newUser('JSmith', { email: 'Jane.Smith@Example.com', two_factor_enabled: true, otpSecret: 'JBSWY3DPEHPK3PXP', is_admin: true, bio: 'Writes things.' });
+      const row = newUser('JSmith', { email: 'Jane.Smith@Example.com', two_factor_enabled: true, otp_secret: 'JBSWY3DPEHPK3PXP', is_admin: true, bio: 'Writes things.' });
       const jsmith = await storage.users.create(row);
       expect(jsmith).toEqual({ id: expect.any(Number), ...row });
       expect(await storage.users.any()).toBe(true);
@@ -194,22 +195,22 @@ describe.each(Object.keys(implementations))('storage on %s', (name) => {
       const { storages: [storage] } = await subject();
       const user = await storage.users.create(newUser('jsmith'));
       const changed = await storage.users.setPasswordHash(user.id, 'scrypt$new');
-      expect(changed).toEqual({ ...user, passwordHash: 'scrypt$new' });
+      expect(changed).toEqual({ ...user, password_hash: 'scrypt$new' });
       expect(await storage.users.byId(user.id)).toEqual(changed);
       expect(await storage.users.setPasswordHash(user.id + 1, 'scrypt$x')).toBeUndefined();
     });
 
     it('spends each TOTP step once, and only a later one after it; never for a blocked or unknown user', async () => {
       const { storages: [storage] } = await subject();
-      const user = await storage.users.create(newUser('jsmith', { two_factor_enabled: true, otpSecret: 'JBSWY3DPEHPK3PXP' }));
-      const blocked = await storage.users.create(newUser('blocked', { state: 'blocked', two_factor_enabled: true, otpSecret: 'JBSWY3DPEHPK3PXP' }));
+      const user = await storage.users.create(newUser('jsmith', { two_factor_enabled: true, otp_secret: 'JBSWY3DPEHPK3PXP' }));
+      const blocked = await storage.users.create(newUser('blocked', { state: 'blocked', two_factor_enabled: true, otp_secret: 'JBSWY3DPEHPK3PXP' }));
       expect(await storage.users.spendOtpStep(user.id, 100)).toBe(true);
       expect(await storage.users.spendOtpStep(user.id, 100)).toBe(false);
       expect(await storage.users.spendOtpStep(user.id, 99)).toBe(false);
       expect(await storage.users.spendOtpStep(user.id, 101)).toBe(true);
-      expect((await storage.users.byId(user.id))?.otpLastStep).toBe(101);
+      expect((await storage.users.byId(user.id))?.otp_last_step).toBe(101);
       expect(await storage.users.spendOtpStep(blocked.id, 100)).toBe(false);
-      expect((await storage.users.byId(blocked.id))?.otpLastStep).toBeNull();
+      expect((await storage.users.byId(blocked.id))?.otp_last_step).toBeNull();
       expect(await storage.users.spendOtpStep(blocked.id + 1, 100)).toBe(false);
     });
   });
@@ -298,9 +299,9 @@ describe.each(Object.keys(implementations))('storage on %s', (name) => {
     it('lets two applications have the same secret (it identifies nothing)', async () => {
       const { storages: [storage] } = await subject();
       const owner = await storage.users.create(newUser('owner'));
-      await storage.applications.create({ ...newApplication(owner.id, 'one'), secretDigest: 'same' });
-      const second = await storage.applications.create({ ...newApplication(owner.id, 'two'), secretDigest: 'same' });
-      expect(second.secretDigest).toBe('same');
+      await storage.applications.create({ ...newApplication(owner.id, 'one'), secret_digest: 'same' });
+      const second = await storage.applications.create({ ...newApplication(owner.id, 'two'), secret_digest: 'same' });
+      expect(second.secret_digest).toBe('same');
     });
 
     it("deletes the owner's application with its codes, revokes its live tokens, and refuses anyone else", async () => {
@@ -383,12 +384,12 @@ describe.each(Object.keys(implementations))('storage on %s', (name) => {
       const other = await storage.users.create(newUser('other'));
       const app = await storage.applications.create(newApplication(user.id, 'app'));
       await storage.tokens.issue(newPair('first', app.id, user.id, now - 300));
-      await storage.tokens.issue({ ...newPair('password', null, user.id, now - 200), refreshDigest: null });
+      await storage.tokens.issue({ ...newPair('password', null, user.id, now - 200), refresh_digest: null });
       await storage.tokens.issue(newPair('theirs', app.id, other.id, now - 100));
       const first = {
         id: 'first',
-        tokenDigest: 'access-first',
-        refreshDigest: 'refresh-first',
+        token_digest: 'access-first',
+        refresh_digest: 'refresh-first',
         application_id: app.id,
         user_id: user.id,
         scopes: ['api'],
@@ -532,7 +533,7 @@ describe.each(Object.keys(implementations))('storage on %s', (name) => {
 
     const seed = (): SeedRows => ({
       users: [
-        { user: newUser('Alice'), tokens: [{ name: 'laptop', tokenDigest: 'alice-digest', scopes: ['api'], created_at: created, expires_at: '2031-01-31', revoked: false }] },
+        { user: newUser('Alice'), tokens: [{ name: 'laptop', token_digest: 'alice-digest', scopes: ['api'], created_at: created, expires_at: '2031-01-31', revoked: false }] },
         { user: newUser('bob'), tokens: [] },
       ],
       groups: [
@@ -548,7 +549,7 @@ describe.each(Object.keys(implementations))('storage on %s', (name) => {
         { project: newProject('team', 'tools'), members: [{ username: 'Bob', access_level: 40 }] },
         { project: newProject('ALICE', 'notes'), members: [] },
       ],
-      applications: [{ owner: 'BOB', application: { uid: 'seeded-app', secretDigest: 'seeded-secret', confidential: true, name: 'Seeded', redirect_uris: ['https://seeded.example.com/cb'], scopes: ['api'], created_at: created } }],
+      applications: [{ owner: 'BOB', application: { uid: 'seeded-app', secret_digest: 'seeded-secret', confidential: true, name: 'Seeded', redirect_uris: ['https://seeded.example.com/cb'], scopes: ['api'], created_at: created } }],
     });
 
     it('applies a seed: users with their tokens, groups and projects with members by username, applications by owner', async () => {
@@ -558,7 +559,7 @@ describe.each(Object.keys(implementations))('storage on %s', (name) => {
       const bob = (await storage.users.byUsername('bob'))!;
       expect(alice).toEqual({ id: expect.any(Number), ...newUser('Alice') });
       expect(await storage.personalAccessTokens.ofUser(alice.id)).toEqual([
-        { id: expect.any(Number), user_id: alice.id, name: 'laptop', tokenDigest: 'alice-digest', scopes: ['api'], created_at: created, expires_at: '2031-01-31', revoked: false },
+        { id: expect.any(Number), user_id: alice.id, name: 'laptop', token_digest: 'alice-digest', scopes: ['api'], created_at: created, expires_at: '2031-01-31', revoked: false },
       ]);
       const team = (await storage.namespaces.groupByPath('team'))!;
       expect(withoutMembers(team)).toEqual({ id: expect.any(Number), ...newGroup('Team') });
@@ -576,10 +577,10 @@ describe.each(Object.keys(implementations))('storage on %s', (name) => {
       const { storages: [storage] } = await subject();
       await storage.maintenance.applySeed(seed());
       const another = (last: Partial<SeedRows>): SeedRows => ({
-        users: [{ user: newUser('carol'), tokens: [{ name: 't', tokenDigest: 'carol-digest', scopes: ['api'], created_at: created, expires_at: null, revoked: false }] }],
+        users: [{ user: newUser('carol'), tokens: [{ name: 't', token_digest: 'carol-digest', scopes: ['api'], created_at: created, expires_at: null, revoked: false }] }],
         groups: [{ group: newGroup('crew'), members: [{ username: 'carol', access_level: 50 }] }],
         projects: [{ project: newProject('crew', 'boat'), members: [{ username: 'alice', access_level: 30 }] }],
-        applications: [{ owner: 'carol', application: { uid: 'carols-app', secretDigest: null, confidential: false, name: 'C', redirect_uris: ['https://c.example.com/cb'], scopes: ['api'], created_at: created } }],
+        applications: [{ owner: 'carol', application: { uid: 'carols-app', secret_digest: null, confidential: false, name: 'C', redirect_uris: ['https://c.example.com/cb'], scopes: ['api'], created_at: created } }],
         ...last,
       });
       const applied = async () => {
@@ -600,7 +601,7 @@ describe.each(Object.keys(implementations))('storage on %s', (name) => {
       expect(await refusal(storage.maintenance.applySeed(userIsGroup))).toEqual({ field: 'username', code: 'taken', message: 'the username "TEAM" is already taken' });
       const groupIsUser = another({ groups: [{ group: newGroup('ALICE'), members: [] }], projects: [] });
       expect(await refusal(storage.maintenance.applySeed(groupIsUser))).toEqual({ field: 'path', code: 'taken', message: 'the group "ALICE" already exists' });
-      const takenDigest = another({ users: [{ user: newUser('carol'), tokens: [{ name: 't', tokenDigest: 'alice-digest', scopes: ['api'], created_at: created, expires_at: null, revoked: false }] }] });
+      const takenDigest = another({ users: [{ user: newUser('carol'), tokens: [{ name: 't', token_digest: 'alice-digest', scopes: ['api'], created_at: created, expires_at: null, revoked: false }] }] });
       expect(await refusal(storage.maintenance.applySeed(takenDigest))).toEqual({ field: 'token', code: 'taken', message: 'this token is already in use' });
       expect(await applied()).toEqual(existing);
 
@@ -611,9 +612,9 @@ describe.each(Object.keys(implementations))('storage on %s', (name) => {
     it('keeps an instance secret, prunes what can never be used again, reports writes and readiness, and says where the data lives', async () => {
       const { storages, described } = await subject();
       const [storage] = storages;
-      const secret = await storage.maintenance.instanceSecret('sessionKey');
+      const secret = await storage.maintenance.instanceSecret('session_key');
       expect(secret).toMatch(/^[A-Za-z0-9_-]{32,}$/);
-      for (const instance of storages) expect(await instance.maintenance.instanceSecret('sessionKey')).toBe(secret);
+      for (const instance of storages) expect(await instance.maintenance.instanceSecret('session_key')).toBe(secret);
 
       const writes: number[] = [];
       storage.maintenance.observeWrites((seconds) => writes.push(seconds));
@@ -683,10 +684,10 @@ describe('storage on PostgreSQL from two instances at once', () => {
 
   it('spends one TOTP step once when ten sign-ins try it at once', async () => {
     const both = await instances();
-    const user = await both[0].users.create(newUser('jsmith', { two_factor_enabled: true, otpSecret: 'JBSWY3DPEHPK3PXP' }));
+    const user = await both[0].users.create(newUser('jsmith', { two_factor_enabled: true, otp_secret: 'JBSWY3DPEHPK3PXP' }));
     const spent = await Promise.all(Array.from({ length: 10 }, (_, i) => both[i % 2]!.users.spendOtpStep(user.id, 1000)));
     expect(spent.filter(Boolean)).toHaveLength(1);
-    expect((await both[1].users.byId(user.id))?.otpLastStep).toBe(1000);
+    expect((await both[1].users.byId(user.id))?.otp_last_step).toBe(1000);
   });
 
   it('names what is wrong when the database cannot be reached, without its credentials, and says what it was told to', async () => {

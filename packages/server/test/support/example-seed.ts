@@ -7,7 +7,7 @@ export const exampleAccounts = {
     username: 'awong',
     password: 'two-factor-makes-passwords-useless',
     pat: 'tbpat-awong-example-token-0000000000000000000',
-    otpSecret: 'KRUGKIDROVUWG2ZAMJZG653OEBTG66BA',
+    otp_secret: 'KRUGKIDROVUWG2ZAMJZG653OEBTG66BA',
   },
   mallory: { username: 'mallory', password: 'not-a-member-of-anything' },
 } as const;

@@ -92,7 +92,7 @@ export async function approveAuthorization(
   const code = newSecret('authorizationCode');
   await storage.codes.create({
     id: nanoid(),
-    codeDigest: digest(code),
+    code_digest: digest(code),
     application_id: request.application.id,
     user_id: userId,
     redirect_uri: request.redirect_uri,

@@ -29,8 +29,8 @@ export function newTokenPair(options: IssueTokenOptions): { pair: NewTokenPair; 
   return {
     pair: {
       id: nanoid(),
-      tokenDigest: digest(access_token),
-      refreshDigest: refresh_token ? digest(refresh_token) : null,
+      token_digest: digest(access_token),
+      refresh_digest: refresh_token ? digest(refresh_token) : null,
       application_id: options.application_id,
       user_id: options.user_id,
       scopes: options.scopes,

@@ -34,7 +34,7 @@ export async function openPostgresBackend({ url, poolSize, migrate: runMigration
       client.release();
     }
     const storage = postgresStorage(pool, { describe: where });
-    return { storage, sessionSecret: await storage.maintenance.instanceSecret('sessionKey'), throttleBacking: postgresThrottleBacking(pool) };
+    return { storage, sessionSecret: await storage.maintenance.instanceSecret('session_key'), throttleBacking: postgresThrottleBacking(pool) };
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw error;

@@ -85,14 +85,14 @@ const userOf = (row: UserRow): UserRecord => ({
   username: row.username,
   email: row.email,
   name: row.name,
-  passwordHash: row.password_hash,
+  password_hash: row.password_hash,
   two_factor_enabled: row.two_factor_enabled,
-  otpSecret: row.otp_secret,
-  otpLastStep: row.otp_last_step === null ? null : Number(row.otp_last_step),
+  otp_secret: row.otp_secret,
+  otp_last_step: row.otp_last_step === null ? null : Number(row.otp_last_step),
   state: row.state,
   is_admin: row.is_admin,
   bio: row.bio,
-  created_at: row.created_at.toISOString(),
+  created_at: epoch(row.created_at),
 });
 
 interface GroupRow {
@@ -103,7 +103,7 @@ interface GroupRow {
   created_at: Date;
 }
 const groupColumns = 'id, path, name, visibility, created_at';
-const groupOf = (row: GroupRow): Group => ({ id: Number(row.id), path: row.path, name: row.name, visibility: row.visibility, created_at: row.created_at.toISOString() });
+const groupOf = (row: GroupRow): Group => ({ id: Number(row.id), path: row.path, name: row.name, visibility: row.visibility, created_at: epoch(row.created_at) });
 
 interface ProjectRow extends GroupRow {
   namespace: string;
@@ -117,7 +117,7 @@ const projectOf = (row: ProjectRow): Project => ({
   name: row.name,
   visibility: row.visibility,
   group_id: row.group_id === null ? null : Number(row.group_id),
-  created_at: row.created_at.toISOString(),
+  created_at: epoch(row.created_at),
 });
 
 interface ApplicationRow {
@@ -135,13 +135,13 @@ const applicationColumns = 'id, uid, secret_digest, confidential, name, redirect
 const applicationOf = (row: ApplicationRow): ApplicationRecord => ({
   id: Number(row.id),
   uid: row.uid,
-  secretDigest: row.secret_digest,
+  secret_digest: row.secret_digest,
   confidential: row.confidential,
   name: row.name,
   redirect_uris: row.redirect_uris,
   scopes: row.scopes,
   owner_id: Number(row.owner_id),
-  created_at: row.created_at.toISOString(),
+  created_at: epoch(row.created_at),
 });
 
 interface PersonalAccessTokenRow {
@@ -160,9 +160,9 @@ const personalAccessTokenOf = (row: PersonalAccessTokenRow): PersonalAccessToken
   id: Number(row.id),
   user_id: Number(row.user_id),
   name: row.name,
-  tokenDigest: row.token_digest,
+  token_digest: row.token_digest,
   scopes: row.scopes,
-  created_at: row.created_at.toISOString(),
+  created_at: epoch(row.created_at),
   expires_at: row.expires_at,
   revoked: row.revoked,
 });
@@ -182,8 +182,8 @@ interface AccessTokenRow {
 const accessTokenColumns = 'id, token_digest, refresh_digest, application_id, user_id, scopes, created_at, expires_in, revoked_at, code_id';
 const accessTokenOf = (row: AccessTokenRow): AccessTokenRecord => ({
   id: row.id,
-  tokenDigest: row.token_digest,
-  refreshDigest: row.refresh_digest,
+  token_digest: row.token_digest,
+  refresh_digest: row.refresh_digest,
   application_id: row.application_id === null ? null : Number(row.application_id),
   user_id: Number(row.user_id),
   scopes: row.scopes,
@@ -218,7 +218,7 @@ async function insertUser(client: pg.PoolClient, user: NewUserRow, wording: Word
     client.query<UserRow>(
       `INSERT INTO users (username, email, name, password_hash, two_factor_enabled, otp_secret, otp_last_step, state, is_admin, bio, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${userColumns}`,
-      [user.username, user.email, user.name, user.passwordHash, user.two_factor_enabled, user.otpSecret ?? null, user.otpLastStep ?? null, user.state, user.is_admin, user.bio, user.created_at],
+      [user.username, user.email, user.name, user.password_hash, user.two_factor_enabled, user.otp_secret ?? null, user.otp_last_step ?? null, user.state, user.is_admin, user.bio, at(user.created_at)],
     ),
     { users_username_key: () => refusal.username(user.username), users_email_key: () => refusal.email(user.email) },
   );
@@ -242,7 +242,7 @@ async function insertGroup(client: pg.PoolClient, group: NewGroupRow, members: r
   const user = await client.query('SELECT 1 FROM users WHERE lower(username) = lower($1)', [group.path]);
   if (user.rowCount) throw wording === 'seed' ? refusal.group(group.path) : refusal.groupIsUsername(group.path);
   const { rows } = await refusingTaken(
-    client.query<GroupRow>(`INSERT INTO groups (path, name, visibility, created_at) VALUES ($1, $2, $3, $4) RETURNING ${groupColumns}`, [group.path, group.name, group.visibility, group.created_at]),
+    client.query<GroupRow>(`INSERT INTO groups (path, name, visibility, created_at) VALUES ($1, $2, $3, $4) RETURNING ${groupColumns}`, [group.path, group.name, group.visibility, at(group.created_at)]),
     { groups_path_key: () => refusal.group(group.path) },
   );
   const record = groupOf(rows[0]!);
@@ -268,7 +268,7 @@ async function insertProject(client: pg.PoolClient, { namespace, ...project }: N
       project.name,
       project.visibility,
       owner.group_id,
-      project.created_at,
+      at(project.created_at),
     ]),
     { projects_full_path_key: () => refusal.project(fullPath) },
   );
@@ -284,14 +284,14 @@ async function insertApplication(db: Queryable, application: NewApplicationRow):
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${applicationColumns}`,
       [
         application.uid,
-        application.secretDigest,
+        application.secret_digest,
         // Records from before the choice existed were all confidential, and had a secret.
-        application.confidential ?? application.secretDigest !== null,
+        application.confidential ?? application.secret_digest !== null,
         application.name,
         [...application.redirect_uris],
         [...application.scopes],
         application.owner_id,
-        application.created_at,
+        at(application.created_at),
       ],
     ),
     { applications_uid_key: () => refusal.uid(application.uid) },
@@ -304,7 +304,7 @@ async function insertPersonalAccessToken(db: Queryable, token: NewPersonalAccess
     db.query<PersonalAccessTokenRow>(
       `INSERT INTO personal_access_tokens (user_id, name, token_digest, scopes, created_at, expires_at, revoked)
        VALUES ($1, $2, $3, $4, $5, $6::date, $7) RETURNING ${personalAccessTokenColumns}`,
-      [token.user_id, token.name, token.tokenDigest, [...token.scopes], token.created_at, token.expires_at, token.revoked],
+      [token.user_id, token.name, token.token_digest, [...token.scopes], at(token.created_at), token.expires_at, token.revoked],
     ),
     { personal_access_tokens_token_digest_key: () => refusal.token() },
   );
@@ -514,7 +514,7 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
           [
             code.id,
-            code.codeDigest,
+            code.code_digest,
             code.application_id,
             code.user_id,
             code.redirect_uri,
@@ -534,7 +534,7 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
         await write(
           `INSERT INTO access_tokens (id, token_digest, refresh_digest, application_id, user_id, scopes, created_at, expires_in, code_id)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL)`,
-          [pair.id, pair.tokenDigest, pair.refreshDigest, pair.application_id, pair.user_id, [...pair.scopes], at(pair.now), pair.ttl],
+          [pair.id, pair.token_digest, pair.refresh_digest, pair.application_id, pair.user_id, [...pair.scopes], at(pair.now), pair.ttl],
         );
       },
       async byAccessDigest(tokenDigest) {
@@ -631,6 +631,7 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
         return pruneExpired(pool, now);
       },
       async readiness() {
+        if (closing) return { ready: false, problem: 'the store is closed' };
         try {
           // A standby, or a database whose transactions are read-only by default, answers but takes no writes.
           const { rows } = await pool.query<{ writable: boolean }>(`SELECT current_setting('transaction_read_only') = 'off' AS writable`);

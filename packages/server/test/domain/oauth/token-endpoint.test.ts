@@ -45,9 +45,9 @@ let other: ApplicationRecord;
 let spa: ApplicationRecord;
 beforeEach(async () => {
   const builder = new StoreBuilder();
-  jane = builder.user('jane', { passwordHash });
-  blocked = builder.user('blocked', { passwordHash, state: 'blocked' });
-  twoFactor = builder.user('awong', { passwordHash, two_factor_enabled: true });
+  jane = builder.user('jane', { password_hash: passwordHash });
+  blocked = builder.user('blocked', { password_hash: passwordHash, state: 'blocked' });
+  twoFactor = builder.user('awong', { password_hash: passwordHash, two_factor_enabled: true });
   storage = builder.storage();
   const register = async (name: string, scopes: Scope[], confidential: boolean) =>
     (await registerApplication(storage, jane.id, { name, redirect_uris: [redirect_uri], scopes, confidential })).record;
@@ -64,7 +64,7 @@ async function issueCode(change: Partial<AuthorizationCodeRecord> = {}): Promise
   const code = newSecret('authorizationCode');
   await storage.codes.create({
     id: `code-${++codes}`,
-    codeDigest: digest(code),
+    code_digest: digest(code),
     application_id: app.id,
     user_id: jane.id,
     redirect_uri,
@@ -97,7 +97,7 @@ describe('exchangeAuthorizationCode', () => {
     const issued = await exchange(await issueCode());
     expect(issued).toEqual(tokenResponse({ scope: 'api read_user', expires_in: tokenTtl, created_at: now, refresh: true }));
     expect(await stored(issued.access_token)).toMatchObject({
-      refreshDigest: digest(issued.refresh_token!),
+      refresh_digest: digest(issued.refresh_token!),
       application_id: app.id,
       user_id: jane.id,
       scopes: ['api', 'read_user'],
@@ -216,7 +216,7 @@ describe('passwordGrant', () => {
   it('issues an access token without a refresh token, outside any chain; api by default without a client', async () => {
     const issued = await passwordFor('jane', password);
     expect(issued).toEqual(tokenResponse({ scope: 'api', expires_in: tokenTtl, created_at: now, refresh: false }));
-    expect(await stored(issued.access_token)).toMatchObject({ refreshDigest: null, application_id: null, user_id: jane.id, scopes: ['api'], code_id: null });
+    expect(await stored(issued.access_token)).toMatchObject({ refresh_digest: null, application_id: null, user_id: jane.id, scopes: ['api'], code_id: null });
     expect((await passwordFor('jane@example.com', password, 'read_user')).scope).toBe('read_user');
   });
 

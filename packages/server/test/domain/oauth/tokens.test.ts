@@ -15,8 +15,8 @@ describe('newTokenPair', () => {
     expect(response).toEqual(tokenResponse({ scope: 'read_api read_user', expires_in: ttl, created_at: now, refresh: true }));
     expect(pair).toEqual({
       id: expect.any(String),
-      tokenDigest: digest(response.access_token),
-      refreshDigest: digest(response.refresh_token!),
+      token_digest: digest(response.access_token),
+      refresh_digest: digest(response.refresh_token!),
       application_id: 3,
       user_id: 7,
       scopes: ['read_api', 'read_user'],
@@ -28,7 +28,7 @@ describe('newTokenPair', () => {
   it('makes no refresh token when asked for none', () => {
     const { pair, response } = newTokenPair({ user_id: 7, application_id: null, scopes: ['api'], withRefreshToken: false, now, ttl });
     expect(response).toEqual(tokenResponse({ scope: 'api', expires_in: ttl, created_at: now, refresh: false }));
-    expect(pair.refreshDigest).toBeNull();
+    expect(pair.refresh_digest).toBeNull();
   });
 });
 
@@ -42,7 +42,7 @@ describe('findActiveAccessToken', () => {
   it('finds an issued token with its user until the last second of its lifetime', async () => {
     const token = await issue(users.jane);
     expect(await findActiveAccessToken(users.storage, token, now + ttl - 1)).toEqual({
-      record: expect.objectContaining({ tokenDigest: digest(token), user_id: users.jane.id, created_at: now, expires_in: ttl, revoked_at: null }),
+      record: expect.objectContaining({ token_digest: digest(token), user_id: users.jane.id, created_at: now, expires_in: ttl, revoked_at: null }),
       user: users.jane,
     });
     expect(await findActiveAccessToken(users.storage, token, now + ttl)).toBeUndefined();
