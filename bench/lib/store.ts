@@ -69,6 +69,8 @@ export async function generateStore(file: string, spec: StoreSpec): Promise<Gene
     access_tokens: [],
     notification_settings: [],
     sessions: [],
+    notification_events: [],
+    outbox: [],
   };
   const usernames: string[] = [];
   const accessTokens: string[] = [];

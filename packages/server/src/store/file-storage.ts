@@ -266,6 +266,42 @@ export function fileStorage(store: Store): Storage {
       },
     },
 
+    mail: {
+      async recordEvent(event, messages) {
+        await store.commit(() => {
+          store.insert('notification_events', event);
+          for (const message of messages) store.insert('outbox', { ...message, status: 'queued', attempts: 0, claimed_until: null, last_error: null, sent_at: null });
+        });
+      },
+      claimDue(now, limit, leaseSeconds) {
+        return store.commit(() => {
+          const due = store.data.outbox.filter((m) => m.status === 'queued' && m.next_attempt_at <= now && (m.claimed_until === null || m.claimed_until < now)).slice(0, limit);
+          return due.map((m) => store.update('outbox', m, { claimed_until: now + leaseSeconds, attempts: m.attempts + 1 }));
+        });
+      },
+      async markSent(id, now) {
+        await store.commit(() => {
+          const m = store.lookup('outbox', 'id', id);
+          if (m) store.update('outbox', m, { status: 'sent', sent_at: now, claimed_until: null, last_error: null });
+        });
+      },
+      async markRetry(id, nextAttemptAt, error) {
+        await store.commit(() => {
+          const m = store.lookup('outbox', 'id', id);
+          if (m) store.update('outbox', m, { next_attempt_at: nextAttemptAt, claimed_until: null, last_error: error });
+        });
+      },
+      async markFailed(id, error) {
+        await store.commit(() => {
+          const m = store.lookup('outbox', 'id', id);
+          if (m) store.update('outbox', m, { status: 'failed', claimed_until: null, last_error: error });
+        });
+      },
+      async recent(limit) {
+        return store.data.outbox.slice(-limit).reverse();
+      },
+    },
+
     maintenance: {
       async instanceSecret(name) {
         if (name !== 'session_key') throw new RangeError(`the file store keeps no secret named ${name}`);

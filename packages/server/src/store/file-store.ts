@@ -452,6 +452,8 @@ export function freshData(): StoreData {
     access_tokens: [],
     notification_settings: [],
     sessions: [],
+    notification_events: [],
+    outbox: [],
   };
 }
 
@@ -569,6 +571,8 @@ function checkShape(value: unknown, path: string): StoreData {
       throw corrupt(`has no integer sequences.${name}`);
     }
   }
+  // Collections added within version 3 start empty in files written before them.
+  for (const collection of ['notification_events', 'outbox']) data[collection] ??= [];
   for (const collection of collections) {
     if (!Array.isArray(data[collection])) throw corrupt(`has no array "${collection}"`);
   }

@@ -64,6 +64,12 @@ export const indexSpecs = {
   sessions: {
     sid_digest: { key: (s) => s.sid_digest },
   },
+  notification_events: {
+    id: { key: (e) => e.id },
+  },
+  outbox: {
+    id: { key: (m) => m.id },
+  },
 } satisfies IndexSpecs;
 
 export type IndexField<C extends Collection> = keyof (typeof indexSpecs)[C] & string;

@@ -153,6 +153,39 @@ export interface SessionRecord {
   readonly expires_at: EpochSeconds;
 }
 
+/** An event notification mail was sent for (spec 2.6; events enter through the test-helper surface). */
+export interface NotificationEventRecord {
+  readonly id: string;
+  readonly kind: NotificationEvent;
+  readonly project_id: number;
+  readonly author_id: number;
+  readonly title: string;
+  readonly created_at: EpochSeconds;
+}
+
+/**
+ * One notification mail in the outbox: written with its event, then delivered by a worker that claims it for a
+ * while (`claimed_until`), so a worker that dies mid-send leaves it to be claimed again once the claim runs out.
+ */
+export interface OutboxMessageRecord {
+  readonly id: string;
+  readonly event_id: string;
+  readonly user_id: number;
+  readonly to: string;
+  readonly subject: string;
+  readonly text: string;
+  /** Message-ID, List-Id, the reason header and the like, as sent. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly status: 'queued' | 'sent' | 'failed';
+  readonly attempts: number;
+  readonly next_attempt_at: EpochSeconds;
+  readonly claimed_until: EpochSeconds | null;
+  /** Why the last attempt failed, or why delivery gave up. */
+  readonly last_error: string | null;
+  readonly created_at: EpochSeconds;
+  readonly sent_at: EpochSeconds | null;
+}
+
 export interface StoreData {
   version: typeof SCHEMA_VERSION;
   /** The generation of the journal (`<file>.journal`) whose operations follow this snapshot. */
@@ -178,4 +211,6 @@ export interface StoreData {
   access_tokens: AccessTokenRecord[];
   notification_settings: NotificationSettingRecord[];
   sessions: SessionRecord[];
+  notification_events: NotificationEventRecord[];
+  outbox: OutboxMessageRecord[];
 }

@@ -14,7 +14,9 @@ import type {
   EpochSeconds,
   GroupRecord,
   Membership,
+  NotificationEventRecord,
   NotificationSettingRecord,
+  OutboxMessageRecord,
   PersonalAccessTokenRecord,
   ProjectRecord,
   UserRecord,
@@ -141,6 +143,25 @@ export interface RecipientStorage {
   audience(projectId: number, userIds: readonly number[]): Promise<Audience | undefined>;
 }
 
+export type NewOutboxMessage = Omit<OutboxMessageRecord, 'status' | 'attempts' | 'claimed_until' | 'last_error' | 'sent_at'>;
+
+/** The outbox: an event and its mails written together, then delivered by workers that claim each mail in turn. */
+export interface MailStorage {
+  /** The event and its messages, in one write: all of it or none. */
+  recordEvent(event: NotificationEventRecord, messages: readonly NewOutboxMessage[]): Promise<void>;
+  /**
+   * Claims up to `limit` queued messages due at `now`, for `leaseSeconds`: no other worker (on a database, no other
+   * instance) gets them until they are marked or the claim runs out. Counts the attempt.
+   */
+  claimDue(now: EpochSeconds, limit: number, leaseSeconds: number): Promise<OutboxMessageRecord[]>;
+  markSent(id: string, now: EpochSeconds): Promise<void>;
+  /** Queued again for `nextAttemptAt`, with why this attempt failed. */
+  markRetry(id: string, nextAttemptAt: EpochSeconds, error: string): Promise<void>;
+  markFailed(id: string, error: string): Promise<void>;
+  /** The newest messages first, at most `limit`. */
+  recent(limit: number): Promise<OutboxMessageRecord[]>;
+}
+
 export interface PruneResult {
   authorizationCodes: number;
   accessTokens: number;
@@ -198,5 +219,6 @@ export interface Storage {
   notificationSettings: NotificationSettingsStorage;
   recipients: RecipientStorage;
   sessions: SessionStorage;
+  mail: MailStorage;
   maintenance: MaintenanceStorage;
 }

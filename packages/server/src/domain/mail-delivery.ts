@@ -1,0 +1,125 @@
+// Delivering the outbox: a worker claims due messages, sends each through the transport, and records what happened.
+// A temporary refusal (SMTP 4xx) or an unreachable server is retried with exponential backoff; a permanent refusal
+// (5xx) fails the message with the server's reason, as does running out of attempts. A worker that dies between
+// sending and recording leaves its claim to run out, and the message is sent again: the only way a message goes twice.
+import nodemailer from 'nodemailer';
+import type { OutboxMessageRecord } from '../store/schema.js';
+import type { MailStorage } from '../store/storage.js';
+import { epochSeconds } from './time.js';
+
+export interface MailTransport {
+  /** Resolves once the server accepted the message; rejects with `permanent` set when it refused it for good. */
+  send(message: OutboxMessageRecord): Promise<void>;
+  close(): void;
+}
+
+export class DeliveryError extends Error {
+  constructor(
+    message: string,
+    readonly permanent: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/** SMTP through nodemailer (`smtp://`, `smtps://`, credentials and TLS options in the URL, as nodemailer reads it). */
+export function smtpTransport(url: string, from: string): MailTransport {
+  const transporter = nodemailer.createTransport(url);
+  return {
+    async send(message) {
+      try {
+        const { 'Message-ID': messageId, ...headers } = message.headers;
+        await transporter.sendMail({ from, to: message.to, subject: message.subject, text: message.text, headers, ...(messageId ? { messageId } : {}) });
+      } catch (error) {
+        const { responseCode, message: text } = error as { responseCode?: number; message: string };
+        throw new DeliveryError(text, responseCode !== undefined && responseCode >= 500 && responseCode < 600);
+      }
+    },
+    close: () => transporter.close(),
+  };
+}
+
+/** Without an SMTP server: one log line per message (recipient, subject, reason), nothing else of it. */
+export function logTransport(log: (line: string) => void): MailTransport {
+  return {
+    async send(message) {
+      log(`mail to=${message.to} subject=${JSON.stringify(message.subject)} reason=${message.headers['X-GitLab-NotificationReason'] ?? ''}`);
+    },
+    close: () => undefined,
+  };
+}
+
+export interface DeliveryOptions {
+  /** How often to look for due messages, in milliseconds. */
+  pollMs?: number;
+  batch?: number;
+  /** How long a claim lasts, in seconds: longer than a send can take. */
+  leaseSeconds?: number;
+  /** The first retry's delay in seconds, doubled each time up to `maxBackoffSeconds`. */
+  backoffSeconds?: number;
+  maxBackoffSeconds?: number;
+  maxAttempts?: number;
+  now?: () => number;
+}
+
+export interface MailDelivery {
+  /** Looks for due messages now rather than at the next poll. */
+  kick(): void;
+  /** Finishes the round under way and stops. */
+  stop(): Promise<void>;
+}
+
+export function startMailDelivery(mail: MailStorage, transport: MailTransport, options: DeliveryOptions = {}): MailDelivery {
+  const { pollMs = 1_000, batch = 20, leaseSeconds = 60, backoffSeconds = 2, maxBackoffSeconds = 600, maxAttempts = 10, now = () => epochSeconds() } = options;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let round: Promise<void> = Promise.resolve();
+  let again = false;
+
+  const deliver = async (message: OutboxMessageRecord) => {
+    try {
+      await transport.send(message);
+      await mail.markSent(message.id, now());
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      if (error instanceof DeliveryError && error.permanent) return mail.markFailed(message.id, `refused: ${reason}`);
+      if (message.attempts >= maxAttempts) return mail.markFailed(message.id, `gave up after ${message.attempts} attempts: ${reason}`);
+      const delay = Math.min(backoffSeconds * 2 ** (message.attempts - 1), maxBackoffSeconds);
+      await mail.markRetry(message.id, now() + delay, reason);
+    }
+  };
+
+  const runRound = async () => {
+    do {
+      again = false;
+      const due = await mail.claimDue(now(), batch, leaseSeconds);
+      await Promise.all(due.map(deliver));
+      if (due.length === batch) again = true;
+    } while (again && !stopped);
+  };
+
+  const schedule = () => {
+    if (stopped) return;
+    clearTimeout(timer);
+    timer = setTimeout(tick, pollMs);
+    timer.unref();
+  };
+  const tick = () => {
+    round = round.then(runRound).catch(() => undefined).finally(schedule);
+  };
+  schedule();
+
+  return {
+    kick() {
+      if (stopped) return;
+      clearTimeout(timer);
+      tick();
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await round;
+      transport.close();
+    },
+  };
+}
