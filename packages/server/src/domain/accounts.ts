@@ -160,11 +160,10 @@ export async function findActivePersonalAccessToken(
   token: string,
   now: Date = new Date(),
 ): Promise<{ record: PersonalAccessTokenRecord; user: UserRecord } | null> {
-  const record = await storage.personalAccessTokens.byDigest(digest(token));
-  if (!record || record.revoked) return null;
-  if (record.expires_at !== null && now.getTime() >= endOfDayUtc(record.expires_at)) return null;
-  const user = await activeUser(storage.users, record.user_id);
-  return user ? { record, user } : null;
+  const found = await storage.personalAccessTokens.withUserByDigest(digest(token));
+  if (!found || found.token.revoked || !isActive(found.user)) return null;
+  if (found.token.expires_at !== null && now.getTime() >= endOfDayUtc(found.token.expires_at)) return null;
+  return { record: found.token, user: found.user };
 }
 
 /** The user's tokens, newest first. */

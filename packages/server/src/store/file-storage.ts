@@ -183,6 +183,11 @@ export function fileStorage(store: Store): Storage {
       async byDigest(tokenDigest) {
         return store.lookup('personal_access_tokens', 'token_digest', tokenDigest);
       },
+      async withUserByDigest(tokenDigest) {
+        const token = store.lookup('personal_access_tokens', 'token_digest', tokenDigest);
+        const user = token && store.lookup('users', 'id', token.user_id);
+        return token && user ? { token, user } : undefined;
+      },
       async ofUser(userId) {
         return store.data.personal_access_tokens.filter((t) => t.user_id === userId).reverse();
       },
@@ -210,6 +215,11 @@ export function fileStorage(store: Store): Storage {
       },
       async byAccessDigest(tokenDigest) {
         return store.lookup('access_tokens', 'token_digest', tokenDigest);
+      },
+      async withUserByAccessDigest(tokenDigest) {
+        const token = store.lookup('access_tokens', 'token_digest', tokenDigest);
+        const user = token && store.lookup('users', 'id', token.user_id);
+        return token && user ? { token, user } : undefined;
       },
       async byRefreshDigest(refreshDigest) {
         return store.lookup('access_tokens', 'refresh_digest', refreshDigest);

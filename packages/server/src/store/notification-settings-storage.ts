@@ -3,6 +3,7 @@
 // the version written, so each PUT echoes its own write and concurrent PUTs never lose one another's fields.
 import type pg from 'pg';
 import type { Store } from './file-store.js';
+import { statement } from './postgres/statements.js';
 import { notificationSettingKey } from './indexes.js';
 import type { NotificationSettingRecord } from './schema.js';
 
@@ -58,26 +59,31 @@ const selectOne = `SELECT user_id, source_type, source_id, level, notification_e
 export function postgresNotificationSettingsStorage(pool: pg.Pool): NotificationSettingsStorage {
   return {
     async find({ user_id, source_type, source_id }) {
-      const { rows } = await pool.query<SettingRow>(selectOne, [user_id, source_type, source_id]);
+      const { rows } = await pool.query<SettingRow>(statement(selectOne, [user_id, source_type, source_id]));
       return rows[0] ? recordOf(rows[0]) : undefined;
     },
     async change(key, fresh, change) {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        // The row first exists (a concurrent first write waits here, then finds it), then is locked for the change.
-        await client.query(
-          `INSERT INTO notification_settings (user_id, source_type, source_id, level, notification_email, events) VALUES ($1, $2, $3, $4, $5, $6)
-           ON CONFLICT (user_id, source_type, coalesce(source_id, 0)) DO NOTHING`,
-          [fresh.user_id, fresh.source_type, fresh.source_id, fresh.level, fresh.notification_email, JSON.stringify(fresh.events)],
+        // One statement makes the row exist and locks it, answering the stored version: a concurrent first write
+        // waits here for this one, then finds it. (The no-op update is what locks and returns an existing row.)
+        const { rows } = await client.query<SettingRow>(
+          statement(
+            `INSERT INTO notification_settings AS s (user_id, source_type, source_id, level, notification_email, events) VALUES ($1, $2, $3, $4, $5, $6)
+             ON CONFLICT (user_id, source_type, coalesce(source_id, 0)) DO UPDATE SET level = s.level
+             RETURNING s.user_id, s.source_type, s.source_id, s.level, s.notification_email, s.events`,
+            [fresh.user_id, fresh.source_type, fresh.source_id, fresh.level, fresh.notification_email, JSON.stringify(fresh.events)],
+          ),
         );
-        const { rows } = await client.query<SettingRow>(`${selectOne} FOR UPDATE`, [key.user_id, key.source_type, key.source_id]);
         const current = recordOf(rows[0]!);
         const next = { ...current, ...change(current) };
         await client.query(
-          `UPDATE notification_settings SET level = $4, notification_email = $5, events = $6
-           WHERE user_id = $1 AND source_type = $2 AND coalesce(source_id, 0) = coalesce($3::bigint, 0)`,
-          [key.user_id, key.source_type, key.source_id, next.level, next.notification_email, JSON.stringify(next.events)],
+          statement(
+            `UPDATE notification_settings SET level = $4, notification_email = $5, events = $6
+             WHERE user_id = $1 AND source_type = $2 AND coalesce(source_id, 0) = coalesce($3::bigint, 0)`,
+            [key.user_id, key.source_type, key.source_id, next.level, next.notification_email, JSON.stringify(next.events)],
+          ),
         );
         await client.query('COMMIT');
         return next;

@@ -94,6 +94,8 @@ export interface ApplicationStorage {
 
 export interface PersonalAccessTokenStorage {
   byDigest(tokenDigest: string): Promise<PersonalAccessTokenRecord | undefined>;
+  /** The token and its user, in one question: every API call with a personal access token asks it. */
+  withUserByDigest(tokenDigest: string): Promise<{ token: PersonalAccessTokenRecord; user: UserRecord } | undefined>;
   /** The user's tokens, newest first. */
   ofUser(userId: number): Promise<PersonalAccessTokenRecord[]>;
   /** Throws InputError `taken` when the digest is in use. */
@@ -110,6 +112,8 @@ export interface TokenStorage {
   /** Stores a pair outside any chain (the password grant). */
   issue(pair: NewTokenPair): Promise<void>;
   byAccessDigest(tokenDigest: string): Promise<AccessTokenRecord | undefined>;
+  /** The pair and the user it was issued to, in one question: every API call asks it. */
+  withUserByAccessDigest(tokenDigest: string): Promise<{ token: AccessTokenRecord; user: UserRecord } | undefined>;
   byRefreshDigest(refreshDigest: string): Promise<AccessTokenRecord | undefined>;
   /** Revokes the pair (a no-op when it is revoked already). */
   revoke(id: string, now: EpochSeconds): Promise<void>;

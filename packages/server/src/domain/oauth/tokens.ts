@@ -5,7 +5,7 @@ import type { Storage } from '../../store/storage.js';
 import type { AccessTokenRecord, Scope, UserRecord } from '../../store/schema.js';
 import { digest, newSecret } from '../secrets.js';
 import { formatScope } from './scopes.js';
-import { activeUser } from '../users.js';
+import { isActive } from '../users.js';
 import type { NewTokenPair } from '../../store/grant-storage.js';
 
 export type TokenResponse = components['schemas']['TokenResponse'];
@@ -59,10 +59,9 @@ export const isExpired = (record: AccessTokenRecord, now: number) => now >= reco
 
 /** The record of an access token that may be used now, with its user. */
 export async function findActiveAccessToken(storage: Storage, token: string, now: number): Promise<{ record: AccessTokenRecord; user: UserRecord } | undefined> {
-  const record = await storage.tokens.byAccessDigest(digest(token));
-  if (!record || record.revoked_at !== null || isExpired(record, now)) return undefined;
-  const user = await activeUser(storage.users, record.user_id);
-  return user ? { record, user } : undefined;
+  const found = await storage.tokens.withUserByAccessDigest(digest(token));
+  if (!found || found.token.revoked_at !== null || isExpired(found.token, now) || !isActive(found.user)) return undefined;
+  return { record: found.token, user: found.user };
 }
 
 

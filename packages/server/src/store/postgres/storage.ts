@@ -20,6 +20,7 @@ import type {
 } from '../schema.js';
 import type { Audience, AudienceMember, FoundNames, Group, NewApplicationRow, NewGroupRow, NewPersonalAccessTokenRow, NewProjectRow, NewUserRow, Project, SeedRows, Storage } from '../storage.js';
 import { instanceSecret, pruneExpired } from './maintenance.js';
+import { statement } from './statements.js';
 import { transaction } from './transaction.js';
 import type pg from 'pg';
 
@@ -95,6 +96,10 @@ const userOf = (row: UserRow): UserRecord => ({
   bio: row.bio,
   created_at: epoch(row.created_at),
 });
+
+/** A user row as row_to_json spells it: times as text, so that a token and its user come in one query. */
+type UserJson = Omit<UserRow, 'created_at'> & { created_at: string };
+const userOfJson = (json: UserJson): UserRecord => userOf({ ...json, created_at: new Date(json.created_at) });
 
 interface GroupRow {
   id: string;
@@ -393,7 +398,7 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
   const write = <R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, values: unknown[]) => observed(() => pool.query<R>(sql, values));
 
   async function one<R extends pg.QueryResultRow, T>(sql: string, values: unknown[], convert: (row: R) => T): Promise<T | undefined> {
-    const { rows } = await pool.query<R>(sql, values);
+    const { rows } = await pool.query<R>(statement(sql, values));
     return rows[0] && convert(rows[0]);
   }
 
@@ -469,9 +474,11 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
       async projectAccess(userId, project) {
         if (!isId(userId)) return { direct: null, inherited: null };
         const { rows } = await pool.query<{ direct: number | null; inherited: number | null }>(
-          `SELECT (SELECT access_level FROM project_members WHERE project_id = $1 AND user_id = $3) AS direct,
-                  (SELECT access_level FROM group_members WHERE group_id = $2 AND user_id = $3) AS inherited`,
-          [project.id, project.group_id, userId],
+          statement(
+            `SELECT (SELECT access_level FROM project_members WHERE project_id = $1 AND user_id = $3) AS direct,
+                    (SELECT access_level FROM group_members WHERE group_id = $2 AND user_id = $3) AS inherited`,
+            [project.id, project.group_id, userId],
+          ),
         );
         return rows[0]!;
       },
@@ -527,6 +534,17 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
         if (!isText(tokenDigest)) return undefined;
         return one(`SELECT ${personalAccessTokenColumns} FROM personal_access_tokens WHERE token_digest = $1`, [tokenDigest], personalAccessTokenOf);
       },
+      async withUserByDigest(tokenDigest) {
+        if (!isText(tokenDigest)) return undefined;
+        const { rows } = await pool.query<PersonalAccessTokenRow & { owner: UserJson }>(
+          statement(
+            `SELECT p.id, p.user_id, p.name, p.token_digest, p.scopes, p.created_at, to_char(p.expires_at, 'YYYY-MM-DD') AS expires_at, p.revoked, row_to_json(u) AS owner
+             FROM personal_access_tokens p JOIN users u ON u.id = p.user_id WHERE p.token_digest = $1`,
+            [tokenDigest],
+          ),
+        );
+        return rows[0] && { token: personalAccessTokenOf(rows[0]), user: userOfJson(rows[0].owner) };
+      },
       async ofUser(userId) {
         if (!isId(userId)) return [];
         const { rows } = await pool.query<PersonalAccessTokenRow>(`SELECT ${personalAccessTokenColumns} FROM personal_access_tokens WHERE user_id = $1 ORDER BY id DESC`, [userId]);
@@ -571,6 +589,13 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL)`,
           [pair.id, pair.token_digest, pair.refresh_digest, pair.application_id, pair.user_id, [...pair.scopes], at(pair.now), pair.ttl],
         );
+      },
+      async withUserByAccessDigest(tokenDigest) {
+        if (!isText(tokenDigest)) return undefined;
+        const { rows } = await pool.query<AccessTokenRow & { owner: UserJson }>(
+          statement(`SELECT ${accessTokenColumns.replace(/(\w+)/g, 't.$1')}, row_to_json(u) AS owner FROM access_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_digest = $1`, [tokenDigest]),
+        );
+        return rows[0] && { token: accessTokenOf(rows[0]), user: userOfJson(rows[0].owner) };
       },
       async byAccessDigest(tokenDigest) {
         if (!isText(tokenDigest)) return undefined;
