@@ -35,7 +35,8 @@ export function fileNotificationSettingsStorage(store: Store): NotificationSetti
   };
 }
 
-interface SettingRow {
+/** A notification_settings row as pg reads it (bigint ids as text). */
+export interface SettingRow {
   user_id: string;
   source_type: NotificationSettingRecord['source_type'];
   source_id: string | null;
@@ -44,7 +45,7 @@ interface SettingRow {
   events: NotificationSettingRecord['events'];
 }
 
-const recordOf = (row: SettingRow): NotificationSettingRecord => ({
+export const settingOf = (row: SettingRow): NotificationSettingRecord => ({
   user_id: Number(row.user_id),
   source_type: row.source_type,
   source_id: row.source_id === null ? null : Number(row.source_id),
@@ -60,7 +61,7 @@ export function postgresNotificationSettingsStorage(pool: pg.Pool): Notification
   return {
     async find({ user_id, source_type, source_id }) {
       const { rows } = await pool.query<SettingRow>(statement(selectOne, [user_id, source_type, source_id]));
-      return rows[0] ? recordOf(rows[0]) : undefined;
+      return rows[0] ? settingOf(rows[0]) : undefined;
     },
     async change(key, fresh, change) {
       const client = await pool.connect();
@@ -76,7 +77,7 @@ export function postgresNotificationSettingsStorage(pool: pg.Pool): Notification
             [fresh.user_id, fresh.source_type, fresh.source_id, fresh.level, fresh.notification_email, JSON.stringify(fresh.events)],
           ),
         );
-        const current = recordOf(rows[0]!);
+        const current = settingOf(rows[0]!);
         const next = { ...current, ...change(current) };
         await client.query(
           statement(

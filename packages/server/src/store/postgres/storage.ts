@@ -4,7 +4,7 @@
 // kept by a transaction advisory lock on the lower-cased name, taken by whoever creates either.
 import { InputError } from '../../explained-error.js';
 import { postgresGrantStorage, type NewTokenPair } from '../grant-storage.js';
-import { postgresNotificationSettingsStorage } from '../notification-settings-storage.js';
+import { postgresNotificationSettingsStorage, settingOf, type SettingRow } from '../notification-settings-storage.js';
 import { postgresSessionStorage } from '../session-storage.js';
 import type {
   AccessTokenRecord,
@@ -197,23 +197,6 @@ const accessTokenOf = (row: AccessTokenRow): AccessTokenRecord => ({
   expires_in: row.expires_in,
   revoked_at: row.revoked_at === null ? null : epoch(row.revoked_at),
   code_id: row.code_id,
-});
-
-interface SettingRow {
-  user_id: string;
-  source_type: NotificationSettingRecord['source_type'];
-  source_id: string | null;
-  level: NotificationSettingRecord['level'];
-  notification_email: string | null;
-  events: NotificationSettingRecord['events'];
-}
-const settingOf = (row: SettingRow): NotificationSettingRecord => ({
-  user_id: Number(row.user_id),
-  source_type: row.source_type,
-  source_id: row.source_id === null ? null : Number(row.source_id),
-  level: row.level,
-  notification_email: row.notification_email,
-  events: row.events,
 });
 
 interface OutboxRow {
