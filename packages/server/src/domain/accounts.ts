@@ -7,7 +7,7 @@ import type { PersonalAccessTokenRecord, Scope, UserRecord } from '../store/sche
 import { hashPassword, verifyPassword, verifyPasswordAgainstNothing } from './passwords.js';
 import { digest, newSecret } from './secrets.js';
 import { checkOtpSecret } from './two-factor.js';
-import { activeUser, isActive } from './users.js';
+import { isActive } from './users.js';
 import { epochSeconds } from './time.js';
 
 

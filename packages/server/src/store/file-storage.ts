@@ -180,9 +180,6 @@ export function fileStorage(store: Store): Storage {
     },
 
     personalAccessTokens: {
-      async byDigest(tokenDigest) {
-        return store.lookup('personal_access_tokens', 'token_digest', tokenDigest);
-      },
       async withUserByDigest(tokenDigest) {
         const token = store.lookup('personal_access_tokens', 'token_digest', tokenDigest);
         const user = token && store.lookup('users', 'id', token.user_id);

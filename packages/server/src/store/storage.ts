@@ -93,7 +93,6 @@ export interface ApplicationStorage {
 }
 
 export interface PersonalAccessTokenStorage {
-  byDigest(tokenDigest: string): Promise<PersonalAccessTokenRecord | undefined>;
   /** The token and its user, in one question: every API call with a personal access token asks it. */
   withUserByDigest(tokenDigest: string): Promise<{ token: PersonalAccessTokenRecord; user: UserRecord } | undefined>;
   /** The user's tokens, newest first. */

@@ -31,7 +31,7 @@ const isoTimes: ReadonlySet<string> = new Set(['users', 'groups', 'projects', 'a
 
 const seconds = (iso: unknown) => (typeof iso === 'string' ? Math.floor(Date.parse(iso) / 1000) : iso);
 
-export const collectionName = (name: string): string => collections[name] ?? name;
+const collectionName = (name: string): string => collections[name] ?? name;
 
 /** A version 2 record or patch of `collection` (a version 3 name) as version 3 stores it. */
 export function upgradeFields(collection: string, record: Record<string, unknown>): Record<string, unknown> {

@@ -350,8 +350,9 @@ describe.each(Object.keys(implementations))('storage on %s', (name) => {
         const lasting = await storage.personalAccessTokens.create(newToken(user.id, 'digest-2'));
         expect(lasting).toEqual({ id: expect.any(Number), ...newToken(user.id, 'digest-2') });
         const theirs = await storage.personalAccessTokens.create(newToken(other.id, 'digest-3'));
-        expect(await storage.personalAccessTokens.byDigest('digest-1')).toEqual(expiring);
-        expect(await storage.personalAccessTokens.byDigest('DIGEST-1')).toBeUndefined();
+        expect((await storage.personalAccessTokens.withUserByDigest('digest-1'))?.token).toEqual(expiring);
+        expect(await storage.personalAccessTokens.withUserByDigest('DIGEST-1')).toBeUndefined();
+        expect((await storage.personalAccessTokens.withUserByDigest('digest-3'))?.user.id).toBe(other.id);
         expect(await storage.personalAccessTokens.ofUser(user.id)).toEqual([lasting, expiring]);
         expect(await storage.personalAccessTokens.ofUser(other.id)).toEqual([theirs]);
         expect(await refusal(storage.personalAccessTokens.create(newToken(other.id, 'digest-1')))).toEqual({ field: 'token', code: 'taken', message: 'this token is already in use' });
@@ -370,10 +371,10 @@ describe.each(Object.keys(implementations))('storage on %s', (name) => {
       expect(await storage.personalAccessTokens.revokeOwned(other.id, token.id)).toBeNull();
       expect(await storage.personalAccessTokens.revokeOwned(user.id, token.id + 1)).toBeNull();
       expect(await storage.personalAccessTokens.revokeOwned(user.id, Number.NaN)).toBeNull();
-      expect((await storage.personalAccessTokens.byDigest('digest-1'))?.revoked).toBe(false);
+      expect((await storage.personalAccessTokens.withUserByDigest('digest-1'))?.token.revoked).toBe(false);
       expect(await storage.personalAccessTokens.revokeOwned(user.id, token.id)).toEqual({ ...token, revoked: true });
       expect(await storage.personalAccessTokens.revokeOwned(user.id, token.id)).toEqual({ ...token, revoked: true });
-      expect(await storage.personalAccessTokens.byDigest('digest-1')).toEqual({ ...token, revoked: true });
+      expect((await storage.personalAccessTokens.withUserByDigest('digest-1'))?.token).toEqual({ ...token, revoked: true });
     });
   });
 

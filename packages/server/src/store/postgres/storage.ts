@@ -513,10 +513,6 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
     },
 
     personalAccessTokens: {
-      async byDigest(tokenDigest) {
-        if (!isText(tokenDigest)) return undefined;
-        return one(`SELECT ${personalAccessTokenColumns} FROM personal_access_tokens WHERE token_digest = $1`, [tokenDigest], personalAccessTokenOf);
-      },
       async withUserByDigest(tokenDigest) {
         if (!isText(tokenDigest)) return undefined;
         const { rows } = await pool.query<PersonalAccessTokenRow & { owner: UserJson }>(
