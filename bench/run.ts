@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --json FILE]`: starts every target as a child process on 127.0.0.1, warms each
+// `npm run bench [-- --quick] [-- --json FILE] [-- --only read,sdk,write,token,postgres]`: starts every target as a child process on 127.0.0.1, warms each
 // up, measures in interleaved rounds (so drift from other work on the machine hits every target alike), and prints
 // one table of medians plus ratios taken within this run. See bench/README.md for what each figure means.
 import { spawnSync } from 'node:child_process';
@@ -19,10 +19,19 @@ import { migrate } from '../packages/server/src/store/postgres/migrate.js';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 const { values: flags } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, json: { type: 'string' } },
+  options: { quick: { type: 'boolean', default: false }, json: { type: 'string' }, only: { type: 'string' } },
   strict: true,
 });
 const quick = flags.quick!;
+const sections = ['read', 'sdk', 'write', 'token', 'postgres'] as const;
+// `--only` runs some sections (to work on one figure); the table shows '-' for figures it did not measure.
+const only = new Set(flags.only ? flags.only.split(',').map((s) => s.trim()) : sections);
+for (const s of only) {
+  if (!(sections as readonly string[]).includes(s)) {
+    process.stderr.write(`bench: --only ${s}: unknown section; use some of ${sections.join(', ')}\n`);
+    process.exit(2);
+  }
+}
 
 const config = quick
   ? { rounds: 1, seconds: 1, warmupSeconds: 0.5, connections: [1, 10, 50], stores: [1_000], tokenAmount: 150, coldStarts: 1, sdkMs: 300 }
@@ -509,15 +518,17 @@ async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'tokenbell-bench-'));
   try {
     build();
-    log('generating the 1k read store');
-    const readStore = await generateStore(join(work, 'read.json'), { users: 1_000 });
-    const reference = await coldStart(work, readStore);
-    await readBenchmark(reference, readStore);
-    await sdkBenchmark(reference, readStore);
-    await reference.stop();
-    await writeBenchmark(work);
-    await tokenBenchmark(work);
-    await postgresBenchmark(work);
+    if (only.has('read') || only.has('sdk')) {
+      log('generating the 1k read store');
+      const readStore = await generateStore(join(work, 'read.json'), { users: 1_000 });
+      const reference = await coldStart(work, readStore);
+      if (only.has('read')) await readBenchmark(reference, readStore);
+      if (only.has('sdk')) await sdkBenchmark(reference, readStore);
+      await reference.stop();
+    }
+    if (only.has('write')) await writeBenchmark(work);
+    if (only.has('token')) await tokenBenchmark(work);
+    if (only.has('postgres')) await postgresBenchmark(work);
     record('total_seconds', (performance.now() - began) / 1000);
     process.stdout.write(`${table()}\n`);
     if (flags.json) {

@@ -14,13 +14,14 @@ export type SourceSettingsParams = Schemas['NotificationSettingsUpdate'];
 /** Query strings and forms send booleans as text; the document allows both spellings. */
 const toBoolean = (flag: Schemas['EventFlag']) => flag === true || flag === 'true';
 
-function applyEvents(events: NotificationEvents, params: Partial<Record<string, unknown>>): NotificationEvents {
-  const next = { ...events };
+/** The events a request names, as booleans; the others it leaves as stored. */
+function eventsOf(params: Partial<Record<string, unknown>>): Partial<NotificationEvents> {
+  const events: Partial<NotificationEvents> = {};
   for (const event of notificationEvents) {
     const flag = params[event] as Schemas['EventFlag'] | undefined;
-    if (flag !== undefined) next[event] = toBoolean(flag);
+    if (flag !== undefined) events[event] = toBoolean(flag);
   }
-  return next;
+  return events;
 }
 
 export async function presentGlobal(settings: NotificationSettingsStorage, user: UserRecord): Promise<Schemas['GlobalNotificationSettings']> {
@@ -42,11 +43,7 @@ function globalAnswer(record: NotificationSettingRecord | undefined, user: UserR
  */
 export async function updateGlobal(settings: NotificationSettingsStorage, user: UserRecord, params: GlobalSettingsParams): Promise<Schemas['GlobalNotificationSettings']> {
   const fresh = { user_id: user.id, source_type: 'global' as const, source_id: null, level: DEFAULT_GLOBAL_LEVEL, notification_email: null, events: noEvents() };
-  const written = await settings.change(fresh, fresh, (current) => ({
-    ...(params.level !== undefined ? { level: params.level } : {}),
-    ...(params.notification_email !== undefined ? { notification_email: params.notification_email } : {}),
-    events: applyEvents(current.events, params),
-  }));
+  const written = await settings.change(fresh, { level: params.level, notification_email: params.notification_email, events: eventsOf(params) });
   return globalAnswer(written, user);
 }
 
@@ -65,9 +62,6 @@ function sourceAnswer(record: NotificationSettingRecord | undefined): Schemas['N
 export async function updateSource(settings: NotificationSettingsStorage, user: UserRecord, type: SourceType, sourceId: number, params: SourceSettingsParams): Promise<Schemas['NotificationSettings']> {
   const fresh = { user_id: user.id, source_type: type, source_id: sourceId, level: 'global' as const, notification_email: null, events: noEvents() };
   // Events sent with a non-custom level are kept, to show once the level becomes custom.
-  const written = await settings.change(fresh, fresh, (current) => ({
-    ...(params.level !== undefined ? { level: params.level } : {}),
-    events: applyEvents(current.events, params),
-  }));
+  const written = await settings.change(fresh, { level: params.level, events: eventsOf(params) });
   return sourceAnswer(written);
 }

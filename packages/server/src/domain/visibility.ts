@@ -1,7 +1,7 @@
 // The single visibility rule. The API answers 404 for a group or project the caller may not see, exactly as for a
 // missing one (GitLab's API does the same, so private names do not leak), and the notification code drops recipients
 // who could not open the project the mail is about. Both must agree, so both come here.
-import type { Group, GroupAccess, NamespaceStorage, Project, ProjectAccess } from '../store/storage.js';
+import type { Group, GroupAccess, NamespaceRef, NamespaceStorage, Project, ProjectAccess } from '../store/storage.js';
 import type { UserRecord } from '../store/schema.js';
 import { isActive } from './users.js';
 
@@ -40,17 +40,23 @@ export function canSeeProjectWith(user: UserRecord | null | undefined, project: 
 }
 
 export async function canSeeGroup(user: UserRecord | null, group: Group, access: () => Promise<GroupAccess>): Promise<boolean> {
+  if (group.visibility !== 'private') return canSeeGroupWith(user, group, null);
+  return isActive(user) && canSeeGroupWith(user, group, await access());
+}
+
+/** The rule itself, with the user's standing already known (null: not needed, the group is not private). */
+export function canSeeGroupWith(user: UserRecord | null | undefined, group: Group, access: GroupAccess | null): boolean {
   if (group.visibility === 'public') return true;
   if (!isActive(user)) return false;
   if (group.visibility === 'internal') return true;
   if (user.is_admin) return true;
-  const { direct, inAProject } = await access();
   // GitLab lets a member of one of the group's projects see the group (GroupPolicy: "has_projects"), or the
   // project's breadcrumb would point at a page they cannot open.
-  return direct !== null || inAProject;
+  return access !== null && (access.direct !== null || access.inAProject);
 }
 
 const allDigits = /^[0-9]+$/;
+const refOf = (idOrPath: string): NamespaceRef => (allDigits.test(idOrPath) ? { id: Number(idOrPath) } : { path: idOrPath });
 
 /**
  * `idOrPath` is the decoded URL segment. All digits is an id and never a path (GitLab's `find_project` helper decides
@@ -59,7 +65,8 @@ const allDigits = /^[0-9]+$/;
  * are unique regardless of case.
  */
 export function findGroup(namespaces: NamespaceStorage, idOrPath: string): Promise<Group | undefined> {
-  return allDigits.test(idOrPath) ? namespaces.groupById(Number(idOrPath)) : namespaces.groupByPath(idOrPath);
+  const ref = refOf(idOrPath);
+  return 'id' in ref ? namespaces.groupById(ref.id) : namespaces.groupByPath(ref.path);
 }
 
 export function projectFullPath(project: Project): string {
@@ -67,17 +74,20 @@ export function projectFullPath(project: Project): string {
 }
 
 export function findProject(namespaces: NamespaceStorage, idOrPath: string): Promise<Project | undefined> {
-  return allDigits.test(idOrPath) ? namespaces.projectById(Number(idOrPath)) : namespaces.projectByFullPath(idOrPath);
+  const ref = refOf(idOrPath);
+  return 'id' in ref ? namespaces.projectById(ref.id) : namespaces.projectByFullPath(ref.path);
 }
 
 /** The group with this id or path if the user may see it. */
 export async function visibleGroup(namespaces: NamespaceStorage, user: UserRecord, idOrPath: string): Promise<Group | undefined> {
-  const group = await findGroup(namespaces, idOrPath);
-  return group && (await canSeeGroup(user, group, () => namespaces.groupAccess(user.id, group))) ? group : undefined;
+  // Found with the user's standing in one question, asked even when a public group would not need it: one round trip
+  // to a database costs more than the answer it might spare.
+  const found = await namespaces.groupWithAccess(refOf(idOrPath), user.id);
+  return found && canSeeGroupWith(user, found.group, found.access) ? found.group : undefined;
 }
 
 /** The project with this id or full path if the user may see it. */
 export async function visibleProject(namespaces: NamespaceStorage, user: UserRecord, idOrPath: string): Promise<Project | undefined> {
-  const project = await findProject(namespaces, idOrPath);
-  return project && (await canSeeProject(user, project, () => namespaces.projectAccess(user.id, project))) ? project : undefined;
+  const found = await namespaces.projectWithAccess(refOf(idOrPath), user.id);
+  return found && canSeeProjectWith(user, found.project, found.access) ? found.project : undefined;
 }

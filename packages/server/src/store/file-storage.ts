@@ -14,6 +14,7 @@ import type {
   AudienceMember,
   FoundNames,
   Group,
+  GroupAccess,
   NewGroupRow,
   NewProjectRow,
   NewUserRow,
@@ -85,6 +86,14 @@ export function fileStorage(store: Store): Storage {
     return { direct: levelIn(membersOf(project), userId), inherited: group ? levelIn(group.members, userId) : null };
   }
 
+  function groupAccess(userId: number, group: Group): GroupAccess {
+    const members = store.lookup('groups', 'id', group.id)?.members ?? [];
+    return {
+      direct: levelIn(members, userId),
+      inAProject: store.data.projects.some((p) => p.group_id === group.id && levelIn(p.members, userId) !== null),
+    };
+  }
+
   const setting = (userId: number, type: 'global' | 'group' | 'project', id: number | null) =>
     store.lookup('notification_settings', 'key', notificationSettingKey(userId, type, id));
 
@@ -138,11 +147,15 @@ export function fileStorage(store: Store): Storage {
         return projectAccess(userId, project);
       },
       async groupAccess(userId, group) {
-        const members = store.lookup('groups', 'id', group.id)?.members ?? [];
-        return {
-          direct: levelIn(members, userId),
-          inAProject: store.data.projects.some((p) => p.group_id === group.id && levelIn(p.members, userId) !== null),
-        };
+        return groupAccess(userId, group);
+      },
+      async projectWithAccess(ref, userId) {
+        const project = 'id' in ref ? store.lookup('projects', 'id', ref.id) : store.lookup('projects', 'fullPath', ref.path);
+        return project && { project, access: projectAccess(userId, project) };
+      },
+      async groupWithAccess(ref, userId) {
+        const group = 'id' in ref ? store.lookup('groups', 'id', ref.id) : store.lookup('groups', 'path', ref.path);
+        return group && { group, access: groupAccess(userId, group) };
       },
       createGroup(group, members) {
         return store.commit(() => insertGroup(group, members));

@@ -65,6 +65,9 @@ export interface GroupAccess {
   inAProject: boolean;
 }
 
+/** A group or project named in a URL: by id, or by path (a project's full path), compared case-insensitively. */
+export type NamespaceRef = { id: number } | { path: string };
+
 export interface NamespaceStorage {
   groupById(id: number): Promise<Group | undefined>;
   groupByPath(path: string): Promise<Group | undefined>;
@@ -72,6 +75,10 @@ export interface NamespaceStorage {
   projectByFullPath(fullPath: string): Promise<Project | undefined>;
   projectAccess(userId: number, project: Project): Promise<ProjectAccess>;
   groupAccess(userId: number, group: Group): Promise<GroupAccess>;
+  /** The project and the user's standing on it in one question: every API call on a project asks both. */
+  projectWithAccess(ref: NamespaceRef, userId: number): Promise<{ project: Project; access: ProjectAccess } | undefined>;
+  /** The group and the user's standing on it in one question, as projectWithAccess. */
+  groupWithAccess(ref: NamespaceRef, userId: number): Promise<{ group: Group; access: GroupAccess } | undefined>;
   /** Throws InputError `taken` when the path is a group's or a username. */
   createGroup(group: NewGroupRow, members: readonly Membership[]): Promise<Group>;
   /** Throws InputError `unknown` for an unknown namespace, `taken` for a taken full path. */

@@ -41,8 +41,8 @@ describe.each(Object.keys(implementations))('notification settings on %s', (name
   it('finds nothing before the first change, then the version written, per source', async () => {
     const [settings] = (await storages()) as [NotificationSettingsStorage];
     expect(await settings.find(global)).toBeUndefined();
-    const written = await settings.change(project, fresh(project), () => ({ level: 'watch' }));
-    expect(written).toEqual({ ...fresh(project), level: 'watch' });
+    const written = await settings.change(fresh(project), { level: 'watch', events: { new_note: true } });
+    expect(written).toEqual({ ...fresh(project), level: 'watch', events: { ...noEvents(), new_note: true } });
     expect(await settings.find(project)).toEqual(written);
     expect(await settings.find(global)).toBeUndefined();
     expect(await settings.find({ ...project, source_id: 8 })).toBeUndefined();
@@ -54,15 +54,22 @@ describe.each(Object.keys(implementations))('notification settings on %s', (name
     // Each change switches on one event; each must see the ones before it, whatever the order.
     const answers = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
-        handles[i % handles.length]!.change(global, fresh(global), (current) => ({
-          level: i % 2 === 0 ? 'watch' : 'custom',
-          events: { ...current.events, [events[i % events.length]!]: true },
-        })),
+        handles[i % handles.length]!.change(fresh(global), { level: i % 2 === 0 ? 'watch' : 'custom', events: { [events[i % events.length]!]: true } }),
       ),
     );
     const final = await handles[0]!.find(global);
     expect(Object.values(final!.events).every(Boolean)).toBe(true);
     // The stored state is one of the acknowledged answers (the last write), not a mixture.
     expect(answers).toContainEqual(final);
+  });
+
+  it('changes only what the patch names: the e-mail address when sent (null clears it), the level when sent', async () => {
+    const [settings] = (await storages()) as [NotificationSettingsStorage];
+    await settings.change(fresh(global), { level: 'custom', notification_email: 'me@example.com', events: { new_note: true, failed_pipeline: true } });
+    const kept = await settings.change(fresh(global), { events: { new_note: false } });
+    expect(kept).toEqual({ ...fresh(global), level: 'custom', notification_email: 'me@example.com', events: { ...noEvents(), failed_pipeline: true } });
+    const cleared = await settings.change(fresh(global), { level: 'watch', notification_email: null, events: {} });
+    expect(cleared).toEqual({ ...kept, level: 'watch', notification_email: null });
+    expect(await settings.find(global)).toEqual(cleared);
   });
 });

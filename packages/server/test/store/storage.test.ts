@@ -272,6 +272,23 @@ describe.each(Object.keys(implementations))('storage on %s', (name) => {
       expect(await groupAccess(owner!.id, acme)).toEqual({ direct: 50, inAProject: false });
       expect(await groupAccess(guest!.id, acme)).toEqual({ direct: 10, inAProject: true });
       expect(await groupAccess(outsider!.id, acme)).toEqual({ direct: null, inAProject: false });
+
+      // The same standing found with the namespace, by id or by path in any case; nothing for an unknown one.
+      const { projectWithAccess, groupWithAccess } = storage.namespaces;
+      for (const ref of [{ id: widgets.id }, { path: 'ACME/Widgets' }]) {
+        const found = await projectWithAccess(ref, guest!.id);
+        expect(withoutMembers(found!.project)).toEqual(withoutMembers(widgets));
+        expect(found!.access).toEqual({ direct: 20, inherited: 10 });
+      }
+      expect((await projectWithAccess({ path: 'owner/dotfiles' }, owner!.id))!.access).toEqual({ direct: null, inherited: null });
+      for (const ref of [{ id: acme.id }, { path: 'Acme' }]) {
+        const found = await groupWithAccess(ref, developer!.id);
+        expect(withoutMembers(found!.group)).toEqual(withoutMembers(acme));
+        expect(found!.access).toEqual({ direct: null, inAProject: true });
+      }
+      expect((await groupWithAccess({ id: acme.id }, outsider!.id))!.access).toEqual({ direct: null, inAProject: false });
+      for (const ref of [{ id: 9999 }, { id: 1.5 }, { path: 'acme/nothing' }, { path: 'acme' }]) expect(await projectWithAccess(ref, owner!.id)).toBeUndefined();
+      for (const ref of [{ id: 9999 }, { path: 'nothing' }]) expect(await groupWithAccess(ref, owner!.id)).toBeUndefined();
     });
   });
 
@@ -462,7 +479,7 @@ describe.each(Object.keys(implementations))('storage on %s', (name) => {
       const acme = await storage.namespaces.createGroup(newGroup('acme'), [{ user_id: users.groupie.id, access_level: 40 }]);
       const widgets = await storage.namespaces.createProject(newProject('acme', 'widgets'), [{ user_id: users.member.id, access_level: 30 }]);
       const personal = await storage.namespaces.createProject(newProject('member', 'notes'), []);
-      const put = (s: NotificationSettingRecord) => storage.notificationSettings.change(s, s, () => ({}));
+      const put = (s: NotificationSettingRecord) => storage.notificationSettings.change(s, { events: {} });
       const memberGlobal = await put(setting(users.member.id, 'global', null, 'mention'));
       const watcherProject = await put(setting(users.watcher.id, 'project', widgets.id, 'watch'));
       const groupwatcherGroup = await put(setting(users.groupwatcher.id, 'group', acme.id, 'disabled'));

@@ -18,7 +18,7 @@ import type {
   UserRecord,
   Visibility,
 } from '../schema.js';
-import type { Audience, AudienceMember, FoundNames, Group, NewApplicationRow, NewGroupRow, NewPersonalAccessTokenRow, NewProjectRow, NewUserRow, Project, SeedRows, Storage } from '../storage.js';
+import type { Audience, AudienceMember, FoundNames, Group, GroupAccess, NamespaceRef, NewApplicationRow, NewGroupRow, NewPersonalAccessTokenRow, NewProjectRow, NewUserRow, Project, ProjectAccess, SeedRows, Storage } from '../storage.js';
 import { instanceSecret, pruneExpired } from './maintenance.js';
 import { statement } from './statements.js';
 import { transaction } from './transaction.js';
@@ -115,6 +115,20 @@ interface ProjectRow extends GroupRow {
   namespace: string;
   group_id: string | null;
 }
+/** A user's standing on a group or project, as the queries below read it; `$2` is the user. */
+interface AccessRow {
+  direct: number | null;
+  inherited?: number | null;
+  in_a_project?: boolean;
+}
+const projectStanding = `(SELECT access_level FROM project_members WHERE project_id = p.id AND user_id = $2) AS direct,
+  (SELECT access_level FROM group_members WHERE group_id = p.group_id AND user_id = $2) AS inherited`;
+const groupStanding = `(SELECT access_level FROM group_members WHERE group_id = g.id AND user_id = $2) AS direct,
+  EXISTS (SELECT 1 FROM project_members JOIN projects ON projects.id = project_members.project_id
+          WHERE project_members.user_id = $2 AND projects.group_id = g.id) AS in_a_project`;
+const projectAccessOf = (row: AccessRow): ProjectAccess => ({ direct: row.direct, inherited: row.inherited ?? null });
+const groupAccessOf = (row: AccessRow): GroupAccess => ({ direct: row.direct, inAProject: row.in_a_project === true });
+
 const projectColumns = 'id, namespace, path, name, visibility, group_id, created_at';
 const projectOf = (row: ProjectRow): Project => ({
   id: Number(row.id),
@@ -385,6 +399,14 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
     return rows[0] && convert(rows[0]);
   }
 
+  /** The group or project `select` reads (its table aliased `alias`), found by id or by `path` (lower-cased SQL). */
+  async function namespaceWithAccess<R extends GroupRow>(ref: NamespaceRef, select: string, path: string, alias: string, userId: number): Promise<(R & AccessRow) | undefined> {
+    if ('id' in ref ? !isId(ref.id) : !isText(ref.path)) return undefined;
+    const where = 'id' in ref ? `${alias}.id = $1` : `${path} = lower($1)`;
+    const { rows } = await pool.query<R & AccessRow>(statement(`${select} WHERE ${where}`, ['id' in ref ? ref.id : ref.path, userId]));
+    return rows[0];
+  }
+
   async function projectById(id: number): Promise<Project | undefined> {
     if (!isId(id)) return undefined;
     return one(`SELECT ${projectColumns} FROM projects WHERE id = $1`, [id], projectOf);
@@ -456,24 +478,21 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
       },
       async projectAccess(userId, project) {
         if (!isId(userId)) return { direct: null, inherited: null };
-        const { rows } = await pool.query<{ direct: number | null; inherited: number | null }>(
-          statement(
-            `SELECT (SELECT access_level FROM project_members WHERE project_id = $1 AND user_id = $3) AS direct,
-                    (SELECT access_level FROM group_members WHERE group_id = $2 AND user_id = $3) AS inherited`,
-            [project.id, project.group_id, userId],
-          ),
-        );
-        return rows[0]!;
+        const { rows } = await pool.query<AccessRow>(statement(`SELECT ${projectStanding} FROM projects p WHERE p.id = $1`, [project.id, userId]));
+        return rows[0] ? projectAccessOf(rows[0]) : { direct: null, inherited: null };
       },
       async groupAccess(userId, group) {
         if (!isId(userId)) return { direct: null, inAProject: false };
-        const { rows } = await pool.query<{ direct: number | null; in_a_project: boolean }>(
-          `SELECT (SELECT access_level FROM group_members WHERE group_id = $1 AND user_id = $2) AS direct,
-                  EXISTS (SELECT 1 FROM project_members JOIN projects ON projects.id = project_members.project_id
-                          WHERE project_members.user_id = $2 AND projects.group_id = $1) AS in_a_project`,
-          [group.id, userId],
-        );
-        return { direct: rows[0]!.direct, inAProject: rows[0]!.in_a_project };
+        const { rows } = await pool.query<AccessRow>(statement(`SELECT ${groupStanding} FROM groups g WHERE g.id = $1`, [group.id, userId]));
+        return rows[0] ? groupAccessOf(rows[0]) : { direct: null, inAProject: false };
+      },
+      async projectWithAccess(ref, userId) {
+        const found = await namespaceWithAccess<ProjectRow>(ref, `SELECT ${projectColumns}, ${projectStanding} FROM projects p`, `lower(p.namespace || '/' || p.path)`, 'p', userId);
+        return found && { project: projectOf(found), access: projectAccessOf(found) };
+      },
+      async groupWithAccess(ref, userId) {
+        const found = await namespaceWithAccess<GroupRow>(ref, `SELECT ${groupColumns}, ${groupStanding} FROM groups g`, 'lower(g.path)', 'g', userId);
+        return found && { group: groupOf(found), access: groupAccessOf(found) };
       },
       createGroup(group, members) {
         return inTransaction((client) => insertGroup(client, group, members, 'create'));
