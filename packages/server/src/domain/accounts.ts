@@ -2,7 +2,7 @@
 // store when it adds the record (hashing a password awaits, so another request may have taken the name meanwhile).
 import { InputError } from '../explained-error.js';
 import { checkScopes } from './oauth/scopes.js';
-import type { NewUserRow, Storage } from '../store/storage.js';
+import type { Account, NewUserRow, Storage } from '../store/storage.js';
 import type { PersonalAccessTokenRecord, Scope, UserRecord } from '../store/schema.js';
 import { hashPassword, verifyPassword, verifyPasswordAgainstNothing } from './passwords.js';
 import { digest, newSecret } from './secrets.js';
@@ -159,11 +159,11 @@ export async function findActivePersonalAccessToken(
   storage: Storage,
   token: string,
   now: Date = new Date(),
-): Promise<{ record: PersonalAccessTokenRecord; user: UserRecord } | null> {
+): Promise<({ record: PersonalAccessTokenRecord } & Account) | null> {
   const found = await storage.personalAccessTokens.withUserByDigest(digest(token));
   if (!found || found.token.revoked || !isActive(found.user)) return null;
   if (found.token.expires_at !== null && now.getTime() >= endOfDayUtc(found.token.expires_at)) return null;
-  return { record: found.token, user: found.user };
+  return { record: found.token, user: found.user, globalSetting: found.globalSetting };
 }
 
 /** The user's tokens, newest first. */

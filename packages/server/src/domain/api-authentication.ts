@@ -1,7 +1,7 @@
 // Spec 5: an API call authenticates with an OAuth access token (query `access_token` or `Authorization: Bearer`)
 // or a personal access token (`PRIVATE-TOKEN`). A token acts only for the user it was issued to.
-import type { Storage } from '../store/storage.js';
-import type { Scope, UserRecord } from '../store/schema.js';
+import type { Account, Storage } from '../store/storage.js';
+import type { Scope } from '../store/schema.js';
 import { findActivePersonalAccessToken } from './accounts.js';
 import { findActiveAccessToken } from './oauth/tokens.js';
 
@@ -11,8 +11,7 @@ export interface PresentedApiCredentials {
   privateToken?: string | undefined;
 }
 
-export interface ApiPrincipal {
-  user: UserRecord;
+export interface ApiPrincipal extends Account {
   scopes: readonly Scope[];
   via: 'accessTokenQuery' | 'bearerAuth' | 'privateToken';
 }
@@ -51,9 +50,9 @@ export async function authenticateApiRequest(storage: Storage, presented: Presen
   if (oauth === 'missing') {
     const pat = privateToken === '' ? null : await findActivePersonalAccessToken(storage, privateToken!, new Date(now * 1000));
     if (!pat) return { ok: false, reason: 'invalid' };
-    return { ok: true, principal: { user: pat.user, scopes: pat.record.scopes, via: 'privateToken' } };
+    return { ok: true, principal: { user: pat.user, globalSetting: pat.globalSetting, scopes: pat.record.scopes, via: 'privateToken' } };
   }
   const found = await findActiveAccessToken(storage, oauth.token, now);
   if (!found) return { ok: false, reason: 'invalid' };
-  return { ok: true, principal: { user: found.user, scopes: found.record.scopes, via: oauth.via } };
+  return { ok: true, principal: { user: found.user, globalSetting: found.globalSetting, scopes: found.record.scopes, via: oauth.via } };
 }

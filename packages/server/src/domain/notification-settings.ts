@@ -4,6 +4,7 @@ import type { components } from '@tokenbell/sdk';
 import { notificationEvents } from '../openapi/document.js';
 import { DEFAULT_GLOBAL_LEVEL, noEvents, notificationEmailOf } from './notification-levels.js';
 import type { NotificationSettingsStorage } from '../store/notification-settings-storage.js';
+import type { Account } from '../store/storage.js';
 import type { NotificationEvents, NotificationSettingRecord, UserRecord } from '../store/schema.js';
 
 type Schemas = components['schemas'];
@@ -24,8 +25,9 @@ function eventsOf(params: Partial<Record<string, unknown>>): Partial<Notificatio
   return events;
 }
 
-export async function presentGlobal(settings: NotificationSettingsStorage, user: UserRecord): Promise<Schemas['GlobalNotificationSettings']> {
-  return globalAnswer(await settings.find({ user_id: user.id, source_type: 'global', source_id: null }), user);
+/** The global settings of the account an API call authenticated as, which were read with its credential. */
+export function presentGlobal({ user, globalSetting }: Account): Schemas['GlobalNotificationSettings'] {
+  return globalAnswer(globalSetting, user);
 }
 
 function globalAnswer(record: NotificationSettingRecord | undefined, user: UserRecord): Schemas['GlobalNotificationSettings'] {

@@ -91,8 +91,8 @@ export function apiRouter(storage: Storage, baseUrl: string): Router {
   router.get('/projects/:id', async (req, res) => {
     res.json(await presentProject(storage, await seenProject(storage, principalOf(res).user, String(req.params.id)), baseUrl));
   });
-  router.get('/notification_settings', async (_req, res) => {
-    res.json(await presentGlobal(settings, principalOf(res).user));
+  router.get('/notification_settings', (_req, res) => {
+    res.json(presentGlobal(principalOf(res)));
   });
   router.put('/notification_settings', async (req, res) => {
     res.json(await updateGlobal(settings, principalOf(res).user, settingsParams(req)));

@@ -196,7 +196,7 @@ export function fileStorage(store: Store): Storage {
       async withUserByDigest(tokenDigest) {
         const token = store.lookup('personal_access_tokens', 'token_digest', tokenDigest);
         const user = token && store.lookup('users', 'id', token.user_id);
-        return token && user ? { token, user } : undefined;
+        return token && user ? { token, user, globalSetting: setting(user.id, 'global', null) } : undefined;
       },
       async ofUser(userId) {
         return store.data.personal_access_tokens.filter((t) => t.user_id === userId).reverse();
@@ -229,7 +229,7 @@ export function fileStorage(store: Store): Storage {
       async withUserByAccessDigest(tokenDigest) {
         const token = store.lookup('access_tokens', 'token_digest', tokenDigest);
         const user = token && store.lookup('users', 'id', token.user_id);
-        return token && user ? { token, user } : undefined;
+        return token && user ? { token, user, globalSetting: setting(user.id, 'global', null) } : undefined;
       },
       async byRefreshDigest(refreshDigest) {
         return store.lookup('access_tokens', 'refresh_digest', refreshDigest);

@@ -15,7 +15,7 @@ import { dirname, resolve } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { DurableJsonFile } from './durable-json-file.js';
 import { Journal, JournalCorruptError, journalFileOf, type JournalContents, type JournalOp } from './journal.js';
-import { SCHEMA_VERSION, type NotificationSettingRecord, type StoreData } from './schema.js';
+import { SCHEMA_VERSION, type StoreData } from './schema.js';
 import { limits } from '../config.js';
 import { StoreAccessError, StoreClosedError, StoreCorruptError, StoreVersionError, accessProblem } from './errors.js';
 import { FileLock } from './file-lock.js';

@@ -99,9 +99,18 @@ export interface ApplicationStorage {
   deleteOwned(ownerId: number, id: number, now: EpochSeconds): Promise<boolean>;
 }
 
+/**
+ * A user as an API call meets them: the account, and its global notification setting (undefined until one is stored),
+ * which the API's most frequent call answers and the service keeps with the account.
+ */
+export interface Account {
+  user: UserRecord;
+  globalSetting: NotificationSettingRecord | undefined;
+}
+
 export interface PersonalAccessTokenStorage {
-  /** The token and its user, in one question: every API call with a personal access token asks it. */
-  withUserByDigest(tokenDigest: string): Promise<{ token: PersonalAccessTokenRecord; user: UserRecord } | undefined>;
+  /** The token and its user's account, in one question: every API call with a personal access token asks it. */
+  withUserByDigest(tokenDigest: string): Promise<({ token: PersonalAccessTokenRecord } & Account) | undefined>;
   /** The user's tokens, newest first. */
   ofUser(userId: number): Promise<PersonalAccessTokenRecord[]>;
   /** Throws InputError `taken` when the digest is in use. */
@@ -118,8 +127,8 @@ export interface TokenStorage {
   /** Stores a pair outside any chain (the password grant). */
   issue(pair: NewTokenPair): Promise<void>;
   byAccessDigest(tokenDigest: string): Promise<AccessTokenRecord | undefined>;
-  /** The pair and the user it was issued to, in one question: every API call asks it. */
-  withUserByAccessDigest(tokenDigest: string): Promise<{ token: AccessTokenRecord; user: UserRecord } | undefined>;
+  /** The pair and the account of the user it was issued to, in one question: every API call asks it. */
+  withUserByAccessDigest(tokenDigest: string): Promise<({ token: AccessTokenRecord } & Account) | undefined>;
   byRefreshDigest(refreshDigest: string): Promise<AccessTokenRecord | undefined>;
   /** Revokes the pair (a no-op when it is revoked already). */
   revoke(id: string, now: EpochSeconds): Promise<void>;

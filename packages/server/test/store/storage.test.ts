@@ -429,6 +429,31 @@ describe.each(Object.keys(implementations))('storage on %s', (name) => {
       expect((await storage.tokens.unrevokedOfUser(other.id)).map((t) => t.id)).toEqual(['theirs']);
     });
 
+    it("answers an access token or a personal access token with its user's account: the user and their global setting once stored", async () => {
+      const { storages: [storage] } = await subject();
+      const user = await storage.users.create(newUser('jsmith'));
+      const other = await storage.users.create(newUser('other'));
+      await storage.tokens.issue(newPair('mine', null, user.id));
+      await storage.personalAccessTokens.create(newToken(user.id, 'pat-mine'));
+      const accountOf = async () => {
+        const viaToken = await storage.tokens.withUserByAccessDigest('access-mine');
+        const viaPat = await storage.personalAccessTokens.withUserByDigest('pat-mine');
+        expect(viaToken?.token.id).toBe('mine');
+        expect(viaPat?.token.token_digest).toBe('pat-mine');
+        expect({ user: viaPat?.user, globalSetting: viaPat?.globalSetting }).toEqual({ user: viaToken?.user, globalSetting: viaToken?.globalSetting });
+        return { user: viaToken!.user, globalSetting: viaToken!.globalSetting };
+      };
+      expect(await accountOf()).toEqual({ user, globalSetting: undefined });
+      // Another user's global setting and the user's own project setting are not theirs to answer.
+      await storage.notificationSettings.change(setting(other.id, 'global', null, 'watch'), { events: {} });
+      await storage.notificationSettings.change(setting(user.id, 'project', 1, 'disabled'), { events: {} });
+      expect(await accountOf()).toEqual({ user, globalSetting: undefined });
+      const global = await storage.notificationSettings.change(setting(user.id, 'global', null, 'custom'), { notification_email: 'j@example.com', events: { failed_pipeline: true } });
+      expect(await accountOf()).toEqual({ user, globalSetting: global });
+      expect(global).toMatchObject({ level: 'custom', notification_email: 'j@example.com', events: { failed_pipeline: true } });
+      expect(await storage.tokens.withUserByAccessDigest('access-nothing')).toBeUndefined();
+    });
+
     it("revokes an application's authorization of a user, answering whether there was a live pair or a pending code", async () => {
       const { storages: [storage] } = await subject();
       const user = await storage.users.create(newUser('jsmith'));

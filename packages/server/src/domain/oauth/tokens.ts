@@ -1,8 +1,8 @@
 // Access and refresh tokens: issued in pairs, found by the SHA-256 digest index, revoked as a pair.
 import { nanoid } from 'nanoid';
 import type { components } from '@tokenbell/sdk';
-import type { Storage } from '../../store/storage.js';
-import type { AccessTokenRecord, Scope, UserRecord } from '../../store/schema.js';
+import type { Account, Storage } from '../../store/storage.js';
+import type { AccessTokenRecord, Scope } from '../../store/schema.js';
 import { digest, newSecret } from '../secrets.js';
 import { formatScope } from './scopes.js';
 import { isActive } from '../users.js';
@@ -58,10 +58,10 @@ export async function issueTokenPair(storage: Storage, options: IssueTokenOption
 export const isExpired = (record: AccessTokenRecord, now: number) => now >= record.created_at + record.expires_in;
 
 /** The record of an access token that may be used now, with its user. */
-export async function findActiveAccessToken(storage: Storage, token: string, now: number): Promise<{ record: AccessTokenRecord; user: UserRecord } | undefined> {
+export async function findActiveAccessToken(storage: Storage, token: string, now: number): Promise<({ record: AccessTokenRecord } & Account) | undefined> {
   const found = await storage.tokens.withUserByAccessDigest(digest(token));
   if (!found || found.token.revoked_at !== null || isExpired(found.token, now) || !isActive(found.user)) return undefined;
-  return { record: found.token, user: found.user };
+  return { record: found.token, user: found.user, globalSetting: found.globalSetting };
 }
 
 

@@ -11,14 +11,13 @@ import type {
   ApplicationRecord,
   AuthorizationCodeRecord,
   Membership,
-  NotificationSettingRecord,
   OutboxMessageRecord,
   PersonalAccessTokenRecord,
   Scope,
   UserRecord,
   Visibility,
 } from '../schema.js';
-import type { Audience, AudienceMember, FoundNames, Group, GroupAccess, NamespaceRef, NewApplicationRow, NewGroupRow, NewPersonalAccessTokenRow, NewProjectRow, NewUserRow, Project, ProjectAccess, SeedRows, Storage } from '../storage.js';
+import type { Account, Audience, AudienceMember, FoundNames, Group, GroupAccess, NamespaceRef, NewApplicationRow, NewGroupRow, NewPersonalAccessTokenRow, NewProjectRow, NewUserRow, Project, ProjectAccess, SeedRows, Storage } from '../storage.js';
 import { instanceSecret, pruneExpired } from './maintenance.js';
 import { statement } from './statements.js';
 import { transaction } from './transaction.js';
@@ -100,6 +99,23 @@ const userOf = (row: UserRow): UserRecord => ({
 /** A user row as row_to_json spells it: times as text, so that a token and its user come in one query. */
 type UserJson = Omit<UserRow, 'created_at'> & { created_at: string };
 const userOfJson = (json: UserJson): UserRecord => userOf({ ...json, created_at: new Date(json.created_at) });
+
+/** A credential's user and their global setting, joined to the credential's table (aliased `credential`). */
+const accountJoin = (credential: string) =>
+  `JOIN users u ON u.id = ${credential}.user_id
+   LEFT JOIN notification_settings g ON g.user_id = u.id AND g.source_type = 'global' AND coalesce(g.source_id, 0) = 0`;
+const accountColumns = 'row_to_json(u) AS owner, g.level AS global_level, g.notification_email AS global_email, g.events AS global_events';
+interface AccountRow {
+  owner: UserJson;
+  global_level: SettingRow['level'] | null;
+  global_email: string | null;
+  global_events: SettingRow['events'] | null;
+}
+function accountOf(row: AccountRow): Account {
+  const user = userOfJson(row.owner);
+  const globalSetting = row.global_level === null ? undefined : settingOf({ user_id: String(user.id), source_type: 'global', source_id: null, level: row.global_level, notification_email: row.global_email, events: row.global_events! });
+  return { user, globalSetting };
+}
 
 interface GroupRow {
   id: string;
@@ -534,14 +550,14 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
     personalAccessTokens: {
       async withUserByDigest(tokenDigest) {
         if (!isText(tokenDigest)) return undefined;
-        const { rows } = await pool.query<PersonalAccessTokenRow & { owner: UserJson }>(
+        const { rows } = await pool.query<PersonalAccessTokenRow & AccountRow>(
           statement(
-            `SELECT p.id, p.user_id, p.name, p.token_digest, p.scopes, p.created_at, to_char(p.expires_at, 'YYYY-MM-DD') AS expires_at, p.revoked, row_to_json(u) AS owner
-             FROM personal_access_tokens p JOIN users u ON u.id = p.user_id WHERE p.token_digest = $1`,
+            `SELECT p.id, p.user_id, p.name, p.token_digest, p.scopes, p.created_at, to_char(p.expires_at, 'YYYY-MM-DD') AS expires_at, p.revoked, ${accountColumns}
+             FROM personal_access_tokens p ${accountJoin('p')} WHERE p.token_digest = $1`,
             [tokenDigest],
           ),
         );
-        return rows[0] && { token: personalAccessTokenOf(rows[0]), user: userOfJson(rows[0].owner) };
+        return rows[0] && { token: personalAccessTokenOf(rows[0]), ...accountOf(rows[0]) };
       },
       async ofUser(userId) {
         if (!isId(userId)) return [];
@@ -590,10 +606,10 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
       },
       async withUserByAccessDigest(tokenDigest) {
         if (!isText(tokenDigest)) return undefined;
-        const { rows } = await pool.query<AccessTokenRow & { owner: UserJson }>(
-          statement(`SELECT ${accessTokenColumns.replace(/(\w+)/g, 't.$1')}, row_to_json(u) AS owner FROM access_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_digest = $1`, [tokenDigest]),
+        const { rows } = await pool.query<AccessTokenRow & AccountRow>(
+          statement(`SELECT ${accessTokenColumns.replace(/(\w+)/g, 't.$1')}, ${accountColumns} FROM access_tokens t ${accountJoin('t')} WHERE t.token_digest = $1`, [tokenDigest]),
         );
-        return rows[0] && { token: accessTokenOf(rows[0]), user: userOfJson(rows[0].owner) };
+        return rows[0] && { token: accessTokenOf(rows[0]), ...accountOf(rows[0]) };
       },
       async byAccessDigest(tokenDigest) {
         if (!isText(tokenDigest)) return undefined;
