@@ -16,6 +16,9 @@ import {
   TokenbellNotFoundError,
   TokenbellPermissionError,
   TokenbellValidationError,
+  type NotificationEventRequest,
+  type NotificationEventResult,
+  type NotificationMessage,
   type NotificationSettingsUpdate,
   type GlobalNotificationSettingsUpdate,
   type TokenbellClient,
@@ -25,10 +28,11 @@ import { type CaseContext, exampleApp, type Exchange, publicApp, type Session, u
 
 /**
  * A reference server of its own that a case's subject request needs, on the server target directly and on the proxy
- * target behind a proxy of its own (contract.test.ts): one whose monitoring allowlist leaves loopback out. The mock
- * answers what Prefer asks whatever the instance.
+ * target behind a proxy of its own (contract.test.ts): `restricted`, whose monitoring allowlist leaves loopback out
+ * and which runs without test helpers, for the 404s of what an instance can leave out. The mock answers what Prefer
+ * asks whatever the instance.
  */
-export type Instance = 'outsideMonitoringAllowlist';
+export type Instance = 'restricted';
 
 export interface ContractCase {
   name: string;
@@ -46,6 +50,12 @@ export interface ContractCase {
   invalidRequest?: string;
   /** The server of its own the subject request goes to, if any (setup still goes to the target's usual one). */
   instance?: Instance;
+  /**
+   * A mismatch between the reference server and the document that the case shows and that is not fixed yet: on the
+   * server and proxy targets the case must fail (it.fails), so that the run goes red, and the mark has to go, the day
+   * it passes. It exercises nothing there for the coverage; other cases must cover its answer.
+   */
+  knownMismatch?: string;
   /**
    * Setup through ctx.setup, then exactly one request through ctx.fetch / ctx.client() (the subject); what it
    * answers is handed to `behaviour`.
@@ -99,8 +109,17 @@ const events = {
   success_pipeline: false,
 };
 
-/** The five API operations that take a token, for the 401/403 rows every one of them documents. */
-const apiOperations: { operation: string; scope: 'read_user' | 'read_api' | 'api'; call(client: TokenbellClient): Promise<unknown> }[] = [
+/**
+ * The API operations that take a token, for the 401/403 rows every one of them documents. The 403 is asked as jsmith
+ * with one scope too few, or, for the test helpers, which answer only administrators, as the seed's administrator, so
+ * that the scope alone refuses it (their refusal of anyone else has cases of its own).
+ */
+const apiOperations: {
+  operation: string;
+  scope: 'read_user' | 'read_api' | 'api';
+  as?: 'root';
+  call(client: TokenbellClient): Promise<unknown>;
+}[] = [
   { operation: 'getCurrentUser', scope: 'read_user', call: (c) => c.user.current() },
   { operation: 'getGlobalNotificationSettings', scope: 'read_api', call: (c) => c.notificationSettings.global.get() },
   { operation: 'updateGlobalNotificationSettings', scope: 'api', call: (c) => c.notificationSettings.global.update({ level: 'watch' }) },
@@ -110,6 +129,13 @@ const apiOperations: { operation: string; scope: 'read_user' | 'read_api' | 'api
   { operation: 'updateGroupNotificationSettings', scope: 'api', call: (c) => c.notificationSettings.group('acme').update({ level: 'watch' }) },
   { operation: 'getProjectNotificationSettings', scope: 'read_api', call: (c) => c.notificationSettings.project('acme/widgets').get() },
   { operation: 'updateProjectNotificationSettings', scope: 'api', call: (c) => c.notificationSettings.project('acme/widgets').update({ level: 'watch' }) },
+  {
+    operation: 'emitNotificationEvent',
+    scope: 'api',
+    as: 'root',
+    call: (c) => c.testHelpers.emitNotificationEvent('acme/widgets', { kind: 'failed_pipeline', title: 'Refused', author: 'jsmith' }),
+  },
+  { operation: 'listNotificationMessages', scope: 'read_api', as: 'root', call: (c) => c.testHelpers.notificationMessages() },
 ];
 /** One scope too few for each required scope. */
 const tooLittle = { read_user: undefined, read_api: 'read_user', api: 'read_api' } as const;
@@ -167,6 +193,27 @@ const oversizedUpdates: { operation: string; call(client: TokenbellClient): Prom
   { operation: 'updateGroupNotificationSettings', call: (c) => c.notificationSettings.group('acme').update(paddedUpdate) },
   { operation: 'updateProjectNotificationSettings', call: (c) => c.notificationSettings.project('acme/widgets').update(paddedUpdate) },
 ];
+
+/**
+ * A valid event past 100 kB, padded the same way: NotificationEventRequest allows fields of later releases too. Were it
+ * read, it would mail jsmith (a failed pipeline goes to its user).
+ */
+const paddedEvent: NotificationEventRequest & { from_a_later_release: string } = {
+  kind: 'failed_pipeline',
+  title: 'Pipeline #43 failed on main',
+  author: 'jsmith',
+  from_a_later_release: 'x'.repeat(oversize),
+};
+
+/**
+ * The server refuses a user who is not an administrator with no WWW-Authenticate header (test-helper-routes.ts,
+ * requireAdmin), which AdminOnly requires (components.headers.WwwAuthenticate, required: true); Prism's proxy turns
+ * the answer into its own 500. The 403 of the scope has the header, and covers AdminOnly on the server and the proxy.
+ */
+const adminOnlyWithoutChallenge = 'the 403 for a user who is not an administrator comes without the WWW-Authenticate header AdminOnly requires';
+
+/** The ids of the messages listed, to compare two listings whose delivery statuses may have moved on in between. */
+const idsOf = (messages: NotificationMessage[]) => messages.map((m) => m.id);
 
 /**
  * The application form at its largest: `_csrf`, `name` and `redirect_uri` each at their maxLength (256, 255 and
@@ -1041,12 +1088,12 @@ export const cases: ContractCase[] = [
   ...apiOperations
     .filter(({ scope }) => tooLittle[scope] !== undefined)
     .map(
-      ({ operation, scope, call }): ContractCase => ({
+      ({ operation, scope, as, call }): ContractCase => ({
         name: `${operation} with a ${tooLittle[scope]} token (needs ${scope})`,
         operation,
         status: 403,
         async call(ctx) {
-          const tokens = await ctx.setup.token(users.jsmith, { scope: tooLittle[scope] });
+          const tokens = await ctx.setup.token(users[as ?? 'jsmith'], { scope: tooLittle[scope] });
           await rejectsWith(call(ctx.client({ accessToken: tokens.access_token })), TokenbellPermissionError, { status: 403 });
         },
         behaviour: (x) => expect(x.headers.get('www-authenticate')).toContain(`scope="${scope}"`),
@@ -1281,6 +1328,196 @@ export const cases: ContractCase[] = [
     },
   },
 
+  // --- Test helpers: notification events in, the mail they queued listed back ------------------------------------
+  {
+    name: 'recording a failed pipeline answers its one recipient, the pipeline\'s user, whose mail is then listed',
+    operation: 'emitNotificationEvent',
+    status: 201,
+    async call(ctx) {
+      return ctx.client({ privateToken: users.root.pat }).testHelpers.emitNotificationEvent('acme/widgets', {
+        kind: 'failed_pipeline',
+        title: 'Pipeline #42 failed on main',
+        author: 'jsmith',
+      });
+    },
+    expect: (x) =>
+      expect(x.json).toMatchObject({
+        kind: 'failed_pipeline',
+        title: 'Pipeline #42 failed on main',
+        author: 'jsmith',
+        recipients: [{ username: 'jsmith', email: 'jsmith@example.com', reason: 'participating' }],
+      }),
+    async behaviour(_x, ctx, result) {
+      const event = result as NotificationEventResult;
+      const messages = await ctx.setup.notificationMessages({ event_id: event.id });
+      expect(messages).toEqual([
+        expect.objectContaining({ event_id: event.id, username: 'jsmith', to: 'jsmith@example.com', reason: 'participating', status: expect.stringMatching(/^(queued|sent)$/) }),
+      ]);
+      expect(messages[0]!.subject).toContain('acme/widgets');
+    },
+  },
+  {
+    name: 'recording an issue leaves out its author and a mentioned user who may not see the project',
+    operation: 'emitNotificationEvent',
+    status: 201,
+    async call(ctx) {
+      // acme/widgets is private to acme's members, jsmith and awong; mallory is a member of nothing.
+      return ctx.client({ privateToken: users.root.pat }).testHelpers.emitNotificationEvent('acme/widgets', {
+        kind: 'new_issue',
+        title: 'The bell does not ring',
+        author: 'jsmith',
+        participants: ['jsmith', 'awong'],
+        mentioned: ['mallory'],
+      });
+    },
+    async behaviour(x, ctx) {
+      const event = x.json as NotificationEventResult;
+      expect(event.recipients).toEqual([{ user_id: expect.any(Number), username: 'awong', email: 'awong@example.com', reason: 'participating' }]);
+      const messages = await ctx.setup.notificationMessages({ event_id: event.id });
+      expect(messages.map((m) => [m.username, m.reason])).toEqual([['awong', 'participating']]);
+    },
+  },
+  {
+    name: 'recording an event that names an unknown user is refused, and queues no mail',
+    operation: 'emitNotificationEvent',
+    status: 400,
+    async call(ctx) {
+      // Recorded, it would have mailed awong, a participant.
+      const before = idsOf(await ctx.setup.notificationMessages({ username: 'awong', per_page: 100 }));
+      await rejectsWith(
+        ctx.client({ privateToken: users.root.pat }).testHelpers.emitNotificationEvent('acme/widgets', {
+          kind: 'new_issue',
+          title: 'Refused',
+          author: 'jsmith',
+          participants: ['awong', 'contract-suite-no-such-user'],
+        }),
+        TokenbellValidationError,
+        { status: 400 },
+      );
+      return before;
+    },
+    async behaviour(x, ctx, before) {
+      expect(x.json).toEqual({ message: '400 Bad request - participants: there is no user "contract-suite-no-such-user"' });
+      expect(idsOf(await ctx.setup.notificationMessages({ username: 'awong', per_page: 100 }))).toEqual(before);
+    },
+  },
+  {
+    name: 'an event kind outside the document is refused',
+    operation: 'emitNotificationEvent',
+    status: 400,
+    invalidRequest: 'kind no_such_event is outside NotificationEvent',
+    async call(ctx) {
+      const event = { kind: 'no_such_event', title: 'Refused', author: 'jsmith' } as unknown as NotificationEventRequest;
+      await rejectsWith(ctx.client({ privateToken: users.root.pat }).testHelpers.emitNotificationEvent('acme/widgets', event), TokenbellValidationError, { status: 400 });
+    },
+    behaviour: (x) => expect((x.json as { message: string }).message).toMatch(/^400 Bad request - kind /),
+  },
+  {
+    name: 'recording an event by a user who is not an administrator is refused',
+    operation: 'emitNotificationEvent',
+    status: 403,
+    knownMismatch: adminOnlyWithoutChallenge,
+    async call(ctx) {
+      await rejectsWith(
+        ctx.client({ privateToken: users.jsmith.pat }).testHelpers.emitNotificationEvent('acme/widgets', { kind: 'failed_pipeline', title: 'Refused', author: 'jsmith' }),
+        TokenbellPermissionError,
+        { status: 403 },
+      );
+    },
+    expect: (x) => expect(x.json).toEqual({ message: '403 Forbidden - test helpers are for administrators' }),
+  },
+  {
+    name: 'recording an event on a project that does not exist is not found',
+    operation: 'emitNotificationEvent',
+    status: 404,
+    async call(ctx) {
+      await rejectsWith(
+        ctx.client({ privateToken: users.root.pat }).testHelpers.emitNotificationEvent('acme/no-such-project', { kind: 'failed_pipeline', title: 'Refused', author: 'jsmith' }),
+        TokenbellNotFoundError,
+      );
+    },
+    expect: (x) => expect(x.json).toEqual({ message: '404 Project Not Found' }),
+  },
+  {
+    name: 'recording an event on an instance without test helpers is not found',
+    operation: 'emitNotificationEvent',
+    status: 404,
+    instance: 'restricted',
+    async call(ctx) {
+      await rejectsWith(
+        ctx.client({ privateToken: users.root.pat }).testHelpers.emitNotificationEvent('acme/widgets', { kind: 'failed_pipeline', title: 'Refused', author: 'jsmith' }),
+        TokenbellNotFoundError,
+      );
+    },
+    // The area's plain 404, not the project's: nothing tells that the area exists.
+    behaviour: (x) => expect(x.json).toEqual({ message: '404 Not Found' }),
+  },
+  {
+    name: 'the mail of an event, with a read_api token',
+    operation: 'listNotificationMessages',
+    status: 200,
+    async call(ctx) {
+      const event = await ctx.setup.notificationEvent('acme/widgets', { kind: 'failed_pipeline', title: 'Pipeline #42 failed on main', author: 'jsmith' });
+      const tokens = await ctx.setup.token(users.root, { scope: 'read_api' });
+      await ctx.client({ accessToken: tokens.access_token }).testHelpers.notificationMessages({ event_id: event.id });
+      return event;
+    },
+    expect: (x) =>
+      expect(x.json).toEqual([
+        expect.objectContaining({ username: 'jsmith', to: 'jsmith@example.com', reason: 'participating', headers: expect.objectContaining({ 'X-GitLab-Project': 'acme/widgets' }) }),
+      ]),
+    behaviour(x, _ctx, event) {
+      const [message] = x.json as NotificationMessage[];
+      expect(message).toMatchObject({ event_id: (event as NotificationEventResult).id, headers: { 'X-GitLab-NotificationReason': 'participating' } });
+      // Queued, or already handed to the log (no --smtp-url) by the delivery worker.
+      if (message!.status === 'queued') expect(message).toMatchObject({ attempts: 0, sent_at: null });
+      else expect(message).toMatchObject({ status: 'sent', last_error: null, sent_at: expect.any(String) });
+    },
+  },
+  {
+    name: 'the mail of a user who does not exist is refused',
+    operation: 'listNotificationMessages',
+    status: 400,
+    async call(ctx) {
+      await rejectsWith(
+        ctx.client({ privateToken: users.root.pat }).testHelpers.notificationMessages({ username: 'contract-suite-no-such-user' }),
+        TokenbellValidationError,
+        { status: 400 },
+      );
+    },
+    behaviour: (x) => expect((x.json as { message: string }).message).toMatch(/^400 Bad request - username/),
+  },
+  {
+    name: 'more mail per page than the document allows is refused',
+    operation: 'listNotificationMessages',
+    status: 400,
+    invalidRequest: 'per_page 101 is over its maximum of 100',
+    async call(ctx) {
+      await rejectsWith(ctx.client({ privateToken: users.root.pat }).testHelpers.notificationMessages({ per_page: 101 }), TokenbellValidationError, { status: 400 });
+    },
+    behaviour: (x) => expect((x.json as { message: string }).message).toMatch(/^400 Bad request - per_page /),
+  },
+  {
+    name: 'the mail listing for a user who is not an administrator is refused',
+    operation: 'listNotificationMessages',
+    status: 403,
+    knownMismatch: adminOnlyWithoutChallenge,
+    async call(ctx) {
+      await rejectsWith(ctx.client({ privateToken: users.jsmith.pat }).testHelpers.notificationMessages(), TokenbellPermissionError, { status: 403 });
+    },
+    expect: (x) => expect(x.json).toEqual({ message: '403 Forbidden - test helpers are for administrators' }),
+  },
+  {
+    name: 'the mail listing on an instance without test helpers is not found',
+    operation: 'listNotificationMessages',
+    status: 404,
+    instance: 'restricted',
+    async call(ctx) {
+      await rejectsWith(ctx.client({ privateToken: users.root.pat }).testHelpers.notificationMessages(), TokenbellNotFoundError, { status: 404 });
+    },
+    expect: (x) => expect(x.json).toEqual({ message: '404 Not Found' }),
+  },
+
   // --- The landing page and the document ----------------------------------------------------------------------------
   {
     name: 'the landing page for a visitor who has not signed in',
@@ -1408,7 +1645,7 @@ export const cases: ContractCase[] = [
       name: `${operation} from an address outside the monitoring allowlist is not found`,
       operation,
       status: 404,
-      instance: 'outsideMonitoringAllowlist',
+      instance: 'restricted',
       async call(ctx) {
         await get(ctx.client());
       },
@@ -1458,6 +1695,20 @@ export const cases: ContractCase[] = [
       expect: (x) => expect(x.json).toEqual({ message: '413 Request Entity Too Large' }),
     }),
   ),
+  {
+    name: 'emitNotificationEvent with a valid body past the 100 kB limit is refused before it is read',
+    operation: 'emitNotificationEvent',
+    status: 413,
+    async call(ctx) {
+      const before = idsOf(await ctx.setup.notificationMessages({ username: 'jsmith', per_page: 100 }));
+      await rejectsWith(ctx.client({ privateToken: users.root.pat }).testHelpers.emitNotificationEvent('acme/widgets', paddedEvent), TokenbellApiError, { status: 413 });
+      return before;
+    },
+    expect: (x) => expect(x.json).toEqual({ message: '413 Request Entity Too Large' }),
+    async behaviour(_x, ctx, before) {
+      expect(idsOf(await ctx.setup.notificationMessages({ username: 'jsmith', per_page: 100 }))).toEqual(before);
+    },
+  },
   {
     name: 'the password grant for a login with too many failures is refused before the password is checked',
     operation: 'createToken',

@@ -5,13 +5,17 @@ import {
   exchangeCode,
   passwordGrant,
   type FetchLike,
+  type NotificationEventRequest,
+  type NotificationEventResult,
+  type NotificationMessage,
+  type NotificationMessageQuery,
   type TokenbellAuth,
   type TokenbellClient,
   type TokenResponse,
 } from '../../packages/sdk/src/index.js';
 import { consentFields, csrfOf } from '../../packages/server/test/support/agent.js';
 import { exampleAccounts, exampleApplication } from '../../packages/server/test/support/example-seed.js';
-import { publicApplication } from './seed.js';
+import { administrator, publicApplication } from './seed.js';
 
 export type TargetKind = 'server' | 'mock' | 'proxy';
 
@@ -28,8 +32,8 @@ export interface Exchange {
   json: unknown;
 }
 
-/** The example fixture's accounts (packages/server/fixtures/example-seed.json). */
-export const users = exampleAccounts;
+/** The example fixture's accounts (packages/server/fixtures/example-seed.json), and the contract seed's administrator. */
+export const users = { ...exampleAccounts, root: administrator } as const;
 export type SeedUser = (typeof users)[keyof typeof users];
 export const exampleApp = exampleApplication;
 /** The contract seed's public application (seed.ts): no App Secret, client_id alone, PKCE. */
@@ -69,6 +73,16 @@ export interface SetupChannel {
   tokenWorks(accessToken: string): Promise<boolean>;
   /** Revokes the session user's password grant tokens, if any, so that none is left. */
   revokePasswordGrant(session: Session): Promise<void>;
+  /**
+   * Records a notification event on `project` through the test helpers, as the seed's administrator, and answers it
+   * with its recipients; on the mock, the document's example event.
+   */
+  notificationEvent(project: string, event: NotificationEventRequest): Promise<NotificationEventResult>;
+  /**
+   * The notification mail the server queued (the test helpers' listing, as the seed's administrator), newest first;
+   * nothing on the mock.
+   */
+  notificationMessages(query?: NotificationMessageQuery): Promise<NotificationMessage[]>;
   /** Fails password grants for `login` until the throttle refuses it (429); what comes next for it is refused too. */
   exhaustLogin(login: string): Promise<void>;
   /**
@@ -145,6 +159,7 @@ export function serverSetup(baseUrl: string, storeUnwritable: SetupChannel['stor
     const response = await noFollow(new Request(baseUrl + path, { method: 'POST', headers: formHeaders(session.cookie), body: form({ _csrf: session.csrf, ...fields }) }));
     return { response, text: await response.text() };
   };
+  const asAdministrator = () => createTokenbellClient({ baseUrl, fetch: noFollow, auth: { privateToken: administrator.pat } });
   const expectStatus = (what: string, response: Response, text: string, status: number) => {
     if (response.status !== status) throw new Error(`setup: ${what} answered ${response.status}, not ${status}:\n${text.slice(0, 1000)}`);
   };
@@ -237,6 +252,8 @@ export function serverSetup(baseUrl: string, storeUnwritable: SetupChannel['stor
       const { response } = await createTokenbellClient({ baseUrl, fetch: noFollow, auth: { accessToken } }).raw.GET('/oauth/token/info');
       return response.status === 200;
     },
+    notificationEvent: (project, event) => asAdministrator().testHelpers.emitNotificationEvent(project, event),
+    notificationMessages: (query) => asAdministrator().testHelpers.notificationMessages(query),
     async revokePasswordGrant(session) {
       const { response, text } = await post('/profile/authorized_applications/password_grant/revoke', session, {});
       if (response.status !== 302 && response.status !== 404) expectStatus('revoking the password grant tokens', response, text, 302);
@@ -288,6 +305,17 @@ export function mockSetup(baseUrl: string): SetupChannel {
     authorizedApplication: async () => 7,
     newPersonalAccessToken: async () => 4,
     tokenWorks: async () => true,
+    // The event of emitNotificationEvent's 201 example, which listNotificationMessages' 200 example is a message of.
+    notificationEvent: async () => ({
+      id: 'V1StGXR8_Z5jdHi6B-myT',
+      kind: 'failed_pipeline',
+      project_id: 1,
+      title: 'Pipeline #42 failed on main',
+      author: 'jsmith',
+      created_at: '2026-11-25T10:00:00.000Z',
+      recipients: [{ user_id: 1, username: 'jsmith', email: 'jsmith@example.com', reason: 'participating' }],
+    }),
+    notificationMessages: async () => [],
     exhaustLogin: async () => undefined,
     revokePasswordGrant: async () => undefined,
     storeUnwritable: async () => async () => undefined,

@@ -42,6 +42,12 @@ interface RunningTarget {
   processes: RunningProcess[];
 }
 
+/**
+ * The `restricted` instance (cases.ts, Instance): its monitoring allowlist leaves loopback, the suite's only address,
+ * out, and it runs without test helpers.
+ */
+const restrictedOptions = { monitoringAllowlist: '192.0.2.0/24', testHelpers: false } as const;
+
 let contract: ContractDocument;
 const targets = {} as Record<TargetKind, RunningTarget>;
 const started: RunningProcess[] = [];
@@ -55,35 +61,36 @@ beforeAll(async () => {
     // Without --validate-responses: the server would turn a broken answer into a 500 before Prism could see it.
     upstream: startReferenceServer({ validateResponses: false }),
     mock: startPrismMock(),
-    // The operations endpoints' 404: a server whose monitoring allowlist leaves loopback (the suite's only address)
-    // out, played directly on the server target and through a proxy of its own on the proxy target.
-    outsideMonitoringAllowlist: startReferenceServer({ monitoringAllowlist: '192.0.2.0/24' }),
+    // The 404s of what an instance can leave out: a server whose monitoring allowlist leaves loopback (the suite's
+    // only address) out and which runs without test helpers, played directly on the server target and through a
+    // proxy of its own on the proxy target.
+    restricted: startReferenceServer(restrictedOptions),
     document: loadContractDocument(),
   };
-  const [server, upstream, mock, outside] = await settle<[ReferenceServer, ReferenceServer, RunningProcess, ReferenceServer]>([
+  const [server, upstream, mock, restrictedServer] = await settle<[ReferenceServer, ReferenceServer, RunningProcess, ReferenceServer]>([
     pending.server,
     pending.upstream,
     pending.mock,
-    pending.outsideMonitoringAllowlist,
+    pending.restricted,
   ]);
-  const [strict, lenient, outsideProxy] = await settle<[RunningProcess, RunningProcess, RunningProcess]>([
+  const [strict, lenient, restrictedProxy] = await settle<[RunningProcess, RunningProcess, RunningProcess]>([
     startPrismProxy(upstream.baseUrl),
     startPrismProxy(upstream.baseUrl, { validateRequest: false }),
-    startPrismProxy(outside.baseUrl),
+    startPrismProxy(restrictedServer.baseUrl),
   ]);
   contract = await pending.document;
   targets.server = {
     baseUrl: server.baseUrl,
     invalidBaseUrl: server.baseUrl,
-    instances: { outsideMonitoringAllowlist: outside.baseUrl },
+    instances: { restricted: restrictedServer.baseUrl },
     setup: serverSetup(server.baseUrl, server.storeUnwritable),
-    processes: [server, outside],
+    processes: [server, restrictedServer],
   };
   // The mock keeps no state and knows no addresses: Prefer picks the answer whatever the instance.
   targets.mock = {
     baseUrl: mock.baseUrl,
     invalidBaseUrl: mock.baseUrl,
-    instances: { outsideMonitoringAllowlist: mock.baseUrl },
+    instances: { restricted: mock.baseUrl },
     setup: mockSetup(mock.baseUrl),
     processes: [mock],
   };
@@ -92,9 +99,9 @@ beforeAll(async () => {
   targets.proxy = {
     baseUrl: strict.baseUrl,
     invalidBaseUrl: lenient.baseUrl,
-    instances: { outsideMonitoringAllowlist: outsideProxy.baseUrl },
+    instances: { restricted: restrictedProxy.baseUrl },
     setup: serverSetup(upstream.baseUrl, upstream.storeUnwritable),
-    processes: [strict, lenient, upstream, outsideProxy],
+    processes: [strict, lenient, upstream, restrictedProxy],
   };
 }, 90_000);
 
@@ -111,17 +118,17 @@ async function settle<T extends RunningProcess[]>(list: { [K in keyof T]: Promis
 async function startOnPostgres(): Promise<void> {
   const database = () => freshMigratedDatabase(inject('postgresUrl'));
   const document = loadContractDocument();
-  const [server, outside] = await settle<[ReferenceServer, ReferenceServer]>([
+  const [server, restrictedServer] = await settle<[ReferenceServer, ReferenceServer]>([
     startReferenceServer({ database }),
-    startReferenceServer({ database, monitoringAllowlist: '192.0.2.0/24' }),
+    startReferenceServer({ database, ...restrictedOptions }),
   ]);
   contract = await document;
   targets.server = {
     baseUrl: server.baseUrl,
     invalidBaseUrl: server.baseUrl,
-    instances: { outsideMonitoringAllowlist: outside.baseUrl },
+    instances: { restricted: restrictedServer.baseUrl },
     setup: serverSetup(server.baseUrl, server.storeUnwritable),
-    processes: [server, outside],
+    processes: [server, restrictedServer],
   };
 }
 
@@ -179,6 +186,11 @@ async function runCase(c: ContractCase, kind: TargetKind): Promise<void> {
   record.targets[kind].exercised.push({ operationId: c.operation, status: x.status, case: c.name });
 }
 
+/** A known mismatch between the server and the document fails the case on the targets with a server (ContractCase.knownMismatch). */
+const mismatchOn = (kind: TargetKind, c: ContractCase) => (kind === 'mock' ? undefined : c.knownMismatch);
+/** The cases that must pass on `kind`, each of them recorded as exercised. */
+const passing = (kind: TargetKind) => cases.filter((c) => notApplicableReason(kind, c) === undefined && mismatchOn(kind, c) === undefined);
+
 for (const kind of kinds) {
   describe(`contract against ${labels[kind]}`, () => {
     for (const c of cases) {
@@ -187,6 +199,12 @@ for (const kind of kinds) {
       if (reason) {
         record.targets[kind].notApplicable.push({ operationId: c.operation, status: c.status, case: c.name, reason });
         it.skip(`${title} — not applicable: ${reason}`, () => undefined);
+        continue;
+      }
+      const mismatch = mismatchOn(kind, c);
+      if (mismatch) {
+        // Recorded as exercised only if it passed, which fails the run anyway.
+        it.fails(`${title} — known mismatch, fails until fixed: ${mismatch}`, () => runCase(c, kind));
         continue;
       }
       it(title, () => runCase(c, kind));
@@ -198,8 +216,7 @@ for (const kind of kinds) {
 if (store === 'postgres') {
   describe('contract on PostgreSQL', () => {
     it('passed every case that applies to the server target', () => {
-      const expected = cases.filter((c) => notApplicableReason('server', c) === undefined).length;
-      expect(record.targets.server.exercised).toHaveLength(expected);
+      expect(record.targets.server.exercised).toHaveLength(passing('server').length);
     });
   });
 }
@@ -237,10 +254,7 @@ if (store === 'file') describe('contract coverage', () => {
     const stated = /Today, of (\d+) declared answers: the server (\d+) \((\d+) listed.*?the mock (\d+) \((\d+) listed.*?the proxy (\d+) \((\d+) listed/.exec(readme)?.slice(1).map(Number);
     expect(stated, "the README's coverage sentence").toEqual([declared, server, serverListed, mock, mockListed, proxy, proxyListed]);
     // Every case has to have passed for the record to be the suite's, not the part of it that happened to work.
-    for (const kind of kinds) {
-      const expected = cases.filter((c) => notApplicableReason(kind, c) === undefined).length;
-      expect(record.targets[kind].exercised, kind).toHaveLength(expected);
-    }
+    for (const kind of kinds) expect(record.targets[kind].exercised, kind).toHaveLength(passing(kind).length);
   });
 
   it('fails when an answer listed as not applicable was exercised after all', async () => {

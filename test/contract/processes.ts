@@ -47,6 +47,8 @@ export interface ReferenceServerOptions {
   validateResponses?: boolean;
   /** `--monitoring-allowlist`: who may read the `/-/` operations endpoints (loopback by default). */
   monitoringAllowlist?: string;
+  /** `--test-helpers`: serve the test-helper area to administrators (on by default; off, it answers 404). */
+  testHelpers?: boolean;
   /** A fresh migrated PostgreSQL database to serve from (`--database-url`), dropped when the server stops. */
   database?: () => Promise<{ url: string; drop(): Promise<void> }>;
 }
@@ -61,9 +63,9 @@ export interface ReferenceServer extends RunningProcess {
 
 /**
  * The reference server from its CLI, on a fresh data file (or `database`) loaded from the contract seed (the example
- * fixture and a public application, see seed.ts).
+ * fixture, a public application and an administrator, see seed.ts), with test helpers on unless `testHelpers: false`.
  */
-export async function startReferenceServer({ validateResponses = true, monitoringAllowlist, database: fresh }: ReferenceServerOptions = {}): Promise<ReferenceServer> {
+export async function startReferenceServer({ validateResponses = true, monitoringAllowlist, testHelpers = true, database: fresh }: ReferenceServerOptions = {}): Promise<ReferenceServer> {
   const dir = await mkdtemp(join(tmpdir(), 'tokenbell-contract-'));
   let database: Awaited<ReturnType<NonNullable<typeof fresh>>> | undefined;
   const cleanup = async () => {
@@ -83,7 +85,9 @@ export async function startReferenceServer({ validateResponses = true, monitorin
   const args = ['--import', 'tsx', serverCli, ...where, '--seed', seed, '--port', String(port), '--host', '127.0.0.1'];
   if (validateResponses) args.push('--validate-responses');
   if (monitoringAllowlist) args.push('--monitoring-allowlist', monitoringAllowlist);
-  const name = `reference server${monitoringAllowlist ? ` (monitoring allowlist ${monitoringAllowlist})` : ''}${database ? ' on PostgreSQL' : ''} :${port}`;
+  if (testHelpers) args.push('--test-helpers');
+  const differences = [monitoringAllowlist ? `monitoring allowlist ${monitoringAllowlist}` : undefined, testHelpers ? undefined : 'without test helpers'].filter(Boolean);
+  const name = `reference server${differences.length > 0 ? ` (${differences.join(', ')})` : ''}${database ? ' on PostgreSQL' : ''} :${port}`;
   const server = await start(name, args, port, readyPath, cleanup);
   const url = database?.url;
   return {
