@@ -81,6 +81,7 @@ export async function generateStore(file: string, spec: StoreSpec): Promise<Gene
       id,
       username,
       email: `${username}@bench.example`,
+      secondary_emails: [],
       name: `Bench User ${id}`,
       password_hash: passwordHash,
       two_factor_enabled: false,

@@ -19,6 +19,8 @@ const datePattern = /^(\d{4})-(\d{2})-(\d{2})$/;
 export interface NewUser {
   username: string;
   email: string;
+  /** Verified secondary addresses (tokenbell has no verification flow, so only verified ones are given). */
+  secondary_emails?: string[];
   name: string;
   password: string;
   two_factor_enabled?: boolean;
@@ -53,9 +55,8 @@ export function checkNewUserFields(input: Omit<NewUser, 'password'>): void {
       'must be 1 to 255 letters, digits, "_", "." or "-", and must not start with "." or "-"',
     );
   }
-  if (typeof input.email !== 'string' || input.email.length > 254 || !emailPattern.test(input.email)) {
-    throw new InputError('email', `${JSON.stringify(input.email)} is not an e-mail address`);
-  }
+  checkEmail('email', input.email);
+  checkSecondaryEmails(input.email, input.secondary_emails);
   checkText('name', input.name, 255);
   if (input.bio !== undefined && (typeof input.bio !== 'string' || input.bio.length > 255)) {
     throw new InputError('bio', 'must be a string of at most 255 characters');
@@ -74,6 +75,7 @@ export function newUserRow(input: Omit<NewUser, 'password'>, passwordHash: strin
   return {
     username: input.username,
     email: input.email,
+    secondary_emails: [...(input.secondary_emails ?? [])],
     name: input.name.trim(),
     password_hash: passwordHash,
     two_factor_enabled: input.two_factor_enabled ?? false,
@@ -174,6 +176,27 @@ export function listPersonalAccessTokens(storage: Storage, userId: number): Prom
 /** Revokes one of the user's tokens; null when the user has no such token (another user's token included). */
 export function revokePersonalAccessToken(storage: Storage, userId: number, id: number): Promise<PersonalAccessTokenRecord | null> {
   return storage.personalAccessTokens.revokeOwned(userId, id);
+}
+
+function checkEmail(field: string, value: unknown): void {
+  if (typeof value !== 'string' || value.length > 254 || !emailPattern.test(value)) {
+    throw new InputError(field, `${JSON.stringify(value)} is not an e-mail address`);
+  }
+}
+
+/** Each a well-formed address, none twice and none the primary one, whatever the case (the store sees to other users'). */
+function checkSecondaryEmails(primary: string, value: unknown): void {
+  if (value === undefined) return;
+  if (!Array.isArray(value)) throw new InputError('secondary_emails', 'must be an array');
+  const seen = new Set([primary.toLowerCase()]);
+  value.forEach((email: unknown, i) => {
+    const field = `secondary_emails[${i}]`;
+    checkEmail(field, email);
+    const folded = (email as string).toLowerCase();
+    if (folded === primary.toLowerCase()) throw new InputError(field, `the e-mail address ${JSON.stringify(email)} is already the user's primary one`, 'taken');
+    if (seen.has(folded)) throw new InputError(field, `the e-mail address ${JSON.stringify(email)} is listed twice`, 'taken');
+    seen.add(folded);
+  });
 }
 
 function checkText(field: string, value: unknown, max: number): void {

@@ -49,8 +49,20 @@ export function fileStorage(store: Store): Storage {
     if (store.lookup('users', 'username', user.username)) throw taken('username', `the username ${JSON.stringify(user.username)} is already taken`);
     // A project's namespace is a group path or a username, so the two must never be the same name.
     if (store.lookup('groups', 'path', user.username)) throw taken('username', `the username ${JSON.stringify(user.username)} is already a group's path`);
-    if (store.lookup('users', 'email', user.email)) throw taken('email', `the e-mail address ${JSON.stringify(user.email)} is already in use`);
+    checkAddresses(user);
     return store.insert('users', { id: store.nextId('users'), ...user });
+  }
+
+  /** The user's addresses, primary and secondary, are no other user's (nor twice this one's), whatever the case. */
+  function checkAddresses(user: NewUserRow): void {
+    if (store.lookup('users', 'address', user.email)) throw taken('email', `the e-mail address ${JSON.stringify(user.email)} is already in use`);
+    const own = new Set([user.email.toLowerCase()]);
+    for (const address of user.secondary_emails) {
+      if (store.lookup('users', 'address', address) || own.has(address.toLowerCase())) {
+        throw taken('secondary_emails', `the e-mail address ${JSON.stringify(address)} is already in use`);
+      }
+      own.add(address.toLowerCase());
+    }
   }
 
   function insertGroup(group: NewGroupRow, members: readonly Membership[]): GroupRecord {
@@ -344,7 +356,10 @@ export function fileStorage(store: Store): Storage {
         };
         return {
           usernames: found(query.usernames, (n) => store.lookup('users', 'username', n)?.username),
-          emails: found(query.emails, (n) => store.lookup('users', 'email', n)?.email),
+          emails: found(query.emails, (n) => {
+            const owner = store.lookup('users', 'address', n);
+            return owner && [owner.email, ...owner.secondary_emails].find((address) => address.toLowerCase() === n.toLowerCase());
+          }),
           groupPaths: found(query.groupPaths, (n) => store.lookup('groups', 'path', n)?.path),
           projectPaths: found(query.projectPaths, (n) => {
             const p = store.lookup('projects', 'fullPath', n);
@@ -360,7 +375,7 @@ export function fileStorage(store: Store): Storage {
         await store.commit(() => {
           for (const { user, tokens } of rows.users) {
             if (store.lookup('users', 'username', user.username) || store.lookup('groups', 'path', user.username)) throw taken('username', `the username ${JSON.stringify(user.username)} is already taken`);
-            if (store.lookup('users', 'email', user.email)) throw taken('email', `the e-mail address ${JSON.stringify(user.email)} is already in use`);
+            checkAddresses(user);
             for (const token of tokens) if (store.lookup('personal_access_tokens', 'token_digest', token.token_digest)) throw taken('token', 'this token is already in use');
           }
           for (const { group } of rows.groups) {

@@ -19,7 +19,7 @@ import { SCHEMA_VERSION, type StoreData } from './schema.js';
 import { limits } from '../config.js';
 import { StoreAccessError, StoreClosedError, StoreCorruptError, StoreVersionError, accessProblem } from './errors.js';
 import { FileLock } from './file-lock.js';
-import { upgradeData, upgradeOp } from './upgrade.js';
+import { collectionsWithAddedFields, opWithAddedFields, upgradeData, upgradeOp, withAddedFields } from './upgrade.js';
 import {
   type Collection,
   type IndexField,
@@ -31,7 +31,9 @@ import {
   deepFreeze,
   indexSpecs,
   isCollection,
+  keysOf,
   normalise,
+  sameKey,
   specsOf,
 } from './indexes.js';
 
@@ -136,12 +138,12 @@ export class Store {
     const maps = this.#indexes.get(collection)!;
     const keys: Array<[Map<string, unknown>, string]> = [];
     for (const [field, spec] of specsOf(collection)) {
-      const raw = spec.key(record);
-      if (raw === null) continue;
-      const key = normalise(raw, spec);
       const map = maps.get(field)!;
-      if (map.has(key)) throw new Error(`${collection}.${field} ${JSON.stringify(key)} already exists`);
-      keys.push([map, key]);
+      for (const key of keysOf(record, spec)) {
+        // Checked against the record's own earlier keys too: a list may not name one key twice.
+        if (map.has(key) || keys.some(([m, k]) => m === map && k === key)) throw new Error(`${collection}.${field} ${JSON.stringify(key)} already exists`);
+        keys.push([map, key]);
+      }
     }
     deepFreeze(record);
     for (const [map, key] of keys) map.set(key, record);
@@ -174,8 +176,7 @@ export class Store {
       for (const record of removed) {
         this.#record(['remove', collection, this.#primaryKeyOf(collection, record)]);
         for (const [field, spec] of specsOf(collection)) {
-          const raw = spec.key(record);
-          if (raw !== null) maps.get(field)!.delete(normalise(raw, spec));
+          for (const key of keysOf(record, spec)) maps.get(field)!.delete(key);
         }
       }
     }
@@ -310,7 +311,7 @@ export class Store {
 
   #primaryKeyOf<C extends Collection>(collection: C, record: RecordOf<C>): string | number {
     const [[, spec]] = specsOf(collection) as [[string, IndexSpec<RecordOf<C>>]];
-    return spec.key(record)!;
+    return spec.key(record) as string | number;
   }
 
   #updateByKey<C extends Collection>(collection: C, key: string | number, patch: Patch<C>): RecordOf<C> {
@@ -323,15 +324,14 @@ export class Store {
     const changes = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
     const next = { ...current, ...changes } as RecordOf<C>;
     for (const [field, spec] of specs) {
-      if (spec.key(next) !== spec.key(current)) throw new Error(`${collection}.${field} cannot change`);
+      if (!sameKey(spec.key(next), spec.key(current))) throw new Error(`${collection}.${field} cannot change`);
     }
     deepFreeze(next);
     const records = this.#db.data[collection] as RecordOf<C>[];
     // From the end: the records changed most (sessions, tokens, settings) tend to be the recent ones.
     records[records.lastIndexOf(current)] = next;
     for (const [field, spec] of specs) {
-      const raw = spec.key(next);
-      if (raw !== null) maps.get(field)!.set(normalise(raw, spec), next);
+      for (const key of keysOf(next, spec)) maps.get(field)!.set(key, next);
     }
     this.#record(['update', collection, key, changes]);
     return next;
@@ -415,15 +415,14 @@ export class Store {
       for (const [field, spec] of specsOf(collection)) {
         const map = new Map<string, unknown>();
         for (const record of records) {
-          const raw = (spec as IndexSpec<unknown>).key(record);
-          if (raw === null) continue;
-          const key = normalise(raw, spec);
-          if (map.has(key)) {
-            throw new StoreCorruptError(
-              `${this.file ?? 'the store'}: ${collection}.${field} ${JSON.stringify(key)} appears more than once`,
-            );
+          for (const key of keysOf(record, spec as IndexSpec<unknown>)) {
+            if (map.has(key)) {
+              throw new StoreCorruptError(
+                `${this.file ?? 'the store'}: ${collection}.${field} ${JSON.stringify(key)} appears more than once`,
+              );
+            }
+            map.set(key, record);
           }
-          map.set(key, record);
         }
         maps.set(field, map);
       }
@@ -504,6 +503,7 @@ async function readDurable(adapter: DurableJsonFile<StoreData>) {
   }
   // A journal continues its snapshot, so it is in the snapshot's version.
   if (upgraded && journal) journal = { ...journal, ops: journal.ops.map(upgradeOp) };
+  if (journal) journal = { ...journal, ops: journal.ops.map(opWithAddedFields) };
   return { data, journal, upgraded };
 }
 
@@ -576,6 +576,8 @@ function checkShape(value: unknown, path: string): StoreData {
   for (const collection of collections) {
     if (!Array.isArray(data[collection])) throw corrupt(`has no array "${collection}"`);
   }
+  // Fields added within version 3 read as their default in records written before them.
+  for (const collection of collectionsWithAddedFields) data[collection] = (data[collection] as unknown[]).map((record) => withAddedFields(collection, record));
   if (!Number.isSafeInteger(data.journal) || (data.journal as number) < 0) throw corrupt('has no journal generation');
   return value as StoreData;
 }

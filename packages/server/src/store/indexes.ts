@@ -10,10 +10,12 @@ export type Sequence = keyof StoreData['sequences'];
 export type Patch<C extends Collection> = { [K in keyof RecordOf<C>]?: RecordOf<C>[K] };
 
 export interface IndexSpec<R> {
-  key: (record: R) => string | number | null;
+  /** The record's key, or null for none; a list gives the record one key per entry (the primary key is never one). */
+  key: (record: R) => IndexKey;
   /** Logins, e-mail addresses and paths are matched whatever their case, as the hosted service does. */
   caseInsensitive?: boolean;
 }
+export type IndexKey = string | number | null | readonly string[];
 type IndexSpecs = { [C in Collection]: Record<string, IndexSpec<RecordOf<C>>> };
 
 /** The composite key of a notification setting; `source_id` is null for the global setting. */
@@ -33,6 +35,8 @@ export const indexSpecs = {
     id: { key: (u) => u.id },
     username: { key: (u) => u.username, caseInsensitive: true },
     email: { key: (u) => u.email, caseInsensitive: true },
+    // Every address the user owns, primary and secondary: no address belongs to two users, nor twice to one.
+    address: { key: (u) => [u.email, ...u.secondary_emails], caseInsensitive: true },
   },
   groups: {
     id: { key: (g) => g.id },
@@ -88,6 +92,20 @@ export function specsOf<C extends Collection>(collection: C): Array<[string, Ind
 export function normalise(value: string | number, spec: IndexSpec<never>): string {
   const text = String(value);
   return spec.caseInsensitive ? text.toLowerCase() : text;
+}
+
+/** A record's keys in an index, normalised: none, one, or one per entry of a list. */
+export function keysOf<R>(record: R, spec: IndexSpec<R>): string[] {
+  const raw = spec.key(record);
+  if (raw === null) return [];
+  return typeof raw === 'object' ? raw.map((key) => normalise(key, spec)) : [normalise(raw, spec)];
+}
+
+/** Whether two keys of one index are the same, entry by entry for lists. */
+export function sameKey(a: IndexKey, b: IndexKey): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  return a.length === b.length && a.every((key, i) => key === b[i]);
 }
 
 /** Freezes a value and everything it holds, so a stray assignment throws (modules run in strict mode). */

@@ -23,7 +23,14 @@ export type EpochSeconds = number;
 export interface UserRecord {
   readonly id: number;
   readonly username: string;
+  /** The primary address: the one the user signs in with and mail goes to unless they chose another of their own. */
   readonly email: string;
+  /**
+   * Verified secondary addresses, in the order given (tokenbell has no verification flow: only verified ones are
+   * stored). With `email`, the addresses the user owns; no address belongs to two users. Files written before the
+   * field existed read as none (upgrade.ts).
+   */
+  readonly secondary_emails: readonly string[];
   readonly name: string;
   /** `scrypt$N$r$p$salt$hash`, never the password. */
   readonly password_hash: string;

@@ -25,7 +25,8 @@ import type { FoundNames, NameQuery, SeedRows, Storage } from './storage.js';
  * ```json
  * {
  *   "users": [{
- *     "username": "jsmith", "email": "jsmith@example.com", "name": "Jane Smith", "password": "at least 8 chars",
+ *     "username": "jsmith", "email": "jsmith@example.com", "secondary_emails": ["jane@work.example"],
+ *     "name": "Jane Smith", "password": "at least 8 chars",
  *     "two_factor_enabled": false, "otp_secret": "base32, with two_factor_enabled", "is_admin": false, "bio": "optional",
  *     "personal_access_tokens": [{ "name": "laptop", "token": "tbpat-...", "scopes": ["api"], "expires_at": "2030-12-31" }]
  *   }],
@@ -46,6 +47,10 @@ import type { FoundNames, NameQuery, SeedRows, Storage } from './storage.js';
  *
  * - Usernames and e-mail addresses are unique; a group's path must not be a username (a project's namespace is
  *   one or the other).
+ * - `secondary_emails` (optional) are a user's verified secondary addresses: the seed describes only verified ones,
+ *   as there is no verification flow. With `email` they are the addresses the user owns, and the only ones their
+ *   notification e-mail may be. Each is an address no other user has (primary or secondary), listed once, and not
+ *   the user's own `email`.
  * - `access_level`: 10 guest, 20 reporter, 30 developer, 40 maintainer, 50 owner. Members name users of the
  *   fixture or already in the store.
  * - A project whose `namespace` is a group's path belongs to that group; otherwise `namespace` must be a username
@@ -128,7 +133,7 @@ export interface SeedSummary {
 
 const entryKeys = {
   top: ['users', 'groups', 'projects', 'applications'],
-  user: ['username', 'email', 'name', 'password', 'two_factor_enabled', 'otp_secret', 'is_admin', 'bio', 'personal_access_tokens'],
+  user: ['username', 'email', 'secondary_emails', 'name', 'password', 'two_factor_enabled', 'otp_secret', 'is_admin', 'bio', 'personal_access_tokens'],
   token: ['name', 'token', 'scopes', 'expires_at'],
   group: ['path', 'name', 'visibility', 'members'],
   project: ['namespace', 'path', 'name', 'visibility', 'members'],
@@ -154,6 +159,7 @@ interface Planning {
   at: (path: string, check: () => void) => boolean;
   // Case-folded names the fixture adds, to catch duplicates within it as well as against the store.
   usernames: Map<string, string>;
+  /** Primary and secondary addresses alike: an address belongs to one user. */
   emails: Set<string>;
   tokenDigests: Set<string>;
   groupPaths: Map<string, string>;
@@ -259,9 +265,11 @@ function planUser(planning: Planning, user: Record<string, unknown>, i: number):
       if (existing.groupPaths.has(fold(username))) {
         throw new InputError('username', `the username ${JSON.stringify(username)} is already a group's path`, 'taken');
       }
-      if (emails.has(fold(email)) || existing.emails.has(fold(email))) {
-        throw new InputError('email', `the e-mail address ${JSON.stringify(email)} is already in use`, 'taken');
-      }
+      const inUse = (address: string) => emails.has(fold(address)) || existing.emails.has(fold(address));
+      if (inUse(email)) throw new InputError('email', `the e-mail address ${JSON.stringify(email)} is already in use`, 'taken');
+      (user.secondary_emails as string[] | undefined)?.forEach((address, j) => {
+        if (inUse(address)) throw new InputError(`secondary_emails[${j}]`, `the e-mail address ${JSON.stringify(address)} is already in use`, 'taken');
+      });
     });
   const ok = known && fields && password && unique;
   const pats = user.personal_access_tokens;
@@ -284,7 +292,7 @@ function planUser(planning: Planning, user: Record<string, unknown>, i: number):
   if (ok) {
     const seedUser = user as unknown as SeedUser;
     usernames.set(fold(seedUser.username), seedUser.username);
-    emails.add(fold(seedUser.email));
+    for (const address of [seedUser.email, ...(seedUser.secondary_emails ?? [])]) emails.add(fold(address));
     result.users.push({ user: seedUser, tokens });
   }
 }
@@ -375,6 +383,7 @@ function namesIn(fixture: unknown): NameQuery {
   for (const user of entries('users')) {
     text(user.username, query.usernames);
     text(user.email, query.emails);
+    for (const address of Array.isArray(user.secondary_emails) ? user.secondary_emails : []) text(address, query.emails);
     // A username may not be a group's path either.
     text(user.username, query.groupPaths);
     for (const token of Array.isArray(user.personal_access_tokens) ? user.personal_access_tokens : []) {

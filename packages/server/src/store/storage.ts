@@ -190,6 +190,7 @@ export interface PruneResult {
 /** Names a fixture adds, to find which a store has already (all compared case-insensitively, digests exactly). */
 export interface NameQuery {
   usernames: string[];
+  /** Addresses a user owns, primary or secondary alike: an address belongs to one user. */
   emails: string[];
   groupPaths: string[];
   /** `namespace/path` */

@@ -2,7 +2,8 @@
 // (`passwordHash` beside `user_id`) and kept time three ways (ISO strings, epoch seconds, session expiry in epoch
 // milliseconds); version 3 has one of each: snake_case, as the PostgreSQL schema and the API spell fields, and epoch
 // seconds. A version 2 journal continues a version 2 snapshot, so its operations are upgraded the same way; the store
-// then folds both into a version 3 file.
+// then folds both into a version 3 file. Fields added within version 3 are filled in as their default where a file or
+// journal written before them lacks them, so such a file needs no version of its own.
 import type { JournalOp } from './journal.js';
 
 /** Collection names, version 2 → 3. */
@@ -73,4 +74,25 @@ export function upgradeOp(op: JournalOp): JournalOp {
   if (kind === 'insert') return ['insert', collection, upgradeFields(collection, op[2] as Record<string, unknown>)];
   if (kind === 'update') return ['update', collection, op[2], upgradeFields(collection, op[3] as Record<string, unknown>)];
   return ['remove', collection, op[2]];
+}
+
+/** Fields added within version 3, by collection, with what a record written before them holds. */
+const addedInVersion3: Record<string, Record<string, () => unknown>> = {
+  users: { secondary_emails: () => [] },
+};
+
+/** The collections that have fields added within version 3. */
+export const collectionsWithAddedFields: readonly string[] = Object.keys(addedInVersion3);
+
+/** A record of `collection` with the fields added within version 3 that it lacks; the record itself when it lacks none. */
+export function withAddedFields(collection: string, record: unknown): unknown {
+  const added = addedInVersion3[collection];
+  if (!added || typeof record !== 'object' || record === null || Array.isArray(record)) return record;
+  const missing = Object.entries(added).filter(([field]) => !(field in record));
+  return missing.length === 0 ? record : { ...record, ...Object.fromEntries(missing.map(([field, value]) => [field, value()])) };
+}
+
+/** A journal operation of version 3 whose inserted record has the fields added within version 3. */
+export function opWithAddedFields(op: JournalOp): JournalOp {
+  return op[0] === 'insert' ? ['insert', op[1], withAddedFields(op[1], op[2])] : op;
 }

@@ -101,6 +101,7 @@ export class StoreBuilder {
       id,
       username,
       email: `${username}@example.com`,
+      secondary_emails: [],
       name: username,
       password_hash: 'scrypt$16384$8$1$c2FsdA$aGFzaA',
       two_factor_enabled: false,

@@ -30,6 +30,7 @@ function user(id: number, username: string, email = `${username}@example.com`): 
     id,
     username,
     email,
+    secondary_emails: [],
     name: username,
     password_hash: 'scrypt$16384$8$1$AAAA$AAAA',
     two_factor_enabled: false,
@@ -396,6 +397,25 @@ describe('journal', () => {
     expect(writes(store)).toBe(before);
   });
 
+  it('reads users written before secondary e-mail addresses existed, in the file and in its journal, as having none', async () => {
+    const file = t.file();
+    const store = await t.open(file);
+    await store.commit(() => store.nextId('users'));
+    await store.close();
+    const older = (record: UserRecord) => {
+      const { secondary_emails: _, ...rest } = record;
+      return rest;
+    };
+    const data = readJson(file);
+    await writeFile(file, JSON.stringify({ ...data, users: [older(user(1, 'alice'))] }));
+    await writeFile(journalFileOf(file), `${JSON.stringify({ journal: data.journal })}\n${JSON.stringify([['insert', 'users', older(user(2, 'bob'))]])}\n`);
+    const reopened = await t.open(file);
+    expect(reopened.data.users).toEqual([user(1, 'alice'), user(2, 'bob')]);
+    expect(reopened.lookup('users', 'address', 'BOB@example.com')?.id).toBe(2);
+    await reopened.close();
+    expect(readJson(file).users).toEqual([user(1, 'alice'), user(2, 'bob')]);
+  });
+
   it('reads a version 1 file (before the journal) and writes it as the current version', async () => {
     const file = t.file();
     const v1 = { ...plain((await t.open(null)).data), version: 1 } as Record<string, unknown>;
@@ -541,6 +561,25 @@ describe('indexes', () => {
     expect(store.data.users).toHaveLength(1);
     expect(store.lookup('users', 'id', 2)).toBeUndefined();
     expect(store.lookup('users', 'email', 'other@example.com')).toBeUndefined();
+  });
+
+  it("find a user by any address they own, primary or secondary, and refuse one that is anyone's already or listed twice", async () => {
+    const store = await t.open(null);
+    const jane = await store.commit(() => store.insert('users', { ...user(1, 'jane'), secondary_emails: ['Jane@Work.example', 'j@home.example'] }));
+    expect(store.lookup('users', 'address', 'JANE@work.example')).toBe(jane);
+    expect(store.lookup('users', 'address', 'jane@EXAMPLE.com')).toBe(jane);
+    // `email` is the primary address alone: it is the one sign-in reads.
+    expect(store.lookup('users', 'email', 'jane@work.example')).toBeUndefined();
+    expect(() => store.insert('users', user(2, 'bob', 'J@Home.example'))).toThrow('users.address "j@home.example" already exists');
+    expect(() => store.insert('users', { ...user(2, 'bob'), secondary_emails: ['jane@example.com'] })).toThrow(/users\.address/);
+    expect(() => store.insert('users', { ...user(2, 'bob'), secondary_emails: ['b@example.org', 'B@example.org'] })).toThrow('users.address "b@example.org" already exists');
+    expect(store.data.users).toEqual([jane]);
+    expect(store.lookup('users', 'address', 'b@example.org')).toBeUndefined();
+    const blocked = await store.commit(() => store.update('users', jane, { state: 'blocked' }));
+    expect(store.lookup('users', 'address', 'j@home.example')).toBe(blocked);
+    await expect(store.commit(() => store.update('users', jane, { secondary_emails: [] }))).rejects.toThrow('users.address cannot change');
+    await store.commit(() => store.remove('users', (u) => u.id === 1));
+    expect(store.lookup('users', 'address', 'j@home.example')).toBeUndefined();
   });
 
   it('refuse a data file whose records collide', async () => {

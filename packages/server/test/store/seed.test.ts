@@ -23,6 +23,7 @@ describe('loadSeed with the example fixture', () => {
 
     const id = (username: string) => store.lookup('users', 'username', username)!.id;
     expect(store.lookup('users', 'username', 'awong')?.two_factor_enabled).toBe(true);
+    expect(store.lookup('users', 'username', 'jsmith')?.secondary_emails).toEqual(['js@work.example.com']);
     const acme = store.lookup('groups', 'path', 'acme')!;
     expect(acme).toMatchObject({ visibility: 'private' });
     expect(acme.members).toEqual([
@@ -103,7 +104,7 @@ describe('loadSeed with a bad fixture', () => {
       'users[1].email: the e-mail address "OK@example.com" is already in use',
       'users[2].email: "not-an-email" is not an e-mail address',
       'users[3].password: the password must be at least 8 characters long',
-      'users[4].emial: unknown field; expected one of username, email, name, password, two_factor_enabled, otp_secret, is_admin, bio, personal_access_tokens',
+      'users[4].emial: unknown field; expected one of username, email, secondary_emails, name, password, two_factor_enabled, otp_secret, is_admin, bio, personal_access_tokens',
       'groups[0].visibility: must be private, internal or public',
       'projects[0].namespace: "nowhere" is neither a group\'s path nor a username',
       'projects[1].members[0].access_level: must be 10, 20, 30, 40 or 50',
@@ -129,6 +130,62 @@ describe('loadSeed with a bad fixture', () => {
       'groups[0].members[0].username: "ghost" is not a user of the fixture or the store',
       'applications[0].owner: "ghost" is not a user of the fixture or the store',
     ]);
+  });
+});
+
+describe('loadSeed with secondary e-mail addresses', () => {
+  const user = (username: string, email: string, secondary_emails?: unknown) => ({
+    username,
+    email,
+    ...(secondary_emails === undefined ? {} : { secondary_emails }),
+    name: username,
+    password: 'long-enough-password',
+  });
+
+  it('stores them as spelt, in order; a user without any has none', async () => {
+    const store = await t.open(null);
+    await loadSeed(fileStorage(store), { users: [user('jane', 'jane@example.com', ['Jane@Work.example', 'j@home.example']), user('joe', 'joe@example.com')] });
+    expect(store.lookup('users', 'username', 'jane')?.secondary_emails).toEqual(['Jane@Work.example', 'j@home.example']);
+    expect(store.lookup('users', 'username', 'joe')?.secondary_emails).toEqual([]);
+  });
+
+  it('refuses an address another user of the fixture has, primary or secondary, whatever the case; one listed twice, the primary again, and a malformed one', async () => {
+    const store = await t.open(null);
+    const error = (await loadSeed(fileStorage(store), {
+      users: [
+        user('a', 'a@example.com', ['shared@example.com']),
+        user('b', 'SHARED@example.com'),
+        user('c', 'c@example.com', ['c2@example.com', 'A@example.com']),
+        user('d', 'd@example.com', ['x@example.com', 'X@example.com']),
+        user('e', 'e@example.com', ['E@Example.com']),
+        user('f', 'f@example.com', ['not-an-email']),
+        user('g', 'g@example.com', 'g2@example.com'),
+      ],
+    }).catch((e: unknown) => e)) as SeedError;
+    expect(error).toBeInstanceOf(SeedError);
+    expect(error.problems).toEqual([
+      'users[1].email: the e-mail address "SHARED@example.com" is already in use',
+      'users[2].secondary_emails[1]: the e-mail address "A@example.com" is already in use',
+      'users[3].secondary_emails[1]: the e-mail address "X@example.com" is listed twice',
+      'users[4].secondary_emails[0]: the e-mail address "E@Example.com" is already the user\'s primary one',
+      'users[5].secondary_emails[0]: "not-an-email" is not an e-mail address',
+      'users[6].secondary_emails: must be an array',
+    ]);
+    expect(store.data.users).toEqual([]);
+  });
+
+  it("refuses an address a user in the store has, primary or secondary, and writes nothing", async () => {
+    const store = await t.open(null);
+    await loadSeed(fileStorage(store), { users: [user('jane', 'jane@example.com', ['jane@work.example'])] });
+    const before = JSON.stringify(store.data);
+    const error = (await loadSeed(fileStorage(store), {
+      users: [user('joe', 'JANE@WORK.example'), user('jim', 'jim@example.com', ['Jane@Example.com'])],
+    }).catch((e: unknown) => e)) as SeedError;
+    expect(error.problems).toEqual([
+      'users[0].email: the e-mail address "JANE@WORK.example" is already in use',
+      'users[1].secondary_emails[0]: the e-mail address "Jane@Example.com" is already in use',
+    ]);
+    expect(JSON.stringify(store.data)).toBe(before);
   });
 });
 

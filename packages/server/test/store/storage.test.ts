@@ -59,6 +59,7 @@ const day = 86_400;
 const newUser = (username: string, fields: Partial<NewUserRow> = {}): NewUserRow => ({
   username,
   email: `${username.toLowerCase()}@example.com`,
+  secondary_emails: [],
   name: `${username} Example`,
   password_hash: 'scrypt$16384$8$1$salt$hash',
   two_factor_enabled: false,
@@ -189,6 +190,41 @@ describe.each(Object.keys(implementations))('storage on %s', (name) => {
       expect(await refusal(storage.users.create(newUser('acme')))).toEqual({ field: 'username', code: 'taken', message: `the username "acme" is already a group's path` });
       expect(await storage.users.byUsername('other')).toBeUndefined();
       expect(await storage.users.byUsername('acme')).toBeUndefined();
+    });
+
+    it("keeps a user's secondary e-mail addresses as spelt and in order, wherever the user is read; only the primary one is a login", async () => {
+      const { storages: [storage] } = await subject();
+      const row = newUser('jsmith', { secondary_emails: ['Jane@Work.example', 'j@home.example', 'a@z.example'] });
+      const jsmith = await storage.users.create(row);
+      expect(jsmith).toEqual({ id: expect.any(Number), ...row });
+      expect(await storage.users.byId(jsmith.id)).toEqual(jsmith);
+      expect(await storage.users.byUsername('JSMITH')).toEqual(jsmith);
+      expect(await storage.users.byLogin('jsmith@example.com')).toEqual(jsmith);
+      // As on the service: sign-in takes the username or the primary address.
+      expect(await storage.users.byLogin('jane@work.example')).toBeUndefined();
+      const changed = await storage.users.setPasswordHash(jsmith.id, 'scrypt$new');
+      expect(changed).toEqual({ ...jsmith, password_hash: 'scrypt$new' });
+      await storage.tokens.issue(newPair('mine', null, jsmith.id));
+      await storage.personalAccessTokens.create(newToken(jsmith.id, 'pat-mine'));
+      expect((await storage.tokens.withUserByAccessDigest('access-mine'))?.user).toEqual(changed);
+      expect((await storage.personalAccessTokens.withUserByDigest('pat-mine'))?.user).toEqual(changed);
+      const dotfiles = await storage.namespaces.createProject(newProject('jsmith', 'dotfiles'), [{ user_id: jsmith.id, access_level: 40 }]);
+      expect((await storage.recipients.audience(dotfiles.id, []))?.members.get(jsmith.id)?.user).toEqual(changed);
+    });
+
+    it("refuses an address that is any user's already, primary or secondary, whatever the case, or that a new user lists twice; keeps nothing of a refused user", async () => {
+      const { storages: [storage] } = await subject();
+      await storage.users.create(newUser('jsmith', { secondary_emails: ['Jane@Work.example'] }));
+      const refused = (fields: Partial<NewUserRow>) => refusal(storage.users.create(newUser('other', fields)));
+      const inUse = (field: string, address: string) => ({ field, code: 'taken', message: `the e-mail address "${address}" is already in use` });
+      expect(await refused({ email: 'JANE@work.example' })).toEqual(inUse('email', 'JANE@work.example'));
+      expect(await refused({ secondary_emails: ['o@example.com', 'JSMITH@example.com'] })).toEqual(inUse('secondary_emails', 'JSMITH@example.com'));
+      expect(await refused({ secondary_emails: ['jane@WORK.example'] })).toEqual(inUse('secondary_emails', 'jane@WORK.example'));
+      expect(await refused({ secondary_emails: ['o@example.com', 'O@example.com'] })).toEqual(inUse('secondary_emails', 'O@example.com'));
+      expect(await refused({ secondary_emails: ['OTHER@example.com'] })).toEqual(inUse('secondary_emails', 'OTHER@example.com'));
+      expect(await storage.users.byUsername('other')).toBeUndefined();
+      // The refused users' addresses were not kept either.
+      expect((await storage.users.create(newUser('other', { secondary_emails: ['o@example.com'] }))).secondary_emails).toEqual(['o@example.com']);
     });
 
     it('changes the password hash and answers the user as it now is; undefined for an unknown user', async () => {
@@ -541,7 +577,7 @@ describe.each(Object.keys(implementations))('storage on %s', (name) => {
   describe('maintenance', () => {
     it('finds which names it has, whatever their case (App IDs and digests exactly), mapped to their stored spelling', async () => {
       const { storages: [storage] } = await subject();
-      const user = await storage.users.create(newUser('JSmith', { email: 'Jane@Example.com' }));
+      const user = await storage.users.create(newUser('JSmith', { email: 'Jane@Example.com', secondary_emails: ['Jane@Work.example'] }));
       await storage.namespaces.createGroup(newGroup('Acme'), []);
       await storage.namespaces.createProject(newProject('acme', 'Widgets'), []);
       await storage.applications.create(newApplication(user.id, 'App-One'));
@@ -549,7 +585,7 @@ describe.each(Object.keys(implementations))('storage on %s', (name) => {
       expect(
         await storage.maintenance.existingNames({
           usernames: ['jsmith', 'nobody'],
-          emails: ['JANE@example.com', 'jsmith@example.com'],
+          emails: ['JANE@example.com', 'jsmith@example.com', 'jane@WORK.example'],
           groupPaths: ['ACME', 'jsmith'],
           projectPaths: ['acme/WIDGETS', 'acme/gadgets', 'Widgets'],
           clientIds: ['App-One', 'app-one'],
@@ -557,7 +593,10 @@ describe.each(Object.keys(implementations))('storage on %s', (name) => {
         }),
       ).toEqual({
         usernames: new Map([['jsmith', 'JSmith']]),
-        emails: new Map([['jane@example.com', 'Jane@Example.com']]),
+        emails: new Map([
+          ['jane@example.com', 'Jane@Example.com'],
+          ['jane@work.example', 'Jane@Work.example'],
+        ]),
         groupPaths: new Map([['acme', 'Acme']]),
         projectPaths: new Map([['acme/widgets', 'Acme/Widgets']]),
         clientIds: new Map([['app-one', 'App-One']]),
@@ -644,6 +683,8 @@ describe.each(Object.keys(implementations))('storage on %s', (name) => {
       expect(await refusal(storage.maintenance.applySeed(userIsGroup))).toEqual({ field: 'username', code: 'taken', message: 'the username "TEAM" is already taken' });
       const groupIsUser = another({ groups: [{ group: newGroup('ALICE'), members: [] }], projects: [] });
       expect(await refusal(storage.maintenance.applySeed(groupIsUser))).toEqual({ field: 'path', code: 'taken', message: 'the group "ALICE" already exists' });
+      const takenAddress = another({ users: [{ user: newUser('carol', { secondary_emails: ['ALICE@example.com'] }), tokens: [] }] });
+      expect(await refusal(storage.maintenance.applySeed(takenAddress))).toEqual({ field: 'secondary_emails', code: 'taken', message: 'the e-mail address "ALICE@example.com" is already in use' });
       const takenDigest = another({ users: [{ user: newUser('carol'), tokens: [{ name: 't', token_digest: 'alice-digest', scopes: ['api'], created_at: created, expires_at: null, revoked: false }] }] });
       expect(await refusal(storage.maintenance.applySeed(takenDigest))).toEqual({ field: 'token', code: 'taken', message: 'this token is already in use' });
       expect(await applied()).toEqual(existing);
@@ -705,6 +746,35 @@ describe('storage on PostgreSQL from two instances at once', () => {
     const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => both[i % 2]!.users.create(newUser(i % 2 ? 'racer' : 'RACER', { email: `racer${i}@example.com` }))));
     expect(outcomes(results)).toEqual({ won: 1, refused: Array(9).fill('username taken') });
     expect(await both[0].maintenance.existingNames({ usernames: ['racer'], emails: [], groupPaths: [], projectPaths: [], clientIds: [], tokenDigests: [] })).toMatchObject({ usernames: new Map([['racer', expect.any(String)]]) });
+  });
+
+  it('gives one address to one of ten users created at once, whether they ask for it as their primary or a secondary one', async () => {
+    const both = await instances();
+    const racer = (i: number) => (i % 2 ? newUser(`racer${i}`, { email: 'Shared@example.com' }) : newUser(`racer${i}`, { secondary_emails: ['SHARED@example.com'] }));
+    const { won, refused } = outcomes(await Promise.allSettled(Array.from({ length: 10 }, (_, i) => both[i % 2]!.users.create(racer(i)))));
+    expect(won).toBe(1);
+    expect(refused).toHaveLength(9);
+    for (const reason of refused) expect(reason).toMatch(/^(email|secondary_emails) taken$/);
+  });
+
+  it('refuses an address in use in the database itself, whoever writes it, and follows a primary address changed there', async () => {
+    const { pools, close } = await migratedDatabase(inject('postgresUrl'), 1);
+    cleanups.push(close);
+    const pool = pools[0]!;
+    const storage = postgresStorage(pool);
+    const jsmith = await storage.users.create(newUser('jsmith', { secondary_emails: ['Jane@Work.example'] }));
+    const other = await storage.users.create(newUser('other'));
+    const outcome = (sql: string, values: unknown[] = []) => pool.query(sql, values).then(() => 'accepted', (error: { code?: string }) => error.code);
+    const secondary = (user: number, position: number, email: string) => outcome('INSERT INTO user_emails (user_id, position, email) VALUES ($1, $2, $3)', [user, position, email]);
+    const UNIQUE_VIOLATION = '23505';
+    expect(await secondary(other.id, 1, 'JANE@work.example')).toBe(UNIQUE_VIOLATION);
+    expect(await secondary(other.id, 1, 'JSMITH@example.com')).toBe(UNIQUE_VIOLATION);
+    expect(await outcome(`INSERT INTO users (username, email, name, password_hash) VALUES ('third', 'jane@WORK.example', 'Third', 'x')`)).toBe(UNIQUE_VIOLATION);
+    expect(await outcome('UPDATE users SET email = $2 WHERE id = $1', [other.id, 'jane@work.EXAMPLE'])).toBe(UNIQUE_VIOLATION);
+    expect(await outcome('UPDATE users SET email = $2 WHERE id = $1', [other.id, 'other@new.example'])).toBe('accepted');
+    expect(await secondary(jsmith.id, 2, 'Other@New.example')).toBe(UNIQUE_VIOLATION);
+    expect(await secondary(jsmith.id, 2, 'other@example.com')).toBe('accepted');
+    expect((await storage.users.byId(jsmith.id))?.secondary_emails).toEqual(['Jane@Work.example', 'other@example.com']);
   });
 
   it('lets one of ten creations of one group path win', async () => {

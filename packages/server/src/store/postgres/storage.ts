@@ -43,6 +43,7 @@ const refusal = {
   username: (username: string) => taken('username', `the username ${quoted(username)} is already taken`),
   usernameIsGroup: (username: string) => taken('username', `the username ${quoted(username)} is already a group's path`),
   email: (email: string) => taken('email', `the e-mail address ${quoted(email)} is already in use`),
+  secondaryEmail: (email: string) => taken('secondary_emails', `the e-mail address ${quoted(email)} is already in use`),
   group: (path: string) => taken('path', `the group ${quoted(path)} already exists`),
   groupIsUsername: (path: string) => taken('path', `${quoted(path)} is already a username`),
   project: (fullPath: string) => taken('path', `the project ${quoted(fullPath)} already exists`),
@@ -69,6 +70,7 @@ interface UserRow {
   id: string;
   username: string;
   email: string;
+  secondary_emails: string[];
   name: string;
   password_hash: string;
   two_factor_enabled: boolean;
@@ -79,12 +81,15 @@ interface UserRow {
   bio: string;
   created_at: Date;
 }
-const userColumns = `users.id, users.username, users.email, users.name, users.password_hash, users.two_factor_enabled, users.otp_secret,
-  users.otp_last_step, users.state, users.is_admin, users.bio, users.created_at`;
+/** The secondary addresses of the user `users` (an alias of the users table), in order: user_emails holds the primary one at 0. */
+const secondaryEmailsOf = (users: string) => `ARRAY(SELECT e.email FROM user_emails e WHERE e.user_id = ${users}.id AND e.position > 0 ORDER BY e.position)`;
+const userColumns = `users.id, users.username, users.email, ${secondaryEmailsOf('users')} AS secondary_emails, users.name, users.password_hash,
+  users.two_factor_enabled, users.otp_secret, users.otp_last_step, users.state, users.is_admin, users.bio, users.created_at`;
 const userOf = (row: UserRow): UserRecord => ({
   id: Number(row.id),
   username: row.username,
   email: row.email,
+  secondary_emails: row.secondary_emails,
   name: row.name,
   password_hash: row.password_hash,
   two_factor_enabled: row.two_factor_enabled,
@@ -96,23 +101,24 @@ const userOf = (row: UserRow): UserRecord => ({
   created_at: epoch(row.created_at),
 });
 
-/** A user row as row_to_json spells it: times as text, so that a token and its user come in one query. */
-type UserJson = Omit<UserRow, 'created_at'> & { created_at: string };
-const userOfJson = (json: UserJson): UserRecord => userOf({ ...json, created_at: new Date(json.created_at) });
+/** A users row as row_to_json spells it (times as text), so that a token and its user come in one query. */
+type UserJson = Omit<UserRow, 'created_at' | 'secondary_emails'> & { created_at: string };
 
 /** A credential's user and their global setting, joined to the credential's table (aliased `credential`). */
 const accountJoin = (credential: string) =>
   `JOIN users u ON u.id = ${credential}.user_id
    LEFT JOIN notification_settings g ON g.user_id = u.id AND g.source_type = 'global' AND coalesce(g.source_id, 0) = 0`;
-const accountColumns = 'row_to_json(u) AS owner, g.level AS global_level, g.notification_email AS global_email, g.events AS global_events';
+const accountColumns = `row_to_json(u) AS owner, ${secondaryEmailsOf('u')} AS owner_secondary_emails,
+  g.level AS global_level, g.notification_email AS global_email, g.events AS global_events`;
 interface AccountRow {
   owner: UserJson;
+  owner_secondary_emails: string[];
   global_level: SettingRow['level'] | null;
   global_email: string | null;
   global_events: SettingRow['events'] | null;
 }
 function accountOf(row: AccountRow): Account {
-  const user = userOfJson(row.owner);
+  const user = userOf({ ...row.owner, secondary_emails: row.owner_secondary_emails, created_at: new Date(row.owner.created_at) });
   const globalSetting = row.global_level === null ? undefined : settingOf({ user_id: String(user.id), source_type: 'global', source_id: null, level: row.global_level, notification_email: row.global_email, events: row.global_events! });
   return { user, globalSetting };
 }
@@ -273,9 +279,22 @@ async function insertUser(client: pg.PoolClient, user: NewUserRow, wording: Word
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${userColumns}`,
       [user.username, user.email, user.name, user.password_hash, user.two_factor_enabled, user.otp_secret ?? null, user.otp_last_step ?? null, user.state, user.is_admin, user.bio, at(user.created_at)],
     ),
-    { users_username_key: () => refusal.username(user.username), users_email_key: () => refusal.email(user.email) },
+    // The trigger copies the primary address into user_emails, whose index holds every user's secondary ones too.
+    { users_username_key: () => refusal.username(user.username), users_email_key: () => refusal.email(user.email), user_emails_email_key: () => refusal.email(user.email) },
   );
-  return userOf(rows[0]!);
+  const record = userOf(rows[0]!);
+  if (user.secondary_emails.length === 0) return record;
+  // DO NOTHING rather than a unique violation, to name the address refused: one that did not go in is in use (by
+  // another user, or by this one already); an uncommitted insert of the same address is waited for, not skipped.
+  const { rows: added } = await client.query<{ position: number }>(
+    `INSERT INTO user_emails (user_id, position, email) SELECT $1, n, email FROM unnest($2::text[]) WITH ORDINALITY AS s (email, n)
+     ON CONFLICT ((lower(email))) DO NOTHING RETURNING position`,
+    [record.id, [...user.secondary_emails]],
+  );
+  const inserted = new Set(added.map((row) => row.position));
+  const refused = user.secondary_emails.find((_, i) => !inserted.has(i + 1));
+  if (refused !== undefined) throw refusal.secondaryEmail(refused);
+  return { ...record, secondary_emails: [...user.secondary_emails] };
 }
 
 /** Adds the members in the order listed; a user listed twice keeps the first level, as the file store reads it. */
@@ -765,7 +784,8 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
       async existingNames(query) {
         const [usernames, emails, groupPaths, projectPaths, clientIds, tokenDigests] = await Promise.all([
           found(pool, query.usernames, 'SELECT asked.name, users.username AS stored FROM unnest($1::text[]) AS asked (name) JOIN users ON lower(users.username) = lower(asked.name)'),
-          found(pool, query.emails, 'SELECT asked.name, users.email AS stored FROM unnest($1::text[]) AS asked (name) JOIN users ON lower(users.email) = lower(asked.name)'),
+          // user_emails holds every address, primary and secondary.
+          found(pool, query.emails, 'SELECT asked.name, user_emails.email AS stored FROM unnest($1::text[]) AS asked (name) JOIN user_emails ON lower(user_emails.email) = lower(asked.name)'),
           found(pool, query.groupPaths, 'SELECT asked.name, groups.path AS stored FROM unnest($1::text[]) AS asked (name) JOIN groups ON lower(groups.path) = lower(asked.name)'),
           found(
             pool,
