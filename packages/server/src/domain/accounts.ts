@@ -178,6 +178,15 @@ export function revokePersonalAccessToken(storage: Storage, userId: number, id: 
   return storage.personalAccessTokens.revokeOwned(userId, id);
 }
 
+/**
+ * Whether `address` is one of the user's own: their primary e-mail or a secondary one, whatever the case (as GitLab
+ * keeps addresses lower-cased). Only an address the user owns may receive their notification mail.
+ */
+export function ownsEmail(user: UserRecord, address: string): boolean {
+  const wanted = address.toLowerCase();
+  return [user.email, ...user.secondary_emails].some((own) => own.toLowerCase() === wanted);
+}
+
 function checkEmail(field: string, value: unknown): void {
   if (typeof value !== 'string' || value.length > 254 || !emailPattern.test(value)) {
     throw new InputError(field, `${JSON.stringify(value)} is not an e-mail address`);

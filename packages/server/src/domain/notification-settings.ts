@@ -1,7 +1,9 @@
 // Reading and changing a user's notification settings (spec 2.3-2.5, 4.4-4.5). The parameters arrive already
 // validated against the document; this module applies them and shapes the answers.
 import type { components } from '@tokenbell/sdk';
+import { InputError } from '../explained-error.js';
 import { notificationEvents } from '../openapi/document.js';
+import { ownsEmail } from './accounts.js';
 import { DEFAULT_GLOBAL_LEVEL, noEvents, notificationEmailOf } from './notification-levels.js';
 import type { NotificationSettingsStorage } from '../store/notification-settings-storage.js';
 import type { Account } from '../store/storage.js';
@@ -42,8 +44,15 @@ function globalAnswer(record: NotificationSettingRecord | undefined, user: UserR
  * The answer is built from the record this change wrote, not read back after the write is durable: by then other
  * requests may have changed the setting, and each PUT must show the state it left. The events are applied to the
  * stored version inside the change, so concurrent PUTs keep each other's fields.
+ *
+ * A notification e-mail must be one of the user's own addresses (GitLab: "is not an email you own"), else the whole
+ * change is refused with an InputError before anything is written. It is stored as sent; an empty one means the
+ * primary address again.
  */
 export async function updateGlobal(settings: NotificationSettingsStorage, user: UserRecord, params: GlobalSettingsParams): Promise<Schemas['GlobalNotificationSettings']> {
+  if (params.notification_email && !ownsEmail(user, params.notification_email)) {
+    throw new InputError('notification_email', 'is not an email you own');
+  }
   const fresh = { user_id: user.id, source_type: 'global' as const, source_id: null, level: DEFAULT_GLOBAL_LEVEL, notification_email: null, events: noEvents() };
   const written = await settings.change(fresh, { level: params.level, notification_email: params.notification_email, events: eventsOf(params) });
   return globalAnswer(written, user);

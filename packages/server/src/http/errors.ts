@@ -2,6 +2,7 @@
 // `{"message": ...}` on the API, an HTML page in the browser. Nothing from inside (stack, secret, cause) leaks out.
 import type { ErrorRequestHandler, Request } from 'express';
 import { LoginThrottledError } from '../domain/login-throttle.js';
+import { InputError } from '../explained-error.js';
 import { OAuthError } from '../domain/oauth/errors.js';
 import { type GrantRegistry, grantRegistry } from '../domain/oauth/grants.js';
 import { errorPage } from '../pages/html.js';
@@ -59,8 +60,12 @@ const clearerMessages: Array<[RegExp, string]> = [
   [/^unsupported media type undefined$/, 'media type not specified'],
 ];
 
-/** "level must be equal to one of the allowed values: ..." from the validator's `/query/level` item. */
+/**
+ * "level must be equal to one of the allowed values: ..." from the validator's `/query/level` item; a field the domain
+ * refused (InputError) is worded the same way, so a caller cannot tell which of the two refused it.
+ */
 export function describeValidationProblem(err: HttpLikeError): string {
+  if (err instanceof InputError) return `${err.field} ${err.message}`;
   const first = err.errors?.[0];
   if (!first?.path || !first.message) return err.message ?? 'the request is malformed';
   const message = clearerMessages.find(([pattern]) => pattern.test(first.message!))?.[1] ?? first.message;
@@ -101,7 +106,8 @@ export function errorHandler(
   return (err: unknown, req, res, next) => {
     if (res.headersSent) return next(err);
     const e = (err ?? {}) as HttpLikeError;
-    const status = err instanceof OAuthError || err instanceof HttpError ? err.status : err instanceof LoginThrottledError ? 429 : statusOf(e);
+    const status =
+      err instanceof OAuthError || err instanceof HttpError ? err.status : err instanceof LoginThrottledError ? 429 : err instanceof InputError ? 400 : statusOf(e);
     if (status >= 500) log(`${req.method} ${req.path} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
 
     // RFC 6749 has no error code for "too many attempts", and slow_down belongs to the device flow's polling

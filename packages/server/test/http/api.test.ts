@@ -153,6 +153,30 @@ describe('global notification settings (spec 4.4)', () => {
     expect(await storedSettings()).toBe(before);
   });
 
+  // jsmith owns jsmith@example.com and, as a secondary address, js@work.example.com (fixtures/example-seed.json).
+  it('takes as notification e-mail the primary address, or a secondary one in another case, stored as sent', async () => {
+    const primary = await api('/notification_settings', json('PUT', { notification_email: 'jsmith@example.com' }));
+    expect(primary.status).toBe(200);
+    expect((await primary.json()).notification_email).toBe('jsmith@example.com');
+    const secondary = await api('/notification_settings?notification_email=JS%40Work.Example.com', { method: 'PUT' });
+    expect(secondary.status).toBe(200);
+    expect((await secondary.json()).notification_email).toBe('JS@Work.Example.com');
+    expect((await (await api('/notification_settings')).json()).notification_email).toBe('JS@Work.Example.com');
+  });
+
+  it.each([
+    ["another user's address", 'Mallory@Example.com'],
+    ['an address no user has', 'jsmith@elsewhere.example'],
+  ])('refuses as notification e-mail %s (400, "is not an email you own"), and changes nothing', async (_label, address) => {
+    const before = await (await api('/notification_settings')).json();
+    const stored = await storedSettings();
+    const response = await api('/notification_settings', json('PUT', { level: before.level === 'watch' ? 'mention' : 'watch', notification_email: address }));
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ message: '400 Bad request - notification_email is not an email you own' });
+    expect(await (await api('/notification_settings')).json()).toEqual(before);
+    expect(await storedSettings()).toBe(stored);
+  });
+
   it('refuses level global for the global setting', async () => {
     const response = await api('/notification_settings?level=global', { method: 'PUT' });
     expect(response.status).toBe(400);
