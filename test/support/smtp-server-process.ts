@@ -32,4 +32,6 @@ const server = new SMTPServer({
     });
   },
 });
+// A client that vanishes mid-message (a sender killed while sending) is a connection error, not the server's end.
+server.on('error', () => undefined);
 server.listen(port, '127.0.0.1', () => process.send?.({ listening: port }));

@@ -28,6 +28,15 @@ export type Project = Schemas['Project'];
 /** A group's or project's numeric id, or its full path (`acme/widgets`), not URL-encoded. */
 export type GroupOrProjectId = Schemas['GroupOrProjectId'];
 
+/** A notification event to record through the test helpers: kind, title, and users by username. */
+export type NotificationEventRequest = Schemas['NotificationEventRequest'];
+/** The event recorded, with the users it mails and why. */
+export type NotificationEventResult = Schemas['NotificationEventResult'];
+/** One queued, sent or failed notification mail. */
+export type NotificationMessage = Schemas['NotificationMessage'];
+/** Filters for {@link TokenbellClient.testHelpers}' `messages`. */
+export type NotificationMessageQuery = NonNullable<paths['/api/v3/test_helpers/notification_messages']['get']['parameters']['query']>;
+
 /** The openapi-fetch client over every path of the document. */
 export type TokenbellRawClient = Client<paths>;
 
@@ -106,6 +115,20 @@ export interface TokenbellClient {
     group(id: GroupOrProjectId): NotificationSettingsResource;
     /** A project by numeric id or full path (`'acme/widgets'`); pass it unencoded, it is URL-encoded for you. */
     project(idOrPath: GroupOrProjectId): NotificationSettingsResource;
+  };
+  /**
+   * The test-helper area: not part of the service, off unless the instance runs with test helpers, and for
+   * administrators only (a 404 when off, a 403 for anyone else).
+   */
+  readonly testHelpers: {
+    /**
+     * `POST /api/v3/test_helpers/projects/:id/notification_events`: records an event on a project and queues its mail;
+     * answers the recipients and why each was chosen.
+     * @throws {@link TokenbellValidationError} for an unknown user, or an author who may not see the project.
+     */
+    emitNotificationEvent(project: GroupOrProjectId, event: NotificationEventRequest): Promise<NotificationEventResult>;
+    /** `GET /api/v3/test_helpers/notification_messages`: the mail queued, newest first, with its delivery status. */
+    notificationMessages(query?: NotificationMessageQuery): Promise<NotificationMessage[]>;
   };
 }
 
@@ -186,6 +209,12 @@ export function createTokenbellClient(options: TokenbellClientOptions): Tokenbel
     },
     projects: {
       get: (id) => json<Project>(raw.GET('/api/v3/projects/{id}', { params: { path: { id } }, ...asText })),
+    },
+    testHelpers: {
+      emitNotificationEvent: (id, event) =>
+        json<NotificationEventResult>(raw.POST('/api/v3/test_helpers/projects/{id}/notification_events', { params: { path: { id } }, body: event, ...asText })),
+      notificationMessages: (query = {}) =>
+        json<NotificationMessage[]>(raw.GET('/api/v3/test_helpers/notification_messages', { params: { query }, ...asText })),
     },
     notificationSettings: {
       global: {

@@ -3,6 +3,7 @@
 import { createRequire } from 'node:module';
 import { type Config, configFrom, configWarnings, limits, usage } from './config.js';
 import { runUsersCommand } from './admin.js';
+import { runEventsCommand } from './events-command.js';
 import { ExplainedError } from './explained-error.js';
 import { createApp } from './http/app.js';
 import { requestLogger } from './http/operations.js';
@@ -10,6 +11,7 @@ import { openApiValidation, warmUpValidation } from './http/openapi-validation.j
 import { findApplicationByUid } from './domain/applications.js';
 import { type DemoCredentials, ensureDemoData, loadSeedFile } from './store/seed.js';
 import { openBackend } from './store/backend.js';
+import { logTransport, smtpTransport, startMailDelivery } from './domain/mail-delivery.js';
 
 // package.json sits one level above both src/cli.ts and dist/cli.js.
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
@@ -18,6 +20,7 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const print = (line: string) => void process.stdout.write(`${line}\n`);
   if (args[0] === 'users') return runUsersCommand(args.slice(1), process.env, print);
+  if (args[0] === 'events') return runEventsCommand(args.slice(1), process.env, print);
   if (args[0] === 'migrate') {
     // Loaded only here, so that a server on the JSON file never loads the PostgreSQL driver.
     const { runMigrateCommand } = await import('./migrate-command.js');
@@ -45,7 +48,11 @@ async function serve(config: Config): Promise<void> {
   await warmUpValidation(validation);
   // One JSON line per request; readable lines instead when a person watches the terminal.
   const requestLog = requestLogger({ level: config.logLevel, pretty: process.stdout.isTTY === true });
-  const app = createApp({ backend, config, validation, requestLog, log: (message) => requestLog.logger.error(message) });
+  if (config.testHelpers) console.warn('tokenbell: test helpers are on (--test-helpers): administrators can record notification events and read the mail sent; never run a production instance like this');
+  // Every instance delivers; on a database they share the outbox, and each message is claimed by one of them.
+  const mailTransport = config.smtpUrl ? smtpTransport(config.smtpUrl, config.mailFrom) : logTransport((line) => requestLog.logger.info(line));
+  const mailDelivery = startMailDelivery(storage.mail, mailTransport);
+  const app = createApp({ backend, config, validation, requestLog, mailDelivery, log: (message) => requestLog.logger.error(message) });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -55,19 +62,28 @@ async function serve(config: Config): Promise<void> {
   // since the store keeps only their digests.
   const demo = await ensureDemoData(storage, config.baseUrl);
   if (demo) console.log(demoGreeting(demo, config.baseUrl));
-  console.log(`tokenbell listening on ${config.baseUrl} (data: ${storage.maintenance.describe()}); API reference: ${config.baseUrl}/help/api`);
+  console.log(`tokenbell listening on ${config.baseUrl} (data: ${storage.maintenance.describe()}; mail: ${describeSmtp(config.smtpUrl)}); API reference: ${config.baseUrl}/help/api`);
   // On a database one instance prunes at a time; the others find it busy and skip their turn.
   const pruning = setInterval(() => void storage.maintenance.prune(Math.floor(Date.now() / 1000)).catch(() => undefined), limits.pruneIntervalSeconds * 1000);
   pruning.unref();
-  stopOnSignal(() => {
+  stopOnSignal(async () => {
     clearInterval(pruning);
     server.close();
     server.closeAllConnections();
+    // A message being sent finishes and is recorded; what is still queued waits in the store for the next start.
+    await mailDelivery.stop();
     return storage.maintenance.close().catch((error: unknown) => {
       // Nothing acknowledged is lost: the journal still holds it, and the next start replays it.
       throw new Error(`could not close ${storage.maintenance.describe()} cleanly: ${(error as Error).message}; the next start will replay the journal`);
     });
   });
+}
+
+/** The SMTP server without its credentials, or where mail goes without one. */
+function describeSmtp(url: string | null): string {
+  if (url === null) return 'to the log (no --smtp-url)';
+  const parsed = new URL(url);
+  return `${parsed.protocol}//${parsed.host}`;
 }
 
 function demoGreeting(demo: DemoCredentials, baseUrl: string): string {

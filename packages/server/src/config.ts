@@ -43,6 +43,12 @@ export interface Config {
   monitoringAllowlist: string[];
   /** How much the request log says (pino's levels). */
   logLevel: LogLevel;
+  /** Serve the test-helper area of the API (events in, mail listed); off in production. */
+  testHelpers: boolean;
+  /** Where notification mail goes (nodemailer's SMTP URL), or null to write one log line per message instead. */
+  smtpUrl: string | null;
+  /** The From address of notification mail. */
+  mailFrom: string;
 }
 
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -70,6 +76,9 @@ export const settings = [
   { flag: 'session-lifetime', arg: 'N', env: 'TOKENBELL_SESSION_LIFETIME', default: '86400', help: 'seconds after sign-in at which a browser session ends, however active' },
   { flag: 'monitoring-allowlist', arg: 'ADDRESSES', env: 'TOKENBELL_MONITORING_ALLOWLIST', default: 'loopback', help: 'addresses and subnets (comma-separated) that may read /-/health, /-/readiness, /-/liveness and /-/metrics' },
   { flag: 'log-level', arg: 'LEVEL', env: 'TOKENBELL_LOG_LEVEL', default: 'info', help: 'request log level: fatal, error, warn, info, debug, trace or silent' },
+  { flag: 'smtp-url', arg: 'URL', env: 'TOKENBELL_SMTP_URL', default: 'none', help: 'send notification mail through this SMTP server (smtp://USER:PASSWORD@HOST:PORT, smtps:// for TLS); without it, each message is a log line' },
+  { flag: 'mail-from', arg: 'ADDRESS', env: 'TOKENBELL_MAIL_FROM', default: 'tokenbell <notifications@HOST>', help: 'the From address of notification mail (HOST: the base URL\'s host name)' },
+  { flag: 'test-helpers', env: 'TOKENBELL_TEST_HELPERS', default: 'off', help: 'serve the test-helper API for administrators (record notification events, list the mail sent); never in production (true to turn on)' },
 ] as const satisfies readonly { flag: string; arg?: string; env: string | undefined; default: string; help: string }[];
 
 type Flag = (typeof settings)[number]['flag'];
@@ -168,7 +177,17 @@ export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env)
     sessionLifetime: positiveInteger('--session-lifetime', read('session-lifetime')),
     monitoringAllowlist: addressList('--monitoring-allowlist', read('monitoring-allowlist')),
     logLevel: oneOf('--log-level', logLevels, read('log-level')),
+    testHelpers: values['test-helpers'] === true || env.TOKENBELL_TEST_HELPERS === 'true',
+    smtpUrl: smtpUrlFrom(given('smtp-url')),
+    mailFrom: given('mail-from') ?? `tokenbell <notifications@${new URL(baseUrl).hostname}>`,
   };
+}
+
+function smtpUrlFrom(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  // nodemailer would read anything else as a transport of another kind and fail at the first message, not here.
+  if (!/^smtps?:\/\/[^/]/.test(value)) throw new ConfigError(`--smtp-url must be an smtp:// or smtps:// URL (smtp://user:password@mail.example.com:587), got "${value.replace(/\/\/[^@/]*@/, '//***@')}"`);
+  return value;
 }
 
 function oneOf<T extends string>(name: string, allowed: readonly T[], value: string): T {
@@ -235,6 +254,7 @@ const wrap = (text: string, width: number, indent: string): string => {
 export const usage = `Usage: tokenbell [options]
        tokenbell users create|reset-password|token ...   (tokenbell users --help)
        tokenbell migrate --database-url URL              (PostgreSQL schema; tokenbell migrate --help)
+       tokenbell events emit|messages ...                (test helpers; tokenbell events --help)
 
   -h, --help              this text
   --version               the version of @tokenbell/server

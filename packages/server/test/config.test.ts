@@ -35,11 +35,28 @@ describe('--introspection-clients', () => {
   });
 });
 
+describe('notification mail and test helpers', () => {
+  it('sends mail through --smtp-url from --mail-from (the base URL\'s host by default), and serves test helpers only when asked', () => {
+    const plain = configFrom(['--base-url', 'https://bell.example.com'], {});
+    expect(plain).toMatchObject({ smtpUrl: null, mailFrom: 'tokenbell <notifications@bell.example.com>', testHelpers: false });
+    expect(configFrom(['--smtp-url', 'smtps://u:p@mail.example.com:465', '--mail-from', 'Bell <bell@example.com>', '--test-helpers'], {})).toMatchObject({
+      smtpUrl: 'smtps://u:p@mail.example.com:465',
+      mailFrom: 'Bell <bell@example.com>',
+      testHelpers: true,
+    });
+    expect(configFrom([], { TOKENBELL_SMTP_URL: 'smtp://127.0.0.1:2525', TOKENBELL_TEST_HELPERS: 'true' })).toMatchObject({ smtpUrl: 'smtp://127.0.0.1:2525', testHelpers: true });
+    expect(configFrom([], { TOKENBELL_TEST_HELPERS: 'yes' }).testHelpers).toBe(false);
+  });
+});
+
 describe('contradictions and bad values, refused with the flag named', () => {
   it.each([
     [['--memory', '--data', 'x.json'], /--memory and --data/],
     [['--base-url', 'ftp://files.example.com'], /--base-url must be an http or https URL/],
     [['--base-url', 'not a url'], /--base-url must be an absolute URL/],
+    [['--smtp-url', 'mail.example.com:25'], /--smtp-url must be an smtp:\/\/ or smtps:\/\/ URL/],
+    // The password in a mistyped URL is not repeated back.
+    [['--smtp-url', 'http://user:secret@mail.example.com'], /got "http:\/\/\*\*\*@mail\.example\.com"/],
   ])('%j', (argv, message) => {
     expect(() => configFrom(argv, {})).toThrow(ConfigError);
     expect(() => configFrom(argv, {})).toThrow(message);

@@ -304,6 +304,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/notification_messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The administrators' notification mail page.
+         * @description The newest notification mail this instance queued (at most 100), with each message's recipient, reason and status (queued, sent, or failed and why). Signed-in administrators only; anyone else signed in gets 404, as if the page did not exist.
+         */
+        get: operations["listNotificationMail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/profile/personal_access_tokens": {
         parameters: {
             query?: never;
@@ -701,6 +721,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/test_helpers/projects/{id}/notification_events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id, or its full path URL-encoded (`acme%2Fwidgets`).
+                 * @example acme/widgets
+                 */
+                id: components["schemas"]["GroupOrProjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a notification event on a project, and queue its mail.
+         * @description Records the event as the service would on the action it stands for, chooses its recipients from the
+         *     project's members, the users named and everyone's notification settings (global, group, project; level and
+         *     custom events), and queues one message per recipient, in the same write as the event. Answers the
+         *     recipients and why each was chosen. Named users who may not see the project, blocked users and the author
+         *     (except for pipelines) are not mailed; the author must be able to see the project. A rejected request
+         *     records nothing.
+         */
+        post: operations["emitNotificationEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/test_helpers/notification_messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The notification mail this instance queued, newest first.
+         * @description Every message with its delivery status: `queued` (waiting, or retried after a temporary refusal;
+         *     `last_error` says why), `sent` (the SMTP server accepted it, or, without one, it was written to the log) or
+         *     `failed` (refused for good, or given up on; `last_error` says why).
+         */
+        get: operations["listNotificationMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -822,7 +895,7 @@ export interface components {
             level?: components["schemas"]["GlobalNotificationLevel"];
             /**
              * Format: email
-             * @description E-mail address for notifications.
+             * @description E-mail address for notifications; one of the user's own (their primary e-mail or a verified secondary one), or 400.
              */
             notification_email?: string;
             new_note?: components["schemas"]["EventFlag"];
@@ -1004,6 +1077,71 @@ export interface components {
                 status: "ok" | "failed";
                 message?: string;
             }[];
+        };
+        /**
+         * NotificationEventRequest
+         * @description An event of spec 2.6 on a project, as the service would record it. Users are named by username.
+         */
+        NotificationEventRequest: {
+            kind: components["schemas"]["NotificationEvent"];
+            /** @description The issue's, merge request's or pipeline's title, as the mail shows it. */
+            title: string;
+            /** @description Who did it; not mailed about their own action (except a pipeline's result). */
+            author: string;
+            /** @description The thread's participants (its author, assignees, commenters). */
+            participants?: string[];
+            /** @description Users @-mentioned in the event's text; for `reassign_*`, the previous and new assignees. */
+            mentioned?: string[];
+            /** @description For `failed_pipeline` and `success_pipeline` only, the user whose pipeline it is (the author when not given); pipeline mail goes to them alone. */
+            pipeline_user?: string;
+        };
+        /** NotificationRecipient */
+        NotificationRecipient: {
+            user_id: number;
+            username: string;
+            /** @description Their notification e-mail address. */
+            email: string;
+            reason: components["schemas"]["NotificationReason"];
+        };
+        /**
+         * NotificationReason
+         * @description Why a user is mailed, as the service's `X-GitLab-NotificationReason` header says it.
+         * @enum {string}
+         */
+        NotificationReason: "participating" | "mentioned" | "watching" | "custom";
+        /** NotificationEventResult */
+        NotificationEventResult: {
+            id: string;
+            kind: components["schemas"]["NotificationEvent"];
+            project_id: number;
+            title: string;
+            /** @description The author's username. */
+            author: string;
+            /** Format: date-time */
+            created_at: string;
+            recipients: components["schemas"]["NotificationRecipient"][];
+        };
+        /** NotificationMessage */
+        NotificationMessage: {
+            id: string;
+            event_id: string;
+            user_id: number;
+            username: string;
+            to: string;
+            subject: string;
+            reason: components["schemas"]["NotificationReason"];
+            /** @description The headers sent with it (Message-ID, List-Id, X-GitLab-Project, X-GitLab-NotificationReason). */
+            headers: {
+                [key: string]: string;
+            };
+            /** @enum {string} */
+            status: "queued" | "sent" | "failed";
+            attempts: number;
+            last_error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            sent_at: string | null;
         };
         /**
          * ApiError
@@ -1486,6 +1624,36 @@ export interface components {
                 /**
                  * @example {
                  *       "message": "403 Forbidden - insufficient scope"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description The token is valid but lacks the scope the operation needs (with a `WWW-Authenticate` challenge naming it), or its user is not an administrator (no challenge, since no other token of theirs would do). */
+        AdminOnly: {
+            headers: {
+                /** @description For a missing scope, `Bearer realm="tokenbell", error="insufficient_scope", scope="..."` (RFC 6750 section 3.1). */
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "403 Forbidden - test helpers are for administrators"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description This instance runs without test helpers; the path does not exist here. */
+        TestHelpersOff: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "404 Not Found"
                  *     }
                  */
                 "application/json": components["schemas"]["ApiError"];
@@ -2190,6 +2358,20 @@ export interface operations {
             413: components["responses"]["HtmlPayloadTooLarge"];
         };
     };
+    listNotificationMail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HtmlPage"];
+            302: components["responses"]["Redirect"];
+            404: components["responses"]["HtmlNotFound"];
+        };
+    };
     listPersonalAccessTokens: {
         parameters: {
             query?: never;
@@ -2528,7 +2710,7 @@ export interface operations {
                  */
                 level?: components["schemas"]["GlobalNotificationLevel"];
                 /**
-                 * @description E-mail address for notifications.
+                 * @description E-mail address for notifications. Must be one of the user's own addresses (their primary e-mail or a verified secondary one, whatever the case; stored as sent); any other is refused with 400 (`notification_email is not an email you own`) and nothing is changed.
                  * @example jsmith@example.com
                  */
                 notification_email?: string;
@@ -2899,6 +3081,134 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["ProjectNotFound"];
             413: components["responses"]["ApiPayloadTooLarge"];
+        };
+    };
+    emitNotificationEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id, or its full path URL-encoded (`acme%2Fwidgets`).
+                 * @example acme/widgets
+                 */
+                id: components["schemas"]["GroupOrProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "failed_pipeline",
+                 *       "title": "Pipeline #42 failed on main",
+                 *       "author": "jsmith"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NotificationEventRequest"];
+            };
+        };
+        responses: {
+            /** @description Recorded; the mail is queued. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "V1StGXR8_Z5jdHi6B-myT",
+                     *       "kind": "failed_pipeline",
+                     *       "project_id": 1,
+                     *       "title": "Pipeline #42 failed on main",
+                     *       "author": "jsmith",
+                     *       "created_at": "2026-11-25T10:00:00.000Z",
+                     *       "recipients": [
+                     *         {
+                     *           "user_id": 1,
+                     *           "username": "jsmith",
+                     *           "email": "jsmith@example.com",
+                     *           "reason": "participating"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotificationEventResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminOnly"];
+            /** @description No project with that id or path, or this instance runs without test helpers (then the whole area does not exist). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "404 Project Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            413: components["responses"]["ApiPayloadTooLarge"];
+        };
+    };
+    listNotificationMessages: {
+        parameters: {
+            query?: {
+                /** @description Only the messages to this user. */
+                username?: string;
+                /** @description Only the messages of this event. */
+                event_id?: string;
+                /** @description At most this many messages (20 when not given). */
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The messages, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "4f90d13a42",
+                     *         "event_id": "V1StGXR8_Z5jdHi6B-myT",
+                     *         "user_id": 1,
+                     *         "username": "jsmith",
+                     *         "to": "jsmith@example.com",
+                     *         "subject": "acme/widgets | Pipeline #42 failed on main (failed_pipeline)",
+                     *         "reason": "participating",
+                     *         "headers": {
+                     *           "Message-ID": "<V1StGXR8_Z5jdHi6B-myT.4f90d13a42@127.0.0.1>",
+                     *           "List-Id": "acme/widgets <1.acme.widgets.127.0.0.1>",
+                     *           "X-GitLab-Project": "acme/widgets",
+                     *           "X-GitLab-NotificationReason": "participating"
+                     *         },
+                     *         "status": "sent",
+                     *         "attempts": 1,
+                     *         "last_error": null,
+                     *         "created_at": "2026-11-25T10:00:00.000Z",
+                     *         "sent_at": "2026-11-25T10:00:01.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["NotificationMessage"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminOnly"];
+            404: components["responses"]["TestHelpersOff"];
         };
     };
 }

@@ -32,6 +32,7 @@ export type RecipientReason = 'participating' | 'mentioned' | 'watching' | 'cust
 
 export interface Recipient {
   user_id: number;
+  username: string;
   email: string;
   reason: RecipientReason;
 }
@@ -46,6 +47,8 @@ interface Candidate {
 }
 
 const pipelineEvents: ReadonlySet<NotificationEvent> = new Set<NotificationEvent>(['failed_pipeline', 'success_pipeline']);
+/** A pipeline's result is mailed to the pipeline's user alone, who is its only participant. */
+export const isPipelineEvent = (kind: NotificationEvent) => pipelineEvents.has(kind);
 
 // GitLab's Builder::Default adds mentioned users as :mention only for new issues and merge requests
 // (MENTION_TYPE_ACTIONS), Builder::NewNote for the note's own mentions, and re-assignment adds the assignees as
@@ -150,7 +153,7 @@ export function recipientsAmong(audience: Audience, event: NotifiableEvent): Rec
     .sort((a, b) => a.userId - b.userId)
     .map((c) => {
       const { user, settings } = members.get(c.userId)!;
-      return { user_id: c.userId, email: notificationEmailOf(settings.global, user), reason: c.reason };
+      return { user_id: c.userId, username: user.username, email: notificationEmailOf(settings.global, user), reason: c.reason };
     });
 }
 

@@ -6,6 +6,7 @@ import { LoginThrottle } from '../domain/login-throttle.js';
 import { grantRegistry } from '../domain/oauth/grants.js';
 import type { Backend } from '../store/backend.js';
 import type { Storage } from '../store/storage.js';
+import { testHelperRouter, testHelpersOff } from './test-helper-routes.js';
 import { apiRouter } from './api-routes.js';
 import { apiV3Url, areaOf, isServedApiPath, oauthEndpointOf } from './areas.js';
 import { HttpError, errorHandler, lastResortHandler } from './errors.js';
@@ -24,7 +25,9 @@ export interface AppOptions {
   /** Where state lives (store/backend.ts): the data file's, or a database's shared by every instance on it. */
   backend: Backend;
   config: Pick<Config, 'baseUrl' | 'tokenTtl' | 'codeTtl' | 'validateResponses' | 'bodyLimit' | 'secureCookies'> &
-    Partial<Pick<Config, 'trustProxy' | 'introspectionClients' | 'passwordGrant' | 'sessionLifetime' | 'monitoringAllowlist'>>;
+    Partial<Pick<Config, 'trustProxy' | 'introspectionClients' | 'passwordGrant' | 'sessionLifetime' | 'monitoringAllowlist' | 'testHelpers'>>;
+  /** The mail delivery worker, told when mail was queued; without one, mail waits for whoever delivers it. */
+  mailDelivery?: { kick(): void };
   /** Request logs (requestLogger in operations.ts); none when absent, as in most tests. */
   requestLog?: HttpLogger<express.Request, express.Response>;
   /** The clock, in seconds since the epoch; tests move it to expire codes and tokens. */
@@ -91,7 +94,7 @@ function bodyParsers(limit: string): RequestHandler {
   };
 }
 
-export function createApp({ backend, config, now = wallClock, log, requestLog, throttle = new LoginThrottle(limits.loginThrottle, backend.throttleBacking), validation }: AppOptions): express.Express {
+export function createApp({ backend, config, now = wallClock, log, requestLog, throttle = new LoginThrottle(limits.loginThrottle, backend.throttleBacking), validation, mailDelivery }: AppOptions): express.Express {
   const { storage } = backend;
   const sessions: SessionBacking = { storage: storage.sessions, secret: backend.sessionSecret };
   const app = express();
@@ -114,7 +117,11 @@ export function createApp({ backend, config, now = wallClock, log, requestLog, t
   api.use(bodies);
   // Authentication comes before validation, so an anonymous caller learns nothing about parameters (401 first).
   api.use(apiAuthentication(storage, now));
+  if (!config.testHelpers) api.use(testHelpersOff);
   api.use(validation);
+  if (config.testHelpers) {
+    api.use('/api/v3/test_helpers', testHelperRouter({ storage, mailHost: new URL(config.baseUrl).hostname, now, onMailQueued: () => mailDelivery?.kick() }));
+  }
   api.use('/api/v3', apiRouter(storage, config.baseUrl));
 
   app.use(apiV4Alias);

@@ -7,6 +7,7 @@ import { serveStylesheet, stylesheetPath } from '../pages/assets.js';
 import { applicationsRoutes } from './pages/applications-routes.js';
 import { authorizationResumePath, authorizeRoutes } from './pages/authorize-routes.js';
 import { personalAccessTokensRoutes } from './pages/personal-access-tokens-routes.js';
+import { adminRoutes } from './pages/admin-routes.js';
 import { baseDirectives, currentUser, home, type PagesOptions, redirect, signInLocation, signInPath } from './pages/shared.js';
 import { demoCallbackRoutes } from './pages/demo-callback-routes.js';
 import { homeRoutes } from './pages/home-routes.js';
@@ -17,7 +18,7 @@ export { formActionSource } from './pages/authorize-routes.js';
 export { localPath, type PagesOptions } from './pages/shared.js';
 
 /** The paths that belong to a browser session; the API and the JSON OAuth endpoints never see a cookie. */
-export const sessionPaths = ['/users/sign_in', '/users/sign_out', '/oauth/authorize', '/profile'];
+export const sessionPaths = ['/users/sign_in', '/users/sign_out', '/oauth/authorize', '/profile', '/admin'];
 /** Every path that answers HTML pages (or their stylesheet). */
 export const pagePaths = [...sessionPaths, '/assets', '/demo', '/help'];
 
@@ -80,5 +81,5 @@ export function pageAssets(): Router {
 }
 
 export function pagesRouter(options: PagesOptions & { baseUrl: string }): Router {
-  return Router().use(homeRoutes(options), demoCallbackRoutes(options.baseUrl), signInRoutes(options), authorizeRoutes(options), applicationsRoutes(options), personalAccessTokensRoutes(options));
+  return Router().use(homeRoutes(options), demoCallbackRoutes(options.baseUrl), signInRoutes(options), authorizeRoutes(options), applicationsRoutes(options), personalAccessTokensRoutes(options), adminRoutes(options));
 }

@@ -8,7 +8,7 @@ import { fileGrantStorage, tokenRecordOf } from './grant-storage.js';
 import { fileNotificationSettingsStorage } from './notification-settings-storage.js';
 import { fileSessionStorage } from './session-storage.js';
 import { notificationSettingKey } from './indexes.js';
-import type { ApplicationRecord, GroupRecord, Membership, PersonalAccessTokenRecord, ProjectRecord, UserRecord } from './schema.js';
+import type { ApplicationRecord, GroupRecord, Membership, OutboxMessageRecord, PersonalAccessTokenRecord, ProjectRecord, UserRecord } from './schema.js';
 import type {
   Audience,
   AudienceMember,
@@ -329,8 +329,14 @@ export function fileStorage(store: Store): Storage {
           if (m) store.update('outbox', m, { status: 'failed', claimed_until: null, last_error: error });
         });
       },
-      async recent(limit) {
-        return store.data.outbox.slice(-limit).reverse();
+      async recent({ limit, userId, eventId }) {
+        const found: OutboxMessageRecord[] = [];
+        const { outbox } = store.data;
+        for (let i = outbox.length - 1; i >= 0 && found.length < limit; i--) {
+          const message = outbox[i]!;
+          if ((userId === undefined || message.user_id === userId) && (eventId === undefined || message.event_id === eventId)) found.push(message);
+        }
+        return found;
       },
     },
 

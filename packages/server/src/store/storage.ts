@@ -177,8 +177,8 @@ export interface MailStorage {
   /** Queued again for `nextAttemptAt`, with why this attempt failed. */
   markRetry(id: string, nextAttemptAt: EpochSeconds, error: string): Promise<void>;
   markFailed(id: string, error: string): Promise<void>;
-  /** The newest messages first, at most `limit`. */
-  recent(limit: number): Promise<OutboxMessageRecord[]>;
+  /** The newest messages first, at most `limit`; only those to `userId`, or of `eventId`, when given. */
+  recent(query: { limit: number; userId?: number; eventId?: string }): Promise<OutboxMessageRecord[]>;
 }
 
 export interface PruneResult {

@@ -83,7 +83,7 @@ describe.each(Object.keys(stores))('notification mail on %s', (name) => {
   it('sends each recipient one message with the headers people filter on, and records it sent', async () => {
     const { storages, event, awong } = await open();
     const { event: recorded, recipients } = await event('Widgets wobble');
-    expect(recipients).toEqual([{ user_id: awong.id, email: 'awong@example.com', reason: 'participating' }]);
+    expect(recipients).toEqual([{ user_id: awong.id, username: 'awong', email: 'awong@example.com', reason: 'participating' }]);
     deliverTo(storages[0]!).kick();
     await until('the message', () => receivedFor('Widgets wobble').length === 1);
     const [message] = receivedFor('Widgets wobble');
@@ -95,8 +95,8 @@ describe.each(Object.keys(stores))('notification mail on %s', (name) => {
       'x-gitlab-project': 'acme/widgets',
     });
     expect(message!.headers['message-id']).toMatch(new RegExp(`^<${recorded.id}\\.[\\w-]+@${host.replace('.', '\\.')}>$`));
-    await until('the outbox to say sent', async () => (await storages[0]!.mail.recent(10))[0]?.status === 'sent');
-    expect((await storages[0]!.mail.recent(10))[0]).toMatchObject({ status: 'sent', attempts: 1, last_error: null });
+    await until('the outbox to say sent', async () => (await storages[0]!.mail.recent({ limit: 10 }))[0]?.status === 'sent');
+    expect((await storages[0]!.mail.recent({ limit: 10 }))[0]).toMatchObject({ status: 'sent', attempts: 1, last_error: null });
   });
 
   it('keeps messages while the SMTP server is down and delivers each once when it is back', async () => {
@@ -104,11 +104,11 @@ describe.each(Object.keys(stores))('notification mail on %s', (name) => {
     await smtp.stop();
     for (let i = 0; i < 5; i++) await event(`Outage ${i}`);
     deliverTo(storages[0]!).kick();
-    await until('a failed attempt on every message', async () => (await storages[0]!.mail.recent(10)).every((m) => m.attempts >= 1 && m.last_error !== null));
-    expect((await storages[0]!.mail.recent(10)).every((m) => m.status === 'queued')).toBe(true);
+    await until('a failed attempt on every message', async () => (await storages[0]!.mail.recent({ limit: 10 })).every((m) => m.attempts >= 1 && m.last_error !== null));
+    expect((await storages[0]!.mail.recent({ limit: 10 })).every((m) => m.status === 'queued')).toBe(true);
     await smtp.start();
     await until('every message', () => [0, 1, 2, 3, 4].every((i) => receivedFor(`Outage ${i}`).length >= 1), 20_000);
-    await until('the outbox to say sent', async () => (await storages[0]!.mail.recent(10)).every((m) => m.status === 'sent'));
+    await until('the outbox to say sent', async () => (await storages[0]!.mail.recent({ limit: 10 })).every((m) => m.status === 'sent'));
     for (let i = 0; i < 5; i++) expect(receivedFor(`Outage ${i}`)).toHaveLength(1);
   });
 
@@ -118,15 +118,15 @@ describe.each(Object.keys(stores))('notification mail on %s', (name) => {
     await event('Try later');
     const worker = deliverTo(storages[0]!);
     worker.kick();
-    await until('a refused attempt', async () => (await storages[0]!.mail.recent(1))[0]?.last_error?.includes('4.3.0') === true);
+    await until('a refused attempt', async () => (await storages[0]!.mail.recent({ limit: 1 }))[0]?.last_error?.includes('4.3.0') === true);
     await smtp.refuse(null);
     await until('the retried message', () => receivedFor('Try later').length === 1, 20_000);
 
     await smtp.refuse('permanent');
     await event('Never');
     worker.kick();
-    await until('the refusal', async () => (await storages[0]!.mail.recent(1))[0]?.status === 'failed');
-    expect((await storages[0]!.mail.recent(1))[0]).toMatchObject({ status: 'failed', attempts: 1, last_error: expect.stringMatching(/^refused: .*5\.1\.1/) });
+    await until('the refusal', async () => (await storages[0]!.mail.recent({ limit: 1 }))[0]?.status === 'failed');
+    expect((await storages[0]!.mail.recent({ limit: 1 }))[0]).toMatchObject({ status: 'failed', attempts: 1, last_error: expect.stringMatching(/^refused: .*5\.1\.1/) });
     expect(receivedFor('Never')).toHaveLength(0);
   });
 
@@ -136,7 +136,7 @@ describe.each(Object.keys(stores))('notification mail on %s', (name) => {
     // Two workers per instance, all polling at once.
     for (const storage of storages) for (let w = 0; w < 2; w++) deliverTo(storage).kick();
     await until('every message', () => Array.from({ length: 30 }, (_, i) => i).every((i) => receivedFor(`Burst ${i}`).length >= 1), 20_000);
-    await until('the outbox to say sent', async () => (await storages[0]!.mail.recent(40)).every((m) => m.status === 'sent'));
+    await until('the outbox to say sent', async () => (await storages[0]!.mail.recent({ limit: 40 })).every((m) => m.status === 'sent'));
     for (let i = 0; i < 30; i++) expect(receivedFor(`Burst ${i}`), `Burst ${i}`).toHaveLength(1);
   });
 });
@@ -155,7 +155,7 @@ describe('without an SMTP server', () => {
     await until('the log line', () => lines.length === 1);
     await worker.stop();
     expect(lines).toEqual(['mail to=awong@example.com subject="acme/widgets | Logged (new_issue)" reason=participating']);
-    expect((await storage.mail.recent(1))[0]?.status).toBe('sent');
+    expect((await storage.mail.recent({ limit: 1 }))[0]?.status).toBe('sent');
     await storage.maintenance.close();
   });
 });

@@ -16,10 +16,10 @@ describe('recordNotification', () => {
     const storage = b.storage();
     const { event, recipients } = await recordNotification(storage, { kind: 'new_issue', project_id: project.id, author_id: author.id, participants: [author.id, participant.id], mentioned: [], title: 'It broke' }, { host: 'tb.test', now: 1_795_608_000 });
     expect(recipients).toEqual([
-      { user_id: watcher.id, email: 'watcher@example.com', reason: 'watching' },
-      { user_id: participant.id, email: 'p@alerts.example', reason: 'participating' },
+      { user_id: watcher.id, username: watcher.username, email: 'watcher@example.com', reason: 'watching' },
+      { user_id: participant.id, username: participant.username, email: 'p@alerts.example', reason: 'participating' },
     ]);
-    const queued = await storage.mail.recent(10);
+    const queued = await storage.mail.recent({ limit: 10 });
     expect(queued.map((m) => [m.to, m.headers['X-GitLab-NotificationReason'], m.status, m.next_attempt_at, m.event_id]).sort()).toEqual([
       ['p@alerts.example', 'participating', 'queued', 1_795_608_000, event.id],
       ['watcher@example.com', 'watching', 'queued', 1_795_608_000, event.id],
@@ -33,6 +33,6 @@ describe('recordNotification', () => {
     const author = b.user('author');
     const storage = b.storage();
     await expect(recordNotification(storage, { kind: 'new_issue', project_id: 99, author_id: author.id, participants: [], mentioned: [], title: 'x' }, { host: 'tb.test' })).rejects.toThrow(RangeError);
-    expect(await storage.mail.recent(10)).toEqual([]);
+    expect(await storage.mail.recent({ limit: 10 })).toEqual([]);
   });
 });

@@ -200,7 +200,7 @@ describe('recipientsFor: level × relationship × event', () => {
   it.each(rows)('$relationship at $level, $kind → $expected', async ({ relationship, level, kind, expected }) => {
     const { data, subject, event } = scenario(relationship, level, kind);
     const mine = (await recipientsFor(storageOf(data).recipients, event)).filter((r) => r.user_id === subject.id);
-    expect(mine).toEqual(expected === null ? [] : [{ user_id: subject.id, email: subject.email, reason: expected }]);
+    expect(mine).toEqual(expected === null ? [] : [{ user_id: subject.id, username: subject.username, email: subject.email, reason: expected }]);
   });
 });
 
@@ -218,7 +218,7 @@ describe('recipientsFor: every event kind', () => {
     // Pipeline mail is only ever for the pipeline's user, so both are made that for pipeline events.
     const participants = pipeline.has(kind) ? [on.id, off.id] : [author.id];
     const got = await recipientsFor(b.storage().recipients, { kind, project_id: project.id, author_id: author.id, participants, mentioned: [] });
-    expect(got).toEqual([{ user_id: on.id, email: 'on@example.com', reason: 'custom' }]);
+    expect(got).toEqual([{ user_id: on.id, username: on.username, email: 'on@example.com', reason: 'custom' }]);
   });
 
   it.each(notificationEvents.filter((k) => !pipeline.has(k)).map((k) => [k]))('%s reaches a watching member', async (kind) => {
@@ -263,8 +263,8 @@ describe('recipientsFor: addresses, duplicates, order', () => {
       mentioned: [],
     });
     expect(got).toEqual([
-      { user_id: withAddress.id, email: 'alice-alerts@example.org', reason: 'participating' },
-      { user_id: without.id, email: 'bob@example.com', reason: 'participating' },
+      { user_id: withAddress.id, username: withAddress.username, email: 'alice-alerts@example.org', reason: 'participating' },
+      { user_id: without.id, username: without.username, email: 'bob@example.com', reason: 'participating' },
     ]);
   });
 

@@ -82,6 +82,8 @@ export interface TestServerOptions {
   kind?: 'file' | 'postgres';
   /** A backend of the test's own (e.g. two servers on one database), instead of a fresh one. */
   backend?: Backend;
+  /** `--test-helpers`. */
+  testHelpers?: boolean;
 }
 
 /** The collections a test counts: the file store's, named as PostgreSQL's tables are. */
@@ -149,6 +151,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       ...(options.passwordGrant ? { passwordGrant: options.passwordGrant } : {}),
       ...(options.sessionLifetime ? { sessionLifetime: options.sessionLifetime } : {}),
       ...(options.monitoringAllowlist ? { monitoringAllowlist: options.monitoringAllowlist } : {}),
+      ...(options.testHelpers ? { testHelpers: true } : {}),
       ...(options.proxy ? { ...options.proxy, secureCookies: options.proxy.baseUrl.startsWith('https:') } : {}),
     },
   });

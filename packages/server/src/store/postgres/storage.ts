@@ -758,8 +758,14 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
       async markFailed(id, error) {
         await write(`UPDATE outbox_messages SET status = 'failed', claimed_until = NULL, last_error = $2 WHERE id = $1`, [id, error]);
       },
-      async recent(limit) {
-        const { rows } = await pool.query<OutboxRow>(`SELECT ${outboxColumns} FROM outbox_messages ORDER BY created_at DESC, id DESC LIMIT $1`, [limit]);
+      async recent({ limit, userId, eventId }) {
+        if (userId !== undefined && !isId(userId)) return [];
+        const { rows } = await pool.query<OutboxRow>(
+          `SELECT ${outboxColumns} FROM outbox_messages
+           WHERE ($2::bigint IS NULL OR user_id = $2) AND ($3::text IS NULL OR event_id = $3)
+           ORDER BY seq DESC LIMIT $1`,
+          [limit, userId ?? null, eventId ?? null],
+        );
         return rows.map(outboxOf);
       },
     },
