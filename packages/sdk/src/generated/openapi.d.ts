@@ -1088,9 +1088,9 @@ export interface components {
             title: string;
             /** @description Who did it; not mailed about their own action (except a pipeline's result). */
             author: string;
-            /** @description The thread's participants (its author, assignees, commenters). */
+            /** @description The thread's participants (its author, assignees, commenters); not for pipeline events (a 400), whose mail goes to `pipeline_user` only. */
             participants?: string[];
-            /** @description Users @-mentioned in the event's text; for `reassign_*`, the previous and new assignees. */
+            /** @description Users @-mentioned in the event's text; for `reassign_*`, the previous and new assignees. Not for pipeline events (a 400). */
             mentioned?: string[];
             /** @description For `failed_pipeline` and `success_pipeline` only, the user whose pipeline it is (the author when not given); pipeline mail goes to them alone. */
             pipeline_user?: string;

@@ -75,6 +75,10 @@ export async function emitNotificationEvent(
 ): Promise<Schemas['NotificationEventResult']> {
   const pipeline = isPipelineEvent(request.kind);
   if (request.pipeline_user !== undefined && !pipeline) throw new InputError('pipeline_user', 'is only for failed_pipeline and success_pipeline events');
+  // Pipeline mail goes to the pipeline's user alone: names that would be ignored are refused instead.
+  for (const field of ['participants', 'mentioned'] as const) {
+    if (pipeline && (request[field]?.length ?? 0) > 0) throw new InputError(field, `are not for pipeline events, whose mail goes to the pipeline's user (pipeline_user) only`);
+  }
   const found = new Map<string, UserRecord>();
   const userNamed = async (field: string, name: string) => {
     const user = found.get(name.toLowerCase()) ?? (await storage.users.byUsername(name));

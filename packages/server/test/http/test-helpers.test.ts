@@ -84,6 +84,8 @@ describe('the test-helper area', () => {
     await refused({ kind: 'new_issue', title: 't', author: 'jsmith', participants: ['awong', 'ghost'] }, 400, '400 Bad request - participants: there is no user "ghost"');
     await refused({ kind: 'new_issue', title: 't', author: 'jsmith', mentioned: ['ghost'] }, 400, '400 Bad request - mentioned: there is no user "ghost"');
     await refused({ kind: 'new_note', title: 't', author: 'jsmith', pipeline_user: 'awong' }, 400, '400 Bad request - pipeline_user: is only for failed_pipeline and success_pipeline events');
+    await refused({ kind: 'failed_pipeline', title: 't', author: 'jsmith', participants: ['awong'] }, 400, "400 Bad request - participants: are not for pipeline events, whose mail goes to the pipeline's user (pipeline_user) only");
+    await refused({ kind: 'success_pipeline', title: 't', author: 'jsmith', mentioned: ['awong'] }, 400, /^400 Bad request - mentioned: are not for pipeline events/);
     await refused({ kind: 'new_issue', title: 't', author: 'mallory' }, 400, '400 Bad request - author: mallory may not see acme/widgets');
     await refused({ kind: 'no_such_event', title: 't', author: 'jsmith' }, 400, /kind/);
     await refused({ kind: 'new_issue', author: 'jsmith' }, 400, /title/);
