@@ -19,6 +19,7 @@ import { cliPath, freePort, repoRoot, runCli, stopCli, tempDir, type CliProcess 
 import { freshMigratedDatabase } from '../support/postgres.js';
 import { startInProcessSmtpServer, type InProcessSmtpServer } from '../support/smtp-in-process.js';
 import { startSmtpServer, type ReceivedMessage, type TestSmtpServer } from '../support/smtp.js';
+import { seededRandom } from '../support/random.js';
 
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -208,18 +209,6 @@ describe("a newcomer's walkthrough", () => {
   }, 60_000);
 });
 
-/** A small deterministic PRNG (mulberry32), so a failing run can be replayed from the printed seed. */
-function random(seedValue: number): () => number {
-  let a = seedValue >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 type Outcome =
   | { kind: 'acknowledged'; eventId: string }
   /** The connection broke after the request was sent: the kill fell while it was in flight. */
@@ -269,7 +258,7 @@ const deliveryWaitMs = 90_000;
 async function sigkillRounds(started: Started, store: 'postgres' | 'file', storeArgs: string[]) {
   const seedValue = Number(process.env.TOKENBELL_MAIL_CRASH_SEED ?? Date.now() % 1_000_000);
   // The two stores draw different moments from one printed seed.
-  const rand = random(store === 'file' ? seedValue ^ 0x5f3759df : seedValue);
+  const rand = seededRandom(store === 'file' ? seedValue ^ 0x5f3759df : seedValue);
   // In this process: a kill mid-send resets the connection, which would end the child-process server of smtp.ts.
   const smtp = await started.inProcessSmtpServer();
   const seedFile = join(await started.tempDir(), 'seed.json');

@@ -5,7 +5,7 @@
 // as smtp.ts parses it.
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import type { ReceivedMessage } from './smtp.js';
+import { parseMessage, type ReceivedMessage } from './smtp.js';
 
 export interface InProcessSmtpServer {
   url: string;
@@ -15,18 +15,6 @@ export interface InProcessSmtpServer {
   /** How many connections broke in the middle of a transaction (a client killed while sending). */
   resets(): number;
   close(): Promise<void>;
-}
-
-function parse(from: string, to: string[], raw: string): ReceivedMessage {
-  const split = raw.indexOf('\r\n\r\n');
-  const head = raw.slice(0, split).replace(/\r\n[ \t]+/g, ' ');
-  const headers: Record<string, string> = {};
-  for (const line of head.split('\r\n')) {
-    const colon = line.indexOf(':');
-    const name = line.slice(0, colon).toLowerCase();
-    if (!(name in headers)) headers[name] = line.slice(colon + 1).trim();
-  }
-  return { from, to, raw, headers, body: raw.slice(split + 4) };
 }
 
 export async function startInProcessSmtpServer(): Promise<InProcessSmtpServer> {
@@ -45,7 +33,7 @@ export async function startInProcessSmtpServer(): Promise<InProcessSmtpServer> {
       stream.on('end', () => {
         // Kept before the answer, as a server that acknowledged a message has it.
         const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
-        messages.push(parse(from, session.envelope.rcptTo.map((r) => r.address), Buffer.concat(chunks).toString('utf8')));
+        messages.push(parseMessage(from, session.envelope.rcptTo.map((r) => r.address), Buffer.concat(chunks).toString('utf8')));
         callback();
       });
     },

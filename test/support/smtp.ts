@@ -32,17 +32,22 @@ export interface TestSmtpServer {
   close(): Promise<void>;
 }
 
-function parse(line: string): ReceivedMessage {
-  const { from, to, raw } = JSON.parse(line) as { from: string; to: string[]; raw: string };
+/** A message as the SMTP server received it: envelope, raw text, headers (first of each, unfolded) and body. */
+export function parseMessage(from: string, to: string[], raw: string): ReceivedMessage {
   const split = raw.indexOf('\r\n\r\n');
   const head = raw.slice(0, split).replace(/\r\n[ \t]+/g, ' ');
   const headers: Record<string, string> = {};
-  for (const lineOfHead of head.split('\r\n')) {
-    const colon = lineOfHead.indexOf(':');
-    const name = lineOfHead.slice(0, colon).toLowerCase();
-    if (!(name in headers)) headers[name] = lineOfHead.slice(colon + 1).trim();
+  for (const line of head.split('\r\n')) {
+    const colon = line.indexOf(':');
+    const name = line.slice(0, colon).toLowerCase();
+    if (!(name in headers)) headers[name] = line.slice(colon + 1).trim();
   }
   return { from, to, raw, headers, body: raw.slice(split + 4) };
+}
+
+function parse(line: string): ReceivedMessage {
+  const { from, to, raw } = JSON.parse(line) as { from: string; to: string[]; raw: string };
+  return parseMessage(from, to, raw);
 }
 
 export async function startSmtpServer(): Promise<TestSmtpServer> {

@@ -10,6 +10,7 @@ import { Journal, journalFileOf } from '../../src/store/journal.js';
 import type { StoreData } from '../../src/store/schema.js';
 import { freshMigratedDatabase } from '../../../../test/support/postgres.js';
 import { exampleSeed, freePort, runCli, startCli, stopCli, tempDir, type CliProcess } from './support.js';
+import { seededRandom } from '../../../../test/support/random.js';
 
 const pat = 'tbpat-jsmith-example-token-000000000000000000';
 const started: CliProcess[] = [];
@@ -27,18 +28,6 @@ const track = (cli: CliProcess) => {
   started.push(cli);
   return cli;
 };
-
-/** A small deterministic PRNG (mulberry32), so a failing round can be replayed from the printed seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Lane 1's writes cycle through this many of jsmith's addresses: a notification e-mail must be one of the user's own. */
 const laneAddresses = 16;
@@ -60,7 +49,7 @@ describe('SIGKILL at random moments', () => {
     jsmith.secondary_emails = [...(jsmith.secondary_emails ?? []), ...Array.from({ length: laneAddresses }, (_, n) => laneEmail(n))];
     await writeFile(seedFile, JSON.stringify(fixture));
     const seed = Number(process.env.TOKENBELL_CRASH_SEED ?? 20_260_707);
-    const rand = random(seed);
+    const rand = seededRandom(seed);
     const rounds = 5;
     // Lane 1: one writer changes the global notification e-mail with every write, one request at a time, so the file
     // must hold the last acknowledged write or the one in flight at the kill (which may land).
