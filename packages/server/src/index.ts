@@ -5,3 +5,4 @@ export { fileBackend, openBackend, type Backend, type BackendOptions } from './s
 export type { Storage } from './store/storage.js';
 export { ensureDemoData, loadSeed } from './store/seed.js';
 export { recipientsFor } from './domain/recipients.js';
+export { logTransport, smtpTransport, startMailDelivery, type MailDelivery, type MailTransport } from './domain/mail-delivery.js';
