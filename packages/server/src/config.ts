@@ -106,6 +106,8 @@ export const limits = {
    * recognised and ends its chain (RFC 6749 section 4.1.2, RFC 9700 section 4.14.2). Sessions have no grace.
    */
   pruneGraceSeconds: 24 * 60 * 60,
+  /** Sent and failed notification mail stays this long (the mail page and the test helpers list it), then goes. */
+  mailRetentionSeconds: 7 * 24 * 60 * 60,
   /** The journal is folded into the data file once it is this large and larger than the file. */
   minCompactionBytes: 4 * 2 ** 20,
   /** Failed password checks (README "Brute-force protection"). */

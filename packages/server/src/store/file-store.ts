@@ -37,15 +37,10 @@ import {
   specsOf,
 } from './indexes.js';
 
+import type { PruneResult } from './storage.js';
 export { StoreAccessError, StoreClosedError, StoreCorruptError, StoreLockedError, StoreVersionError } from './errors.js';
 export { notificationSettingKey, type Collection, type IndexField, type Patch, type RecordOf, type Sequence } from './indexes.js';
 
-
-export interface PruneResult {
-  authorizationCodes: number;
-  accessTokens: number;
-  sessions: number;
-}
 
 export interface OpenStoreOptions {
   /** The JSON data file, or null for a store that lives only in memory (tests). */
@@ -204,8 +199,8 @@ export class Store {
   /**
    * Drops what can never be used again (inside `commit`, or through `pruneStore`): authorization codes past expiry,
    * and access tokens past revocation or expiry whose refresh token is unusable too, each by more than the grace
-   * (`limits.pruneGraceSeconds`), which keeps records around for error messages and replay detection; and expired
-   * sessions.
+   * (`limits.pruneGraceSeconds`), which keeps records around for error messages and replay detection; expired
+   * sessions; and notification mail past its retention.
    */
   prune(nowSeconds: number): PruneResult {
     const cutoff = nowSeconds - limits.pruneGraceSeconds;
@@ -216,7 +211,18 @@ export class Store {
         t.revoked_at !== null ? t.revoked_at < cutoff : t.refresh_digest === null && t.created_at + t.expires_in < cutoff,
       ).length,
       sessions: this.remove('sessions', (s) => s.expires_at <= nowSeconds).length,
+      notificationMessages: this.#pruneMail(nowSeconds - limits.mailRetentionSeconds),
     };
+  }
+
+  /** Messages delivered or given up before `cutoff`, and the events of that age left without a message. */
+  #pruneMail(cutoff: number): number {
+    const removed = this.remove('outbox', (m) => m.status !== 'queued' && m.created_at < cutoff).length;
+    if (removed > 0) {
+      const kept = new Set(this.data.outbox.map((m) => m.event_id));
+      this.remove('notification_events', (e) => e.created_at < cutoff && !kept.has(e.id));
+    }
+    return removed;
   }
 
   /**

@@ -185,6 +185,8 @@ export interface PruneResult {
   authorizationCodes: number;
   accessTokens: number;
   sessions: number;
+  /** Sent or failed messages past the mail retention (queued ones stay until delivered or given up). */
+  notificationMessages: number;
 }
 
 /** Names a fixture adds, to find which a store has already (all compared case-insensitively, digests exactly). */

@@ -627,7 +627,7 @@ describe('prune', () => {
       store.insert('sessions', { sid_digest: 'live', session: {}, expires_at: now + 60 });
     });
     const result = await pruneStore(store, now);
-    expect(result).toEqual({ authorizationCodes: 1, accessTokens: 2, sessions: 1 });
+    expect(result).toEqual({ authorizationCodes: 1, accessTokens: 2, sessions: 1, notificationMessages: 0 });
     expect(store.data.authorization_codes.map((c) => c.id)).toEqual(['recent-code']);
     expect(store.data.access_tokens.map((a) => a.id)).toEqual(['revoked-recent', 'refreshable', 'live']);
     expect(store.data.sessions.map((s) => s.sid_digest)).toEqual(['live']);

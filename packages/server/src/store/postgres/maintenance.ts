@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { limits } from '../../config.js';
-import type { PruneResult } from '../file-store.js';
+import type { PruneResult } from '../storage.js';
 
 /**
  * The named secret, made by whichever instance asks first; every instance then reads the same value. Two statements,
@@ -40,8 +40,11 @@ export async function pruneExpired(pool: pg.Pool, nowSeconds: number): Promise<P
       [cutoff],
     );
     const sessions = await client.query('DELETE FROM sessions WHERE expires_at <= $1', [new Date(nowSeconds * 1000)]);
+    const mailCutoff = new Date((nowSeconds - limits.mailRetentionSeconds) * 1000);
+    const messages = await client.query(`DELETE FROM outbox_messages WHERE status <> 'queued' AND created_at < $1`, [mailCutoff]);
+    await client.query('DELETE FROM notification_events e WHERE created_at < $1 AND NOT EXISTS (SELECT 1 FROM outbox_messages m WHERE m.event_id = e.id)', [mailCutoff]);
     await client.query('COMMIT');
-    return { authorizationCodes: codes.rowCount ?? 0, accessTokens: tokens.rowCount ?? 0, sessions: sessions.rowCount ?? 0 };
+    return { authorizationCodes: codes.rowCount ?? 0, accessTokens: tokens.rowCount ?? 0, sessions: sessions.rowCount ?? 0, notificationMessages: messages.rowCount ?? 0 };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
