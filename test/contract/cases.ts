@@ -1426,7 +1426,7 @@ export const cases: ContractCase[] = [
       return before;
     },
     async behaviour(x, ctx, before) {
-      expect(x.json).toEqual({ message: '400 Bad request - participants: there is no user "contract-suite-no-such-user"' });
+      expect(x.json).toEqual({ message: '400 Bad request - participants must name existing users: there is no user "contract-suite-no-such-user"' });
       expect(idsOf(await ctx.setup.notificationMessages({ username: 'awong', per_page: 100 }))).toEqual(before);
     },
   },

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import type { components } from '@tokenbell/sdk';
 import { ConfigError } from './config.js';
 import { ExplainedError } from './explained-error.js';
+import { notificationEvents } from './openapi/document.js';
 
 type Schemas = components['schemas'];
 
@@ -17,9 +18,7 @@ export const eventsUsage = `Usage: tokenbell events <command> --url URL --token 
 
   --url URL             the instance (TOKENBELL_URL, default http://127.0.0.1:3000), started with --test-helpers
   --token TOKEN         an administrator's personal access token (TOKENBELL_TOKEN); tokenbell users token makes one
-  KIND                  new_note, new_issue, reopen_issue, close_issue, reassign_issue, new_merge_request,
-                        reopen_merge_request, close_merge_request, reassign_merge_request, merge_merge_request,
-                        failed_pipeline, success_pipeline
+  KIND                  ${notificationEvents.join(', ')}
 `;
 
 class RemoteError extends ExplainedError {}

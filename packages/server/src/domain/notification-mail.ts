@@ -82,7 +82,7 @@ export async function emitNotificationEvent(
   const found = new Map<string, UserRecord>();
   const userNamed = async (field: string, name: string) => {
     const user = found.get(name.toLowerCase()) ?? (await storage.users.byUsername(name));
-    if (!user) throw new InputError(field, `there is no user "${name}"`, 'unknown');
+    if (!user) throw new InputError(field, `${field === 'participants' || field === 'mentioned' ? 'must name existing users' : 'must name an existing user'}: there is no user "${name}"`, 'unknown');
     found.set(name.toLowerCase(), user);
     return user;
   };
@@ -130,7 +130,7 @@ export async function listNotificationMessages(
   if (query.username !== undefined) {
     // A typo in a test's filter must not read as "nobody was mailed".
     const user = await storage.users.byUsername(query.username);
-    if (!user) throw new InputError('username', `there is no user "${query.username}"`, 'unknown');
+    if (!user) throw new InputError('username', `must name an existing user: there is no user "${query.username}"`, 'unknown');
     userId = user.id;
   }
   const messages = await storage.mail.recent({ limit: query.per_page ?? 20, userId, eventId: query.event_id });

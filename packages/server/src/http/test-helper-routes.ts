@@ -4,7 +4,6 @@ import { Router, type RequestHandler } from 'express';
 import type { components } from '@tokenbell/sdk';
 import { emitNotificationEvent, listNotificationMessages } from '../domain/notification-mail.js';
 import { findProject } from '../domain/visibility.js';
-import { InputError } from '../explained-error.js';
 import type { Storage } from '../store/storage.js';
 import { principalOf, requireDocumentedScope } from './api-routes.js';
 import { HttpError } from './errors.js';
@@ -22,16 +21,6 @@ const requireAdmin: RequestHandler = (_req, res, next) => {
   next();
 };
 
-/** The domain's refusal of a value, as the API words a bad request. */
-async function badRequestOn<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (error) {
-    if (error instanceof InputError) throw new HttpError(400, `400 Bad request - ${error.field}: ${error.message}`);
-    throw error;
-  }
-}
-
 export interface TestHelperOptions {
   storage: Storage;
   /** The host name in Message-IDs and List-Ids. */
@@ -48,13 +37,14 @@ export function testHelperRouter({ storage, mailHost, now, onMailQueued }: TestH
     // Administrators see every project, as in the service.
     const project = await findProject(storage.namespaces, String(req.params.id));
     if (!project) throw new HttpError(404, '404 Project Not Found');
-    const result = await badRequestOn(emitNotificationEvent(storage, project, req.body as Schemas['NotificationEventRequest'], { host: mailHost, now: now() }));
+    // The domain's refusals (InputError) are answered 400 by the error handler, worded as the validator's.
+    const result = await emitNotificationEvent(storage, project, req.body as Schemas['NotificationEventRequest'], { host: mailHost, now: now() });
     onMailQueued?.();
     res.status(201).json(result);
   });
   router.get('/notification_messages', async (req, res) => {
     const { username, event_id, per_page } = req.query as { username?: string; event_id?: string; per_page?: string };
-    res.json(await badRequestOn(listNotificationMessages(storage, { username, event_id, per_page: per_page === undefined ? undefined : Number(per_page) })));
+    res.json(await listNotificationMessages(storage, { username, event_id, per_page: per_page === undefined ? undefined : Number(per_page) }));
   });
   return router;
 }
