@@ -774,6 +774,310 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/test_helpers/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a user, with the seed fixture's fields and rules.
+         * @description As a seed fixture's `users` entry: usernames and e-mail addresses are unique whatever the case, the password
+         *     meets the sign-in policy, and a user with `two_factor_enabled` needs `otp_secret`. The store keeps only the
+         *     password's hash. A refused request adds nothing.
+         */
+        post: operations["createTestUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/test_helpers/groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a group and its members, with the seed fixture's fields and rules.
+         * @description A group's path is unique among groups and usernames, whatever the case; members name existing users. A refused request adds nothing.
+         */
+        post: operations["createTestGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/test_helpers/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a project and its members, with the seed fixture's fields and rules.
+         * @description The namespace is a group's path or a username; the full path is unique whatever the case; members name existing users. A refused request adds nothing.
+         */
+        post: operations["createTestProject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/test_helpers/memberships": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Make a user a member of a group or project, or change their access level there.
+         * @description As a seed fixture's `members` entry; a user has one membership per group or project, so this replaces any they had there.
+         */
+        put: operations["setTestMembership"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/test_helpers/applications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register an OAuth application, with the seed fixture's fields and rules.
+         * @description Without `client_id` or `client_secret` the instance makes them, as the applications page does; the secret
+         *     is in this answer only (the store keeps its digest). A public client (`confidential: false`) has no secret
+         *     and must use PKCE. Redirect URIs are matched exactly.
+         */
+        post: operations["createTestApplication"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/test_helpers/oauth_tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue an access token and refresh token to an application for a user, without the browser.
+         * @description The user approves the application and the code is exchanged, inside the instance: the pair is the one the
+         *     authorization code grant would have issued (it refreshes, rotates, is revoked with the application, shows on
+         *     the user's authorized applications and is answered by introspection). Scopes narrow the application's; all of
+         *     them when not given.
+         */
+        post: operations["mintAccessToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/test_helpers/personal_access_tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a personal access token for a user, as their token page would.
+         * @description The token is in this answer only; it shows on the user's page and can be revoked there.
+         */
+        post: operations["mintPersonalAccessToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/test_helpers/authorizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run the authorization step as if the user had signed in and approved, and answer the redirect.
+         * @description Takes the parameters of `GET /oauth/authorize` (the response type is `code`) and checks them as the
+         *     endpoint does. Answers where the browser would be sent: the redirect URI with `code` and `state`, or with
+         *     `error` when the request is one the endpoint redirects back with an error. An unknown client or an
+         *     unregistered redirect URI, which the endpoint shows as a page rather than redirect, is a 400 here.
+         */
+        post: operations["authorizeHeadlessly"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/test_helpers/auto_approval": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who the authorization page signs in and approves as, if anyone.
+         * @description See `setAutoApproval`.
+         */
+        get: operations["getAutoApproval"];
+        /**
+         * Make the authorization page sign in and approve as a named user, or stop it.
+         * @description With a username set, a browser sent to `GET /oauth/authorize` with a valid request is signed in as that user
+         *     (if no one is signed in) and sent straight back with a code, with no form to fill: an end-to-end test through
+         *     the real redirect needs no sign-in or consent page. Invalid requests are answered as always. `null` turns it
+         *     off; so does a reset.
+         */
+        put: operations["setAutoApproval"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/test_helpers/clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The instance's time, and how far it was moved.
+         * @description See `advanceTestClock`.
+         */
+        get: operations["getTestClock"];
+        put?: never;
+        /**
+         * Move the instance's time forward.
+         * @description Every expiry reads this clock: authorization codes, access tokens, personal access tokens, sessions and
+         *     mail retries behave as if the time had passed. The sign-in throttle's windows, which run on real time, end
+         *     when the clock is moved by at least the longest of them. Time only moves forward; a reset brings it back.
+         */
+        post: operations["advanceTestClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/test_helpers/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Bring the instance back to its state after start-up and seeding.
+         * @description Everything added or changed since (users, tokens, settings, sessions, mail) is gone, the clock is back to
+         *     real time, and queued faults, recorded requests, the sign-in throttle and automatic approval are cleared.
+         *     Fast enough to run before every test. Needs a store that keeps its state in this instance (memory or JSON
+         *     file); on a shared database it is refused (400), as it would reset every instance on it.
+         */
+        post: operations["resetTestState"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/test_helpers/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The last requests the instance received (the test-helper area's own excepted), newest first.
+         * @description For asserting what an app did ("it revoked the token on logout"). Each entry has the method, the path
+         *     without its query string, the status, and which client, user and grant it was; no token, secret, password,
+         *     code or query string is kept. The instance keeps the last 1,000.
+         */
+        get: operations["listRecordedRequests"];
+        put?: never;
+        post?: never;
+        /**
+         * Forget the recorded requests.
+         * @description A reset does this too.
+         */
+        delete: operations["clearRecordedRequests"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/test_helpers/faults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The faults still queued, oldest first.
+         * @description Each with how many more requests it answers; a fault used up is gone.
+         */
+        get: operations["listFaults"];
+        put?: never;
+        /**
+         * Queue an answer for the next matching request(s).
+         * @description The next request that matches every criterion given (the test-helper area's own never match) gets the
+         *     answer instead of its real one, or, for a delay alone, its real answer late. On the OAuth endpoints an
+         *     answer with a status is an RFC 6749 error (`error`, default `invalid_request`, or `invalid_client` for 401,
+         *     `server_error` for 5xx); elsewhere it is an API error with a `message`. Each fault is used `times` times, then
+         *     gone; the oldest matching fault is used first. A reset clears them.
+         */
+        post: operations["queueFault"];
+        /**
+         * Drop every queued fault.
+         * @description A reset does this too.
+         */
+        delete: operations["clearFaults"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1142,6 +1446,260 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             sent_at: string | null;
+        };
+        /**
+         * TestUsername
+         * @description A user, by username (whatever the case).
+         */
+        TestUsername: string;
+        /** TestScopes */
+        TestScopes: ("api" | "read_api" | "read_user")[];
+        /** TestMember */
+        TestMember: {
+            username: components["schemas"]["TestUsername"];
+            /**
+             * @description 10 guest, 20 reporter, 30 developer, 40 maintainer, 50 owner.
+             * @enum {integer}
+             */
+            access_level: 10 | 20 | 30 | 40 | 50;
+        };
+        /**
+         * TestUserRequest
+         * @description A seed fixture's user entry (without personal access tokens; mint those with `mintPersonalAccessToken`).
+         */
+        TestUserRequest: {
+            username: string;
+            /** Format: email */
+            email: string;
+            /** @description Verified secondary addresses, each owned by no one else. */
+            secondary_emails?: string[];
+            name: string;
+            /** @description Meets the sign-in policy (at least 8 characters). */
+            password: string;
+            two_factor_enabled?: boolean;
+            /** @description Base32 TOTP secret (SHA-1, 6 digits, 30 s); required with `two_factor_enabled`. */
+            otp_secret?: string;
+            is_admin?: boolean;
+            bio?: string;
+        };
+        /** TestGroupRequest */
+        TestGroupRequest: {
+            path: string;
+            name: string;
+            /** @description private when not given. */
+            visibility?: components["schemas"]["Visibility"];
+            members?: components["schemas"]["TestMember"][];
+        };
+        /** TestProjectRequest */
+        TestProjectRequest: {
+            /** @description A group's path or a username. */
+            namespace: string;
+            path: string;
+            name: string;
+            /** @description private when not given. */
+            visibility?: components["schemas"]["Visibility"];
+            members?: components["schemas"]["TestMember"][];
+        };
+        /**
+         * TestMembership
+         * @description A user's membership of a group (by path) or a project (by full path); exactly one of them.
+         */
+        TestMembership: {
+            username: components["schemas"]["TestUsername"];
+            group?: string;
+            project?: string;
+            /**
+             * @description 10 guest, 20 reporter, 30 developer, 40 maintainer, 50 owner.
+             * @enum {integer}
+             */
+            access_level: 10 | 20 | 30 | 40 | 50;
+        } & (unknown | unknown);
+        /** TestApplicationRequest */
+        TestApplicationRequest: {
+            name: string;
+            owner: components["schemas"]["TestUsername"];
+            /** @description Made by the instance when not given. */
+            client_id?: string;
+            /** @description Made by the instance when not given; never for a public client. */
+            client_secret?: string;
+            redirect_uris: string[];
+            /** @description `["api"]` when not given. */
+            scopes?: components["schemas"]["TestScopes"];
+            /** @description False for a public client (no secret */
+            confidential?: boolean;
+        };
+        /** TestApplication */
+        TestApplication: {
+            id: number;
+            name: string;
+            owner: string;
+            client_id: string;
+            /** @description In this answer only; null for a public client. */
+            client_secret: string | null;
+            redirect_uris: string[];
+            scopes: ("api" | "read_api" | "read_user")[];
+            confidential: boolean;
+        };
+        /** MintAccessTokenRequest */
+        MintAccessTokenRequest: {
+            username: components["schemas"]["TestUsername"];
+            /** @description The application's App ID. */
+            client_id: string;
+            /** @description Within the application's scopes; all of them when not given. */
+            scopes?: components["schemas"]["TestScopes"];
+        };
+        /** MintPersonalAccessTokenRequest */
+        MintPersonalAccessTokenRequest: {
+            username: components["schemas"]["TestUsername"];
+            name: string;
+            /** @description `["api"]` when not given. */
+            scopes?: components["schemas"]["TestScopes"];
+            /**
+             * Format: date
+             * @description The token's last valid day (UTC); never expires when null or not given.
+             */
+            expires_at?: string | null;
+        };
+        /** TestPersonalAccessToken */
+        TestPersonalAccessToken: {
+            id: number;
+            name: string;
+            /** @description In this answer only. */
+            token: string;
+            scopes: ("api" | "read_api" | "read_user")[];
+            /** Format: date */
+            expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /**
+         * HeadlessAuthorizationRequest
+         * @description The user who approves, and the parameters of `GET /oauth/authorize`.
+         */
+        HeadlessAuthorizationRequest: {
+            username: components["schemas"]["TestUsername"];
+            client_id: string;
+            redirect_uri: string;
+            /** @description Space-separated; the application's scopes when not given. */
+            scope?: string;
+            state?: string;
+            code_challenge?: string;
+            code_challenge_method?: string;
+        };
+        /** HeadlessAuthorization */
+        HeadlessAuthorization: {
+            /**
+             * Format: uri
+             * @description Where the browser would be sent.
+             */
+            redirect_to: string;
+            /** @description The authorization code in it */
+            code: string | null;
+            state: string | null;
+            /** @description The OAuth error in it */
+            error: string | null;
+        };
+        /** AutoApproval */
+        AutoApproval: {
+            /** @description The user the authorization page signs in and approves as; null when it asks as usual. */
+            username: string | null;
+        };
+        /** AdvanceClockRequest */
+        AdvanceClockRequest: {
+            /** @description How far to move the clock (at most ten years at once). */
+            seconds: number;
+        };
+        /** TestClock */
+        TestClock: {
+            /**
+             * Format: date-time
+             * @description The instance's time.
+             */
+            now: string;
+            /** @description How far ahead of real time it is. */
+            offset_seconds: number;
+        };
+        /**
+         * RecordedRequest
+         * @example {
+         *       "at": "2026-11-25T10:00:00.000Z",
+         *       "method": "POST",
+         *       "path": "/oauth/revoke",
+         *       "status": 200,
+         *       "duration_ms": 1.4,
+         *       "client_id": "0c1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8",
+         *       "username": null,
+         *       "grant_type": null,
+         *       "fault": null
+         *     }
+         */
+        RecordedRequest: {
+            /**
+             * Format: date-time
+             * @description When it arrived
+             */
+            at: string;
+            method: string;
+            /** @description Without the query string. */
+            path: string;
+            status: number;
+            duration_ms: number;
+            /** @description The application: the authenticated client, the `client_id` sent, or the one whose token authenticated an API call. */
+            client_id: string | null;
+            /** @description The user the request acted for or was issued a token for. */
+            username: string | null;
+            /** @description On the token endpoint. */
+            grant_type: string | null;
+            /** @description The id of the queued fault that answered it. */
+            fault: string | null;
+        };
+        /**
+         * FaultMatch
+         * @description Which requests the fault is for; every criterion given must hold. An empty match takes the next request.
+         */
+        FaultMatch: {
+            /** @enum {string} */
+            method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+            /** @description The path, without query string; `/api/v4/...` and `/api/v3/...` alike. */
+            path?: string;
+            /** @description On the token endpoint. */
+            grant_type?: string;
+            /** @description The client: from HTTP Basic authentication or the `client_id` parameter. */
+            client_id?: string;
+        };
+        /**
+         * FaultAnswer
+         * @description What the matching request gets; at least one of `status`, `error` and `delay_ms`.
+         */
+        FaultAnswer: {
+            /** @description 400 when only `error` is given (401 for `invalid_client`). */
+            status?: number;
+            /**
+             * @description The OAuth error code, on the OAuth endpoints.
+             * @enum {string}
+             */
+            error?: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope" | "invalid_token" | "unsupported_token_type" | "slow_down" | "server_error" | "temporarily_unavailable";
+            /** @description The `error_description`, or the API error's `message`. */
+            message?: string;
+            /** @description Wait this long first; alone */
+            delay_ms?: number;
+        } | unknown | unknown | unknown;
+        /** FaultRequest */
+        FaultRequest: {
+            match: components["schemas"]["FaultMatch"];
+            answer: components["schemas"]["FaultAnswer"];
+            /** @description How many matching requests it answers (1 when not given). */
+            times?: number;
+        };
+        /** Fault */
+        Fault: {
+            id: string;
+            match: components["schemas"]["FaultMatch"];
+            answer: components["schemas"]["FaultAnswer"];
+            /** @description How many more requests it answers. */
+            remaining: number;
+            /** Format: date-time */
+            created_at: string;
         };
         /**
          * ApiError
@@ -3206,6 +3764,594 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminOnly"];
+            404: components["responses"]["TestHelpersOff"];
+        };
+    };
+    createTestUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "username": "awong",
+                 *       "email": "awong@example.com",
+                 *       "name": "Alice Wong",
+                 *       "password": "correct horse battery"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TestUserRequest"];
+            };
+        };
+        responses: {
+            /** @description Added. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminOnly"];
+            404: components["responses"]["TestHelpersOff"];
+            413: components["responses"]["ApiPayloadTooLarge"];
+        };
+    };
+    createTestGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "path": "acme",
+                 *       "name": "Acme",
+                 *       "visibility": "private",
+                 *       "members": [
+                 *         {
+                 *           "username": "awong",
+                 *           "access_level": 30
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["TestGroupRequest"];
+            };
+        };
+        responses: {
+            /** @description Added. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Group"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminOnly"];
+            404: components["responses"]["TestHelpersOff"];
+            413: components["responses"]["ApiPayloadTooLarge"];
+        };
+    };
+    createTestProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "namespace": "acme",
+                 *       "path": "widgets",
+                 *       "name": "Widgets",
+                 *       "visibility": "private"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TestProjectRequest"];
+            };
+        };
+        responses: {
+            /** @description Added. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Project"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminOnly"];
+            404: components["responses"]["TestHelpersOff"];
+            413: components["responses"]["ApiPayloadTooLarge"];
+        };
+    };
+    setTestMembership: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "username": "awong",
+                 *       "project": "acme/widgets",
+                 *       "access_level": 40
+                 *     }
+                 */
+                "application/json": components["schemas"]["TestMembership"];
+            };
+        };
+        responses: {
+            /** @description The membership as it now is. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestMembership"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminOnly"];
+            /** @description No such user, group or project, or this instance runs without test helpers. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "404 Project Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            413: components["responses"]["ApiPayloadTooLarge"];
+        };
+    };
+    createTestApplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "My app",
+                 *       "owner": "awong",
+                 *       "redirect_uris": [
+                 *         "http://127.0.0.1:8080/callback"
+                 *       ],
+                 *       "scopes": [
+                 *         "read_user",
+                 *         "api"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["TestApplicationRequest"];
+            };
+        };
+        responses: {
+            /** @description Registered. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestApplication"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminOnly"];
+            404: components["responses"]["TestHelpersOff"];
+            413: components["responses"]["ApiPayloadTooLarge"];
+        };
+    };
+    mintAccessToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "username": "awong",
+                 *       "client_id": "0c1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8",
+                 *       "scopes": [
+                 *         "read_user"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["MintAccessTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description Issued, as the token endpoint answers. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminOnly"];
+            404: components["responses"]["TestHelpersOff"];
+            413: components["responses"]["ApiPayloadTooLarge"];
+        };
+    };
+    mintPersonalAccessToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "username": "awong",
+                 *       "name": "ci",
+                 *       "scopes": [
+                 *         "read_api"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["MintPersonalAccessTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestPersonalAccessToken"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminOnly"];
+            404: components["responses"]["TestHelpersOff"];
+            413: components["responses"]["ApiPayloadTooLarge"];
+        };
+    };
+    authorizeHeadlessly: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "username": "awong",
+                 *       "client_id": "0c1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8",
+                 *       "redirect_uri": "http://127.0.0.1:8080/callback",
+                 *       "scope": "read_user",
+                 *       "state": "af0ifjsldkj",
+                 *       "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+                 *       "code_challenge_method": "S256"
+                 *     }
+                 */
+                "application/json": components["schemas"]["HeadlessAuthorizationRequest"];
+            };
+        };
+        responses: {
+            /** @description The redirect, as the authorization endpoint would have answered it. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeadlessAuthorization"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminOnly"];
+            404: components["responses"]["TestHelpersOff"];
+            413: components["responses"]["ApiPayloadTooLarge"];
+        };
+    };
+    getAutoApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The setting. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutoApproval"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminOnly"];
+            404: components["responses"]["TestHelpersOff"];
+        };
+    };
+    setAutoApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "username": "awong"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AutoApproval"];
+            };
+        };
+        responses: {
+            /** @description The setting as it now is. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutoApproval"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminOnly"];
+            404: components["responses"]["TestHelpersOff"];
+            413: components["responses"]["ApiPayloadTooLarge"];
+        };
+    };
+    getTestClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The clock. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestClock"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminOnly"];
+            404: components["responses"]["TestHelpersOff"];
+        };
+    };
+    advanceTestClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "seconds": 7200
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdvanceClockRequest"];
+            };
+        };
+        responses: {
+            /** @description The clock as it now is. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestClock"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminOnly"];
+            404: components["responses"]["TestHelpersOff"];
+            413: components["responses"]["ApiPayloadTooLarge"];
+        };
+    };
+    resetTestState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Reset. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminOnly"];
+            404: components["responses"]["TestHelpersOff"];
+        };
+    };
+    listRecordedRequests: {
+        parameters: {
+            query?: {
+                /** @description Only requests with this method. */
+                method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+                /** @description Only requests to this path (`/api/v4/...` and `/api/v3/...` alike). */
+                path?: string;
+                /** @description Only requests made by, or with a token of, this application. */
+                client_id?: string;
+                /** @description Only requests made for this user. */
+                username?: string;
+                /** @description At most this many entries (100 when not given). */
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entries, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordedRequest"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminOnly"];
+            404: components["responses"]["TestHelpersOff"];
+        };
+    };
+    clearRecordedRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Forgotten. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminOnly"];
+            404: components["responses"]["TestHelpersOff"];
+        };
+    };
+    listFaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The queue. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fault"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminOnly"];
+            404: components["responses"]["TestHelpersOff"];
+        };
+    };
+    queueFault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FaultRequest"];
+            };
+        };
+        responses: {
+            /** @description Queued. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fault"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminOnly"];
+            404: components["responses"]["TestHelpersOff"];
+            413: components["responses"]["ApiPayloadTooLarge"];
+        };
+    };
+    clearFaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Dropped. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["TestHelpersOff"];
