@@ -14,6 +14,8 @@ export interface PresentedApiCredentials {
 export interface ApiPrincipal extends Account {
   scopes: readonly Scope[];
   via: 'accessTokenQuery' | 'bearerAuth' | 'privateToken';
+  /** The application the OAuth token was issued to; null for a personal access token and a clientless password grant. */
+  applicationId: number | null;
 }
 
 /** `missing`: nothing was sent; `invalid`: something was sent and is not a usable token (RFC 6750 `invalid_token`). */
@@ -50,9 +52,9 @@ export async function authenticateApiRequest(storage: Storage, presented: Presen
   if (oauth === 'missing') {
     const pat = privateToken === '' ? null : await findActivePersonalAccessToken(storage, privateToken!, new Date(now * 1000));
     if (!pat) return { ok: false, reason: 'invalid' };
-    return { ok: true, principal: { user: pat.user, globalSetting: pat.globalSetting, scopes: pat.record.scopes, via: 'privateToken' } };
+    return { ok: true, principal: { user: pat.user, globalSetting: pat.globalSetting, scopes: pat.record.scopes, via: 'privateToken', applicationId: null } };
   }
   const found = await findActiveAccessToken(storage, oauth.token, now);
   if (!found) return { ok: false, reason: 'invalid' };
-  return { ok: true, principal: { user: found.user, globalSetting: found.globalSetting, scopes: found.record.scopes, via: oauth.via } };
+  return { ok: true, principal: { user: found.user, globalSetting: found.globalSetting, scopes: found.record.scopes, via: oauth.via, applicationId: found.record.application_id } };
 }

@@ -36,9 +36,9 @@ describe('authenticateApiRequest', () => {
   it('authenticates the user of an OAuth token or a personal access token, with its scopes and how it came', async () => {
     const { storage, jane } = users;
     const token = await oauth(jane);
-    expect(await authenticateApiRequest(storage, { authorization: `Bearer ${token}` }, now)).toEqual({ ok: true, principal: { user: jane, scopes: ['read_user'], via: 'bearerAuth' } });
-    expect(await authenticateApiRequest(storage, { accessTokenQuery: token }, now)).toEqual({ ok: true, principal: { user: jane, scopes: ['read_user'], via: 'accessTokenQuery' } });
-    expect(await authenticateApiRequest(storage, { privateToken: await pat(jane) }, now)).toEqual({ ok: true, principal: { user: jane, scopes: ['read_api'], via: 'privateToken' } });
+    expect(await authenticateApiRequest(storage, { authorization: `Bearer ${token}` }, now)).toEqual({ ok: true, principal: { user: jane, scopes: ['read_user'], via: 'bearerAuth', applicationId: null } });
+    expect(await authenticateApiRequest(storage, { accessTokenQuery: token }, now)).toEqual({ ok: true, principal: { user: jane, scopes: ['read_user'], via: 'accessTokenQuery', applicationId: null } });
+    expect(await authenticateApiRequest(storage, { privateToken: await pat(jane) }, now)).toEqual({ ok: true, principal: { user: jane, scopes: ['read_api'], via: 'privateToken', applicationId: null } });
   });
 
   it('is missing when nothing is sent, and invalid for two methods at once, an empty, unknown or expired token, or a blocked user', async () => {
