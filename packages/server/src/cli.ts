@@ -21,6 +21,7 @@ async function main(): Promise<void> {
   const print = (line: string) => void process.stdout.write(`${line}\n`);
   if (args[0] === 'users') return runUsersCommand(args.slice(1), process.env, print);
   if (args[0] === 'events') return runEventsCommand(args.slice(1), process.env, print);
+  if (args[0] === 'test-helpers') return (await import('./test-helpers-command.js')).runTestHelpersCommand(args.slice(1), process.env, print);
   if (args[0] === 'migrate') {
     // Loaded only here, so that a server on the JSON file never loads the PostgreSQL driver.
     const { runMigrateCommand } = await import('./migrate-command.js');

@@ -1,10 +1,11 @@
-// `tokenbell events emit|messages`: the test-helper API from a shell, against a running instance started with
-// --test-helpers (so its delivery worker sends the mail), as an administrator's personal access token.
+// `tokenbell events emit|messages`: two operations of the test-helper API from a shell, with flags of their own and
+// answers printed for a person, against a running instance started with --test-helpers (so its delivery worker sends
+// the mail), as an administrator's personal access token. The call itself is `tokenbell test-helpers`'s.
 import { parseArgs } from 'node:util';
 import type { components } from '@tokenbell/sdk';
 import { ConfigError } from './config.js';
-import { ExplainedError } from './explained-error.js';
 import { notificationEvents } from './openapi/document.js';
+import { callTestHelper, testHelperRemote } from './test-helpers-command.js';
 
 type Schemas = components['schemas'];
 
@@ -20,8 +21,6 @@ export const eventsUsage = `Usage: tokenbell events <command> --url URL --token 
   --token TOKEN         an administrator's personal access token (TOKENBELL_TOKEN); tokenbell users token makes one
   KIND                  ${notificationEvents.join(', ')}
 `;
-
-class RemoteError extends ExplainedError {}
 
 const list = (value: string | undefined) => (value === undefined ? undefined : value.split(',').map((s) => s.trim()).filter((s) => s !== ''));
 
@@ -47,34 +46,7 @@ export async function runEventsCommand(args: string[], env: NodeJS.ProcessEnv, p
     },
     strict: true,
   });
-  const base = (values.url ?? env.TOKENBELL_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
-  const token = values.token ?? env.TOKENBELL_TOKEN;
-  if (!token) throw new ConfigError(`events ${command} needs --token (or TOKENBELL_TOKEN): an administrator's personal access token`);
-  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    let response: Response;
-    try {
-      response = await fetch(`${base}/api/v3/test_helpers${path}`, {
-        method,
-        headers: { 'PRIVATE-TOKEN': token, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-    } catch (error) {
-      throw new RemoteError(`cannot reach ${base} (--url): ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}`);
-    }
-    const text = await response.text();
-    if (!response.ok) {
-      const message = (() => {
-        try {
-          return (JSON.parse(text) as { message?: string }).message ?? text;
-        } catch {
-          return text;
-        }
-      })();
-      const hint = response.status === 404 && path === '/notification_messages' ? ' (is the server running with --test-helpers?)' : '';
-      throw new RemoteError(`${base}: ${message}${hint}`);
-    }
-    return JSON.parse(text) as T;
-  };
+  const remote = testHelperRemote(values, env, `events ${command}`);
 
   if (command === 'emit') {
     const need = (flag: 'project' | 'kind' | 'title' | 'author'): string => {
@@ -90,16 +62,15 @@ export async function runEventsCommand(args: string[], env: NodeJS.ProcessEnv, p
       ...(values.mentioned !== undefined ? { mentioned: list(values.mentioned) } : {}),
       ...(values['pipeline-user'] !== undefined ? { pipeline_user: values['pipeline-user'] } : {}),
     };
-    const result = await call<Schemas['NotificationEventResult']>('POST', `/projects/${encodeURIComponent(need('project'))}/notification_events`, request);
+    const result = await callTestHelper<Schemas['NotificationEventResult']>(remote, 'emitNotificationEvent', { path: { id: need('project') }, body: request });
     print(`recorded ${result.kind} event ${result.id} on project ${result.project_id}; ${result.recipients.length === 0 ? 'nobody is mailed' : 'mailing:'}`);
     for (const r of result.recipients) print(`  ${r.username} <${r.email}> (${r.reason})`);
     return;
   }
-  const query = new URLSearchParams();
-  if (values.username !== undefined) query.set('username', values.username);
-  if (values['event-id'] !== undefined) query.set('event_id', values['event-id']);
-  if (values['per-page'] !== undefined) query.set('per_page', values['per-page']);
-  const messages = await call<Schemas['NotificationMessage'][]>('GET', `/notification_messages${query.size ? `?${query}` : ''}`);
+  const query = Object.fromEntries(
+    Object.entries({ username: values.username, event_id: values['event-id'], per_page: values['per-page'] }).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+  const messages = await callTestHelper<Schemas['NotificationMessage'][]>(remote, 'listNotificationMessages', { query });
   if (messages.length === 0) print('no messages');
   for (const m of messages) print(`${m.created_at}  ${m.status.padEnd(6)}  ${m.to}  ${m.subject}${m.last_error ? `  (${m.last_error})` : ''}`);
 }

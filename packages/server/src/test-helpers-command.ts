@@ -1,0 +1,232 @@
+// `tokenbell test-helpers <operation> [JSON] ...`: any operation of the document's `test_helpers` tag from a shell,
+// against a running instance started with --test-helpers, as an administrator's personal access token. The
+// operations, their methods, paths, parameters and summaries are read from the document, so a new one there is a new
+// one here; `tokenbell events` is a friendlier face on two of them and calls them through `callTestHelper`.
+import { parseArgs } from 'node:util';
+import { ConfigError } from './config.js';
+import { ExplainedError } from './explained-error.js';
+import { document } from './openapi/document.js';
+
+/** The instance did not answer, or answered with an error. */
+export class RemoteError extends ExplainedError {}
+
+export interface TestHelperOperation {
+  operationId: string;
+  /** `advance-test-clock` for `advanceTestClock`: what a shell user types. */
+  command: string;
+  method: string;
+  path: string;
+  summary: string;
+  pathParams: DocumentParameter[];
+  queryParams: DocumentParameter[];
+  body: { required: boolean; example: unknown } | null;
+}
+
+interface DocumentParameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  description?: string;
+}
+
+const kebab = (operationId: string) => operationId.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const resolve = (node: any): any => {
+  if (typeof node?.$ref !== 'string') return node;
+  // Only the document's own components are referenced (`#/components/...`).
+  return resolve(node.$ref.slice(2).split('/').reduce((at: Record<string, unknown>, key: string) => at[key], document));
+};
+
+const httpMethods = ['get', 'put', 'post', 'delete', 'patch'];
+
+/** The tag's operations in the document's order. */
+export const testHelperOperations: readonly TestHelperOperation[] = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) =>
+  httpMethods.flatMap((method) => {
+    const op = resolve(item[method]);
+    if (!op?.tags?.includes('test_helpers')) return [];
+    // Path-level parameters apply to each operation unless the operation names one again.
+    const params = new Map<string, DocumentParameter>();
+    for (const p of [...((item.parameters as unknown[]) ?? []), ...(op.parameters ?? [])].map(resolve) as DocumentParameter[]) params.set(`${p.in}:${p.name}`, p);
+    const json = resolve(op.requestBody)?.content?.['application/json'];
+    return [
+      {
+        operationId: op.operationId as string,
+        command: kebab(op.operationId),
+        method: method.toUpperCase(),
+        path,
+        summary: op.summary as string,
+        pathParams: [...params.values()].filter((p) => p.in === 'path'),
+        queryParams: [...params.values()].filter((p) => p.in === 'query'),
+        body: json ? { required: resolve(op.requestBody).required === true, example: json.example } : null,
+      },
+    ];
+  }),
+);
+
+export function findTestHelperOperation(name: string): TestHelperOperation | undefined {
+  const wanted = name.toLowerCase();
+  return testHelperOperations.find((op) => op.operationId.toLowerCase() === wanted || op.command === wanted);
+}
+
+const column = Math.max(...testHelperOperations.map((op) => op.command.length)) + 2;
+
+export const testHelpersUsage = `Usage: tokenbell test-helpers <operation> [JSON] --url URL --token TOKEN [--path-param NAME=VALUE] [--query NAME=VALUE ...]
+
+Calls one operation of the test-helper area (/api/v3/test_helpers) of an instance started with --test-helpers, with
+JSON as the request body, and prints the answer as JSON (nothing when there is none). tokenbell test-helpers
+<operation> --help shows an operation's parameters and an example body.
+
+Operations (the operationId works too):
+${testHelperOperations.map((op) => `  ${op.command.padEnd(column)}${op.summary}`).join('\n')}
+
+${[
+  ['--url URL', 'the instance (TOKENBELL_URL, default http://127.0.0.1:3000)'],
+  ['--token TOKEN', "an administrator's personal access token (TOKENBELL_TOKEN); tokenbell users token makes one"],
+  ['--path-param NAME=VALUE', 'a parameter of the operation\'s path, e.g. id=acme/widgets (URL-encoded here)'],
+  ['--query NAME=VALUE', 'a query parameter, repeatable'],
+]
+  .map(([flag, text]) => `  ${flag!.padEnd(column)}${text}`)
+  .join('\n')}
+`;
+
+function operationUsage(op: TestHelperOperation): string {
+  const describe = (p: DocumentParameter) => `  ${p.name.padEnd(14)}${p.description ?? ''}${p.required ? ' (required)' : ''}`;
+  return [
+    `Usage: tokenbell test-helpers ${op.command}${op.body ? (op.body.required ? ' JSON' : ' [JSON]') : ''}${op.pathParams.map((p) => ` --path-param ${p.name}=VALUE`).join('')}${op.queryParams.length ? ' [--query NAME=VALUE ...]' : ''}`,
+    '',
+    op.summary,
+    `${op.method} ${op.path} (operationId ${op.operationId})`,
+    ...(op.pathParams.length ? ['', 'Path parameters (--path-param NAME=VALUE, the value as is: the command URL-encodes it):', ...op.pathParams.map(describe)] : []),
+    ...(op.queryParams.length ? ['', 'Query parameters (--query):', ...op.queryParams.map(describe)] : []),
+    ...(op.body?.example !== undefined ? ['', 'Example body:', `  ${JSON.stringify(op.body.example)}`] : []),
+    '',
+  ].join('\n');
+}
+
+export interface TestHelperRemote {
+  /** The instance's base URL, without a trailing slash. */
+  url: string;
+  token: string;
+}
+
+/** The instance and token from --url/--token or the environment, as every command against the area takes them. */
+export function testHelperRemote(flags: { url?: string; token?: string }, env: NodeJS.ProcessEnv, command: string): TestHelperRemote {
+  const token = flags.token ?? env.TOKENBELL_TOKEN;
+  if (!token) throw new ConfigError(`${command} needs --token (or TOKENBELL_TOKEN): an administrator's personal access token`);
+  return { url: (flags.url ?? env.TOKENBELL_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, ''), token };
+}
+
+export interface TestHelperRequest {
+  path?: Record<string, string>;
+  query?: Record<string, string>;
+  body?: unknown;
+}
+
+/** Calls `operationId` on the instance; its JSON answer, or undefined for one without a body (204). */
+export async function callTestHelper<T = unknown>(remote: TestHelperRemote, operationId: string, request: TestHelperRequest = {}): Promise<T> {
+  const op = testHelperOperations.find((o) => o.operationId === operationId);
+  if (!op) throw new Error(`the document has no test_helpers operation ${operationId}`);
+  const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const value = request.path?.[name];
+    if (value === undefined) throw new ConfigError(`${op.command} needs --path-param ${name}=VALUE${describeParameter(op.pathParams.find((p) => p.name === name))}`);
+    return encodeURIComponent(value);
+  });
+  const query = new URLSearchParams(request.query);
+  const { body } = request;
+  let response: Response;
+  try {
+    response = await fetch(`${remote.url}${path}${query.size ? `?${query}` : ''}`, {
+      method: op.method,
+      headers: { 'PRIVATE-TOKEN': remote.token, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch (error) {
+    throw new RemoteError(`cannot reach ${remote.url} (--url): ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}`);
+  }
+  const text = await response.text();
+  if (!response.ok) throw new RemoteError(`${remote.url}: ${op.method} ${path}: ${serverMessage(text)}${hint(response.status, serverMessage(text))}`);
+  return (text === '' ? undefined : JSON.parse(text)) as T;
+}
+
+function describeParameter(p: DocumentParameter | undefined): string {
+  return p?.description ? ` (${p.description.replace(/\.$/, '')})` : '';
+}
+
+function serverMessage(text: string): string {
+  try {
+    const parsed = JSON.parse(text) as { message?: unknown; error_description?: unknown; error?: unknown };
+    const message = parsed.message ?? parsed.error_description ?? parsed.error;
+    return typeof message === 'string' ? message : JSON.stringify(message ?? parsed);
+  } catch {
+    return text.trim() || '(no body)';
+  }
+}
+
+/** What to change, for the answers that point at the command line rather than at the request. */
+function hint(status: number, message: string): string {
+  // With the area off every path in it is the API's plain 404; a missing project or user is named in its message.
+  if (status === 404 && message === '404 Not Found') return ' (is the server running with --test-helpers?)';
+  if (status === 401) return ' (--token: an administrator\'s personal access token; tokenbell users token makes one)';
+  if (status === 403) return ' (--token: the token must be an administrator\'s, with scope api)';
+  return '';
+}
+
+/** `name=value` pairs of a repeatable flag. */
+function pairs(flag: string, values: string[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of values ?? []) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new ConfigError(`--${flag} ${JSON.stringify(pair)}: write NAME=VALUE`);
+    out[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return out;
+}
+
+function checkNames(op: TestHelperOperation, flag: string, given: Record<string, string>, known: DocumentParameter[]): void {
+  for (const name of Object.keys(given)) {
+    if (!known.some((p) => p.name === name)) {
+      throw new ConfigError(`--${flag} ${name}: ${op.command} has ${known.length ? `only ${known.map((p) => p.name).join(', ')}` : `no ${flag === 'query' ? 'query' : 'path'} parameters`}`);
+    }
+  }
+}
+
+export async function runTestHelpersCommand(args: string[], env: NodeJS.ProcessEnv, print: (line: string) => void): Promise<void> {
+  const [name, ...rest] = args;
+  if (name === undefined || name === '--help' || name === '-h') return print(testHelpersUsage);
+  const op = findTestHelperOperation(name);
+  if (!op) throw new ConfigError(`test-helpers: unknown operation "${name}"; one of ${testHelperOperations.map((o) => o.command).join(', ')} (tokenbell test-helpers --help)`);
+  const { values, positionals } = parseArgs({
+    args: rest,
+    options: {
+      url: { type: 'string' },
+      token: { type: 'string' },
+      'path-param': { type: 'string', multiple: true },
+      query: { type: 'string', multiple: true },
+      help: { type: 'boolean', short: 'h' },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (values.help) return print(operationUsage(op));
+  const path = pairs('path-param', values['path-param']);
+  const query = pairs('query', values.query);
+  checkNames(op, 'path-param', path, op.pathParams);
+  checkNames(op, 'query', query, op.queryParams);
+  if (positionals.length > 1) throw new ConfigError(`test-helpers ${op.command}: one JSON argument at most (quote it: '{"seconds": 60}')`);
+  const [json] = positionals;
+  let body: unknown;
+  if (json !== undefined) {
+    if (!op.body) throw new ConfigError(`test-helpers ${op.command} takes no JSON body; leave out ${JSON.stringify(json)}`);
+    try {
+      body = JSON.parse(json);
+    } catch (error) {
+      throw new ConfigError(`test-helpers ${op.command}: the JSON argument is not JSON (${(error as Error).message}); quote it for the shell, e.g. '${JSON.stringify(op.body.example ?? {})}'`);
+    }
+  } else if (op.body?.required) {
+    throw new ConfigError(`test-helpers ${op.command} needs a JSON body, e.g. '${JSON.stringify(op.body.example ?? {})}'`);
+  }
+  const remote = testHelperRemote(values, env, `test-helpers ${op.command}`);
+  const answer = await callTestHelper(remote, op.operationId, { path, query, body });
+  if (answer !== undefined) print(JSON.stringify(answer, null, 2));
+}

@@ -1,0 +1,87 @@
+// `tokenbell test-helpers`: the command function against real instances (startTokenbell, and a server with the area
+// off), its operations and help read from the document.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { document } from '../src/openapi/document.js';
+import { runTestHelpersCommand, testHelperOperations } from '../src/test-helpers-command.js';
+import { type RunningTokenbell, startTokenbell } from '../src/testing.js';
+import { freePort } from './hardening/support.js';
+import { startTestServer, type TestServer } from './support/server.js';
+
+let tb: RunningTokenbell;
+let off: TestServer;
+beforeAll(async () => {
+  tb = await startTokenbell({ seed: { users: [{ username: 'alice', email: 'alice@example.com', name: 'Alice', password: 'correct horse battery' }] } });
+  off = await startTestServer();
+});
+afterAll(async () => {
+  await tb?.close();
+  await off?.close();
+});
+
+/** Runs the command; what it printed, or the error it threw. */
+async function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
+  const lines: string[] = [];
+  await runTestHelpersCommand(args, env, (line) => lines.push(line));
+  return lines.join('\n');
+}
+const against = () => ['--url', tb.url, '--token', tb.adminToken];
+
+describe('tokenbell test-helpers', () => {
+  it('lists every operation of the test_helpers tag, with its summary, in --help', async () => {
+    const tagged = Object.values(document.paths as Record<string, Record<string, { tags?: string[]; operationId: string; summary: string }>>).flatMap((item) =>
+      Object.values(item).filter((op) => op?.tags?.includes('test_helpers')),
+    );
+    expect(tagged.length).toBeGreaterThan(10);
+    expect(testHelperOperations.map((op) => op.operationId).sort()).toEqual(tagged.map((op) => op.operationId).sort());
+    const help = await run(['--help']);
+    for (const op of tagged) expect(help).toContain(op.summary);
+    expect(help).toMatch(/^ {2}advance-test-clock +Move the instance's time forward/m);
+    expect(await run(['advanceTestClock', '--help'])).toContain('POST /api/v3/test_helpers/clock');
+  });
+
+  it('advances the clock with a JSON body, and prints the answer as JSON', async () => {
+    const out = await run(['advance-test-clock', '{"seconds": 3600}', ...against()]);
+    expect(JSON.parse(out)).toMatchObject({ offset_seconds: 3600 });
+    expect(out).toContain('\n  "offset_seconds": 3600');
+    expect(tb.helpers.clock().offset_seconds).toBe(3600);
+  });
+
+  it('resets the instance and prints nothing for the 204', async () => {
+    await tb.helpers.createUser({ username: 'bob', email: 'bob@example.com', name: 'Bob', password: 'correct horse battery' });
+    // The token and URL from the environment, as a shell session would set them once.
+    expect(await run(['resetTestState'], { TOKENBELL_URL: tb.url, TOKENBELL_TOKEN: tb.adminToken })).toBe('');
+    expect(await tb.storage.users.byUsername('bob')).toBeUndefined();
+    expect(tb.helpers.clock().offset_seconds).toBe(0);
+  });
+
+  it('passes --query to a listing, and --path-param into the path', async () => {
+    await fetch(`${tb.url}/api/v4/user`, { headers: { 'private-token': tb.adminToken } });
+    await fetch(`${tb.url}/api/v3/notification_settings`, { headers: { 'private-token': tb.adminToken } });
+    const listed = JSON.parse(await run(['list-recorded-requests', '--query', 'path=/api/v4/user', '--query', 'per_page=5', ...against()])) as Array<{ method: string; path: string }>;
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed.every((r) => r.path === '/api/v4/user')).toBe(true);
+    await expect(run(['emit-notification-event', '{"kind":"new_note","title":"t","author":"alice"}', '--path-param', 'id=nobody/nothing', ...against()])).rejects.toThrow(
+      /POST \/api\/v3\/test_helpers\/projects\/nobody%2Fnothing\/notification_events: 404 Project Not Found$/,
+    );
+  });
+
+  it("says the server's message on a 400, in one line", async () => {
+    const error = await run(['advance-test-clock', '{"seconds": -5}', ...against()]).catch((e: Error) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toMatch(new RegExp(`^${tb.url}: POST /api/v3/test_helpers/clock: .*seconds`));
+    expect((error as Error).message).not.toContain('\n');
+  });
+
+  it('names the flag to fix: an unreachable --url, an area that is off, a missing --token, a body or parameter that does not fit', async () => {
+    const nowhere = `http://127.0.0.1:${await freePort()}`;
+    await expect(run(['get-test-clock', '--url', nowhere, '--token', 'x'])).rejects.toThrow(new RegExp(`^cannot reach ${nowhere} \\(--url\\): .*ECONNREFUSED`));
+    await expect(run(['get-test-clock', '--url', off.baseUrl, '--token', 'tbpat-jsmith-example-token-000000000000000000'])).rejects.toThrow(/404 Not Found \(is the server running with --test-helpers\?\)$/);
+    await expect(run(['get-test-clock', '--url', tb.url])).rejects.toThrow(/needs --token \(or TOKENBELL_TOKEN\)/);
+    await expect(run(['advance-test-clock', ...against()])).rejects.toThrow(/needs a JSON body, e\.g\. '\{"seconds":7200\}'/);
+    await expect(run(['advance-test-clock', '{seconds: 1}', ...against()])).rejects.toThrow(/the JSON argument is not JSON/);
+    await expect(run(['reset-test-state', '{}', ...against()])).rejects.toThrow(/takes no JSON body/);
+    await expect(run(['list-faults', '--query', 'nope=1', ...against()])).rejects.toThrow(/--query nope: list-faults has no query parameters/);
+    await expect(run(['emit-notification-event', '{}', ...against()])).rejects.toThrow(/needs --path-param id=VALUE/);
+    await expect(run(['no-such-operation'])).rejects.toThrow(/unknown operation "no-such-operation"; one of .*advance-test-clock/);
+  });
+});
