@@ -3,7 +3,7 @@
 // and writing its next version, cannot be split by a concurrent request. That is this store's atomicity, and why
 // uniqueness is checked again inside each commit.
 import { InputError } from '../explained-error.js';
-import type { Store } from './file-store.js';
+import type { Store, StoreState } from './file-store.js';
 import { fileGrantStorage, tokenRecordOf } from './grant-storage.js';
 import { fileNotificationSettingsStorage } from './notification-settings-storage.js';
 import { fileSessionStorage } from './session-storage.js';
@@ -22,6 +22,7 @@ import type {
   ProjectAccess,
   SeedRows,
   Storage,
+  StoreSnapshot,
 } from './storage.js';
 
 // Member lists reach thousands (every user of a big instance in one project), and every API call on a project asks.
@@ -42,8 +43,20 @@ function levelIn(members: readonly Membership[], userId: number): number | null 
   return table.get(userId) ?? null;
 }
 
+/** A user's membership at `level`, where their first one was (any later one goes: one per user), or else last. */
+function withMembership(members: readonly Membership[], userId: number, level: number): Membership[] {
+  const membership = { user_id: userId, access_level: level };
+  const first = members.findIndex((m) => m.user_id === userId);
+  if (first === -1) return [...members, membership];
+  return members.flatMap((m, i) => (i === first ? [membership] : m.user_id === userId ? [] : [m]));
+}
+
+// What each snapshot holds, out of the domain's reach; a snapshot this module did not make is refused by `restore`.
+const snapshotStates = new WeakMap<StoreSnapshot, StoreState>();
+
 export function fileStorage(store: Store): Storage {
   const taken = (field: string, message: string) => new InputError(field, message, 'taken');
+  const unknownMember = (field: 'user_id' | 'group_id' | 'project_id', id: number) => new InputError(field, `there is no ${field.slice(0, -3)} with id ${id}`, 'unknown');
 
   function insertUser(user: NewUserRow): UserRecord {
     if (store.lookup('users', 'username', user.username)) throw taken('username', `the username ${JSON.stringify(user.username)} is already taken`);
@@ -174,6 +187,18 @@ export function fileStorage(store: Store): Storage {
       },
       createProject(project, members) {
         return store.commit(() => insertProject(project, members));
+      },
+      async setMembership(target, userId, accessLevel) {
+        await store.commit(() => {
+          const group = 'groupId' in target ? store.lookup('groups', 'id', target.groupId) : undefined;
+          const project = 'projectId' in target ? store.lookup('projects', 'id', target.projectId) : undefined;
+          // The group or project before the user, in the order PostgreSQL checks its foreign keys.
+          if ('groupId' in target && !group) throw unknownMember('group_id', target.groupId);
+          if ('projectId' in target && !project) throw unknownMember('project_id', target.projectId);
+          if (!store.lookup('users', 'id', userId)) throw unknownMember('user_id', userId);
+          if (group) store.update('groups', group, { members: withMembership(group.members, userId, accessLevel) });
+          if (project) store.update('projects', project, { members: withMembership(project.members, userId, accessLevel) });
+        });
       },
     },
 
@@ -403,6 +428,16 @@ export function fileStorage(store: Store): Storage {
           for (const { project, members: list } of rows.projects) insertProject(project, members(list));
           for (const { owner, application } of rows.applications) insertApplication({ ...application, owner_id: userId(owner) });
         });
+      },
+      async snapshot() {
+        const snapshot = Object.freeze({}) as StoreSnapshot;
+        snapshotStates.set(snapshot, store.captureState());
+        return snapshot;
+      },
+      async restore(snapshot) {
+        const state = snapshotStates.get(snapshot);
+        if (!state) throw new TypeError('restore takes a snapshot that the file store made');
+        await store.commit(() => store.replaceState(state));
       },
       observeWrites(observer) {
         store.commitObserver = observer;

@@ -1,13 +1,13 @@
 // The server's whole state lives in one JSON document held in memory (lowdb). Readers use `store.data` directly;
-// every change goes through the store's own methods (insert, update, remove, nextId) inside `store.commit`, which
-// runs synchronously (so the event loop serialises concurrent requests without locks) and resolves once the change
-// is durable.
+// every change goes through the store's own methods (insert, update, remove, nextId, replaceState) inside
+// `store.commit`, which runs synchronously (so the event loop serialises concurrent requests without locks) and
+// resolves once the change is durable.
 //
 // Durable means journaled: each batch of commits appends its operations to `<data>.journal` and fdatasyncs it
 // before any commit in it is answered. The JSON file itself is rewritten (compacted) only when the journal has
-// grown as large as the file, when the store opens after a crash, and when it closes, so after a clean stop the
-// JSON file alone holds everything. Records are frozen: a change made any other way than through the store would
-// never reach the journal, so it throws instead.
+// grown as large as the file, when the whole state is replaced, when the store opens after a crash, and when it
+// closes, so after a clean stop the JSON file alone holds everything. Records are frozen: a change made any other
+// way than through the store would never reach the journal, so it throws instead.
 import { randomBytes } from 'node:crypto';
 import { access, mkdir } from 'node:fs/promises';
 import { constants, renameSync, writeFileSync } from 'node:fs';
@@ -42,6 +42,12 @@ export { StoreAccessError, StoreClosedError, StoreCorruptError, StoreLockedError
 export { notificationSettingKey, type Collection, type IndexField, type Patch, type RecordOf, type Sequence } from './indexes.js';
 
 
+/**
+ * Every collection and sequence at one moment (`captureState`), without what belongs to the instance or the file
+ * rather than to the state: the secrets and the journal's generation.
+ */
+export type StoreState = { readonly [C in Collection]: readonly RecordOf<C>[] } & { readonly sequences: Readonly<StoreData['sequences']> };
+
 export interface OpenStoreOptions {
   /** The JSON data file, or null for a store that lives only in memory (tests). */
   file: string | null;
@@ -61,8 +67,10 @@ export class Store {
   readonly #lock: FileLock | null;
   readonly #minCompactionBytes: number;
   #journal: Journal | null = null;
-  /** Set when the journal may not match memory (a failed append or compaction): the next write compacts. */
+  /** Set when the journal may not match memory (a failed append or compaction, a replaced state): the next write compacts. */
   #mustCompact = false;
+  /** States replaced so far: a compaction that serialised memory before the latest one must not clear #mustCompact. */
+  #replacedStates = 0;
   /** Operations made since the last journal append; null for a memory store, which keeps none. */
   #ops: JournalOp[] | null;
   /** Replaying a journal applies operations without recording them again. */
@@ -176,6 +184,36 @@ export class Store {
       }
     }
     return removed;
+  }
+
+  /**
+   * Every collection and sequence as they are now. Records are frozen and never changed in place (an update stores a
+   * new version), so the copy shares them and copies only the arrays: cheap, and beyond the reach of any later write.
+   */
+  captureState(): StoreState {
+    const data = this.#db.data;
+    const state: Record<string, unknown> = { sequences: Object.freeze({ ...data.sequences }) };
+    for (const collection of collections) state[collection] = Object.freeze([...data[collection]]);
+    return Object.freeze(state) as StoreState;
+  }
+
+  /**
+   * Replaces every collection and sequence with `state`'s and rebuilds the indexes (inside `commit`); the secrets and
+   * the journal's generation stay. A journal line cannot say "replace everything", so the write carrying this is a
+   * compaction, whose atomic rename leaves the file holding either the old state or this one after a crash.
+   */
+  replaceState(state: StoreState): void {
+    const data = this.#db.data;
+    for (const collection of collections) {
+      const records = data[collection] as unknown[];
+      // In place, as `remove` does: callers may hold the array. A loop, as a spread of a long array overflows the stack.
+      records.length = 0;
+      for (const record of state[collection]) records.push(record);
+    }
+    data.sequences = { ...state.sequences };
+    this.#buildIndexes();
+    this.#replacedStates += 1;
+    this.#mustCompact = true;
   }
 
   /** O(1) lookup by an indexed field; case-insensitive fields match whatever the case of `value`. */
@@ -399,6 +437,7 @@ export class Store {
    */
   async #compact(): Promise<void> {
     this.#mustCompact = true;
+    const replacedStates = this.#replacedStates;
     // Everything recorded so far is in the snapshot, which is serialised synchronously as the write starts.
     this.#ops = [];
     const generation = this.#db.data.journal + 1;
@@ -408,7 +447,8 @@ export class Store {
     this.#journal = null;
     await previous?.close().catch(() => undefined);
     this.#journal = await Journal.create(journalFileOf(this.file!), generation);
-    this.#mustCompact = false;
+    // A state replaced after memory was serialised above is not in this file: the next write compacts again.
+    this.#mustCompact = this.#replacedStates !== replacedStates;
     this.#fileWrites += 1;
     this.#compactions += 1;
   }

@@ -83,7 +83,15 @@ export interface NamespaceStorage {
   createGroup(group: NewGroupRow, members: readonly Membership[]): Promise<Group>;
   /** Throws InputError `unknown` for an unknown namespace, `taken` for a taken full path. */
   createProject(project: NewProjectRow, members: readonly Membership[]): Promise<Project>;
+  /**
+   * Makes the user a member of the group or project at `accessLevel`, replacing any membership they had there (a
+   * user has one per group or project). Throws InputError `unknown` for an unknown user, group or project.
+   */
+  setMembership(target: MembershipTarget, userId: number, accessLevel: number): Promise<void>;
 }
+
+/** A group or a project, by id. */
+export type MembershipTarget = { groupId: number } | { projectId: number };
 
 export interface ApplicationStorage {
   byId(id: number): Promise<ApplicationRecord | undefined>;
@@ -212,6 +220,15 @@ export interface SeedRows {
   applications: Array<{ owner: string; application: Omit<NewApplicationRow, 'owner_id'> }>;
 }
 
+declare const storeSnapshot: unique symbol;
+/**
+ * A store's whole state at one moment, for `restore` on the same store. Opaque: what it holds is the store's business,
+ * and the domain has no reason to read state past the questions above.
+ */
+export interface StoreSnapshot {
+  readonly [storeSnapshot]: true;
+}
+
 export interface MaintenanceStorage {
   /** A secret of the instance (or, on a database, of every instance on it), made when first asked for. */
   instanceSecret(name: string): Promise<string>;
@@ -222,6 +239,17 @@ export interface MaintenanceStorage {
   existingNames(query: NameQuery): Promise<FoundNames>;
   /** Applies a seed all at once or not at all; a name taken meanwhile throws InputError `taken`. */
   applySeed(rows: SeedRows): Promise<void>;
+  /**
+   * The whole state as it is now, to `restore` later (a test kit resets to the seeded state before every test); null
+   * when this store cannot restore one: a database every instance on it shares is no one instance's to reset.
+   */
+  snapshot(): Promise<StoreSnapshot | null>;
+  /**
+   * Replaces the whole state with the snapshot's, durably and all at once: a crash leaves the old state or the
+   * snapshot's, never a mix. The instance's secrets stay as they are (a reset must not sign everyone out), and the
+   * snapshot stays good for another restore. Throws on a store whose `snapshot` answers null.
+   */
+  restore(snapshot: StoreSnapshot): Promise<void>;
   /** Told how long each durable write took, in seconds (the metrics' store write latency). */
   observeWrites(observer: (seconds: number) => void): void;
   /** Finishes pending writes and lets go of the store. */

@@ -26,6 +26,7 @@ import type pg from 'pg';
 type Queryable = pg.Pool | pg.PoolClient;
 
 const UNIQUE_VIOLATION = '23505';
+const FOREIGN_KEY_VIOLATION = '23503';
 /** The advisory lock space of user and group names (an arbitrary constant of tokenbell's, the seed of the hash). */
 const nameLock = 0x6e_61_6d_65;
 
@@ -49,19 +50,23 @@ const refusal = {
   project: (fullPath: string) => taken('path', `the project ${quoted(fullPath)} already exists`),
   uid: (uid: string) => taken('uid', `the App ID ${quoted(uid)} is already taken`),
   token: () => taken('token', 'this token is already in use'),
+  unknownMember: (field: 'user_id' | 'group_id' | 'project_id', id: number) => new InputError(field, `there is no ${field.slice(0, -3)} with id ${id}`, 'unknown'),
 };
 type Wording = 'create' | 'seed';
 
-/** `statement`, with a unique violation of one of `refusals`' indexes thrown as that refusal. */
-async function refusingTaken<T>(statement: Promise<T>, refusals: Record<string, () => InputError>): Promise<T> {
+/** `statement`, with a violation (`violation`, an error code) of one of `refusals`' constraints thrown as that refusal. */
+async function refusing<T>(violation: string, statement: Promise<T>, refusals: Record<string, () => InputError>): Promise<T> {
   try {
     return await statement;
   } catch (error) {
     const { code, constraint } = error as { code?: string; constraint?: string };
-    if (code === UNIQUE_VIOLATION && constraint !== undefined && Object.hasOwn(refusals, constraint)) throw refusals[constraint]!();
+    if (code === violation && constraint !== undefined && Object.hasOwn(refusals, constraint)) throw refusals[constraint]!();
     throw error;
   }
 }
+
+/** `statement`, with a unique violation of one of `refusals`' indexes thrown as that refusal. */
+const refusingTaken = <T>(statement: Promise<T>, refusals: Record<string, () => InputError>) => refusing(UNIQUE_VIOLATION, statement, refusals);
 
 /** Held until the transaction ends: whoever creates a user or a group of this name, whatever its case, waits. */
 const lockName = (client: pg.PoolClient, name: string) => client.query('SELECT pg_advisory_xact_lock(hashtextextended(lower($1), $2))', [name, nameLock]);
@@ -535,6 +540,20 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
       createProject(project, members) {
         return inTransaction((client) => insertProject(client, project, members, 'create'));
       },
+      async setMembership(target, userId, accessLevel) {
+        const [table, owner, id] = 'groupId' in target ? (['group_members', 'group_id', target.groupId] as const) : (['project_members', 'project_id', target.projectId] as const);
+        if (!isId(id)) throw refusal.unknownMember(owner, id);
+        if (!isId(userId)) throw refusal.unknownMember('user_id', userId);
+        await refusing(
+          FOREIGN_KEY_VIOLATION,
+          write(
+            `INSERT INTO ${table} (${owner}, user_id, access_level) VALUES ($1, $2, $3)
+             ON CONFLICT (${owner}, user_id) DO UPDATE SET access_level = EXCLUDED.access_level`,
+            [id, userId, accessLevel],
+          ),
+          { [`${table}_${owner}_fkey`]: () => refusal.unknownMember(owner, id), [`${table}_user_id_fkey`]: () => refusal.unknownMember('user_id', userId) },
+        );
+      },
     },
 
     applications: {
@@ -827,6 +846,12 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
           for (const { project, members: list } of rows.projects) await insertProject(client, project, members(list), 'seed');
           for (const { owner, application } of rows.applications) await insertApplication(client, { ...application, owner_id: userId(owner) });
         });
+      },
+      async snapshot() {
+        return null;
+      },
+      async restore() {
+        throw new Error('a store on PostgreSQL cannot restore a snapshot: every instance on the database shares its state');
       },
       observeWrites(observe) {
         observer = observe;
