@@ -69,6 +69,12 @@ export interface SignInAddresses {
 export interface ThrottleBacking {
   limiter(options: { keyPrefix: string; points: number; duration: number }): RateLimiterAbstract;
   addresses: SignInAddresses;
+  /**
+   * Readies a fresh start (a test kit's reset): forgets the known addresses when asked, and answers whether the
+   * throttle may drop its counts, which it does by asking `limiter` for new limiters. False, forgetting nothing, where
+   * every instance on a database shares them (PostgreSQL): no one instance may clear every instance's throttle.
+   */
+  forget(addresses: boolean): Promise<boolean>;
 }
 
 /** How many addresses an account keeps: only successful sign-ins add them, so this grows with real users only. */
@@ -92,6 +98,10 @@ export function memoryThrottleBacking(): ThrottleBacking {
         known.set(userId, addresses);
       },
     },
+    async forget(addresses) {
+      if (addresses) known.clear();
+      return true;
+    },
   };
 }
 
@@ -105,16 +115,37 @@ export interface PasswordCheckOptions {
 
 export class LoginThrottle {
   readonly #policy: LoginThrottlePolicy;
-  readonly #byAddress: RateLimiterAbstract;
+  readonly #backing: ThrottleBacking;
+  /** Reads the time the known addresses are judged by; the windows run on rate-limiter-flexible's own clock. */
+  readonly #nowMs: () => number;
+  #byAddress: RateLimiterAbstract;
   /** Failed passwords per login string, and failed codes per account (keys from loginKey and accountOf). */
-  readonly #byLogin: RateLimiterAbstract;
-  readonly #addresses: SignInAddresses;
+  #byLogin: RateLimiterAbstract;
 
-  constructor(policy: LoginThrottlePolicy, backing: ThrottleBacking = memoryThrottleBacking()) {
+  constructor(policy: LoginThrottlePolicy, backing: ThrottleBacking = memoryThrottleBacking(), nowMs: () => number = Date.now) {
     this.#policy = policy;
-    this.#byAddress = backing.limiter({ keyPrefix: 'address', points: policy.perAddress.failures, duration: policy.perAddress.windowSeconds });
-    this.#byLogin = backing.limiter({ keyPrefix: 'login', points: policy.perLogin.failures, duration: policy.perLogin.windowSeconds });
-    this.#addresses = backing.addresses;
+    this.#backing = backing;
+    this.#nowMs = nowMs;
+    [this.#byAddress, this.#byLogin] = this.#limiters();
+  }
+
+  #limiters(): [byAddress: RateLimiterAbstract, byLogin: RateLimiterAbstract] {
+    const { perAddress, perLogin } = this.#policy;
+    return [
+      this.#backing.limiter({ keyPrefix: 'address', points: perAddress.failures, duration: perAddress.windowSeconds }),
+      this.#backing.limiter({ keyPrefix: 'login', points: perLogin.failures, duration: perLogin.windowSeconds }),
+    ];
+  }
+
+  /**
+   * Ends every current window, so that every address and login has all its attempts again, and with `addresses`
+   * forgets where each account signed in from: a test kit's reset, or its clock moved past the windows. On a backing
+   * every instance shares (PostgreSQL) it does nothing, as one instance may not clear the others' throttle.
+   */
+  async forget({ addresses = false }: { addresses?: boolean } = {}): Promise<void> {
+    if (!(await this.#backing.forget(addresses))) return;
+    // An attempt still in flight counts on the old limiters, which no one asks again.
+    [this.#byAddress, this.#byLogin] = this.#limiters();
   }
 
   /**
@@ -150,7 +181,7 @@ export class LoginThrottle {
     } catch (refusal) {
       throw new LoginThrottledError(retryAfter(refusal));
     }
-    const known = userId !== null && (await this.#addresses.wasUsedSince(userId, address, Date.now() - this.#policy.knownAddressSeconds * 1000));
+    const known = userId !== null && (await this.#backing.addresses.wasUsedSince(userId, address, this.#nowMs() - this.#policy.knownAddressSeconds * 1000));
     if (!known) {
       try {
         await this.#byLogin.consume(counted);
@@ -164,7 +195,7 @@ export class LoginThrottle {
     if (passed) await this.#byAddress.reward(address);
     if (complete) {
       await this.#byLogin.delete(counted);
-      if (userId !== null) await this.#addresses.remember(userId, address, Date.now());
+      if (userId !== null) await this.#backing.addresses.remember(userId, address, this.#nowMs());
     } else if (passed && !known) {
       // A right password before the code is no failure, but clears nothing either: the code step still counts.
       await this.#byLogin.reward(counted);

@@ -27,5 +27,9 @@ export function postgresThrottleBacking(pool: pg.Pool): ThrottleBacking {
         );
       },
     },
+    // Every instance on the database counts here: one instance's reset must not clear the others' throttle.
+    async forget() {
+      return false;
+    },
   };
 }

@@ -1,0 +1,89 @@
+// The sign-in throttle started afresh (forget: a test kit's reset, or its clock moved past the windows), and the
+// known addresses judged by the clock it is given. The policy itself is tested on each backing in
+// test/store/postgres/throttle.test.ts.
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { LoginThrottle, LoginThrottledError, type LoginThrottlePolicy } from '../../src/domain/login-throttle.js';
+import { openStore, type Store } from '../../src/store/file-store.js';
+import { fileStorage } from '../../src/store/file-storage.js';
+import { postgresThrottleBacking } from '../../src/store/postgres/throttle.js';
+import { loadSeed } from '../../src/store/seed.js';
+import { migratedDatabase } from '../../../../test/support/postgres.js';
+
+const policy: LoginThrottlePolicy = { perAddress: { failures: 5, windowSeconds: 600 }, perLogin: { failures: 3, windowSeconds: 600 }, knownAddressSeconds: 3600 };
+const password = 'correct-horse-battery';
+
+let store: Store;
+beforeAll(async () => {
+  store = await openStore({ file: null });
+  await loadSeed(fileStorage(store), { users: [{ username: 'jsmith', email: 'jsmith@example.com', name: 'Jane', password }] });
+});
+afterAll(() => store.close());
+
+const signIn = (throttle: LoginThrottle, secret: string, address: string) =>
+  throttle.authenticate(fileStorage(store), 'jsmith', secret, address, { secondFactorCanFollow: true }).then(
+    (user) => (user ? 'signed in' : 'wrong'),
+    (error: unknown) => {
+      if (error instanceof LoginThrottledError) return 'throttled';
+      throw error;
+    },
+  );
+
+describe('the throttle in memory, forgetting', () => {
+  it("ends every window: a login's and an address's attempts are all there again", async () => {
+    const throttle = new LoginThrottle(policy);
+    for (let i = 0; i < 3; i++) await signIn(throttle, 'wrong', `10.0.0.${i}`);
+    expect(await signIn(throttle, password, '10.0.0.9')).toBe('throttled');
+    await throttle.forget();
+    expect(await Promise.all([1, 2, 3].map(() => signIn(throttle, 'wrong', '10.0.1.1')))).toEqual(['wrong', 'wrong', 'wrong']);
+    expect(await signIn(throttle, password, '10.0.1.2')).toBe('throttled');
+
+    const byAddress = new LoginThrottle({ ...policy, perLogin: { failures: 100, windowSeconds: 600 } });
+    for (let i = 0; i < 5; i++) await signIn(byAddress, 'wrong', '10.0.2.1');
+    expect(await signIn(byAddress, password, '10.0.2.1')).toBe('throttled');
+    await byAddress.forget();
+    expect(await signIn(byAddress, password, '10.0.2.1')).toBe('signed in');
+  });
+
+  it('keeps the addresses an account signed in from unless asked to forget them too', async () => {
+    const throttle = new LoginThrottle(policy);
+    expect(await signIn(throttle, password, '192.0.2.7')).toBe('signed in');
+    const exhaust = async () => {
+      for (let i = 0; i < 3; i++) await signIn(throttle, 'wrong', '198.51.100.1');
+      expect(await signIn(throttle, password, '198.51.100.2')).toBe('throttled');
+    };
+    await exhaust();
+    await throttle.forget();
+    await exhaust();
+    expect(await signIn(throttle, password, '192.0.2.7')).toBe('signed in');
+    await throttle.forget({ addresses: true });
+    await exhaust();
+    expect(await signIn(throttle, password, '192.0.2.7')).toBe('throttled');
+  });
+
+  it('judges a known address by the clock it is given', async () => {
+    let nowMs = Date.UTC(2026, 10, 25, 12);
+    const throttle = new LoginThrottle(policy, undefined, () => nowMs);
+    expect(await signIn(throttle, password, '192.0.2.8')).toBe('signed in');
+    for (let i = 0; i < 3; i++) await signIn(throttle, 'wrong', `198.51.100.${i}`);
+    // Still known at the last moment of its hour, which the success renews.
+    nowMs += policy.knownAddressSeconds * 1000;
+    expect(await signIn(throttle, password, '192.0.2.8')).toBe('signed in');
+    for (let i = 0; i < 3; i++) await signIn(throttle, 'wrong', `198.51.100.${i}`);
+    nowMs += policy.knownAddressSeconds * 1000 + 1;
+    expect(await signIn(throttle, password, '192.0.2.8')).toBe('throttled');
+  });
+});
+
+describe('the throttle on PostgreSQL, forgetting', () => {
+  it('forgets nothing: every instance on the database shares the counts', async () => {
+    const { pools, close } = await migratedDatabase(inject('postgresUrl'));
+    try {
+      const throttle = new LoginThrottle(policy, postgresThrottleBacking(pools[0]!));
+      for (let i = 0; i < 3; i++) await signIn(throttle, 'wrong', `10.0.3.${i}`);
+      await throttle.forget({ addresses: true });
+      expect(await signIn(throttle, password, '10.0.3.9')).toBe('throttled');
+    } finally {
+      await close();
+    }
+  });
+});
