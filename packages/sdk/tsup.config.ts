@@ -1,8 +1,11 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  entry: ['src/index.ts', 'src/test-helpers.ts'],
   format: ['esm', 'cjs'],
+  // Shared modules go to chunks of their own in both formats, so that each error class exists once and an error the
+  // test helpers throw is an instance of the class the main entry exports (esbuild splits only ESM unless asked).
+  splitting: true,
   dts: true,
   sourcemap: true,
   clean: true,

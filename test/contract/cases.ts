@@ -16,13 +16,18 @@ import {
   TokenbellNotFoundError,
   TokenbellPermissionError,
   TokenbellValidationError,
+  type NotificationSettingsUpdate,
+  type GlobalNotificationSettingsUpdate,
+  type TokenbellAuth,
+  type TokenbellClient,
+} from '../../packages/sdk/src/index.js';
+import {
+  createTokenbellTestHelpers,
   type NotificationEventRequest,
   type NotificationEventResult,
   type NotificationMessage,
-  type NotificationSettingsUpdate,
-  type GlobalNotificationSettingsUpdate,
-  type TokenbellClient,
-} from '../../packages/sdk/src/index.js';
+  type TokenbellTestHelpers,
+} from '../../packages/sdk/src/test-helpers.js';
 import { currentCode } from '../../packages/server/test/support/two-factor.js';
 import { type CaseContext, exampleApp, type Exchange, publicApp, type Session, users } from './context.js';
 
@@ -103,6 +108,9 @@ const events = {
   success_pipeline: false,
 };
 
+/** The test helpers on the subject channel, as ctx.client() is the client on it. */
+const testHelpers = (ctx: CaseContext, auth: TokenbellAuth): TokenbellTestHelpers => createTokenbellTestHelpers({ baseUrl: ctx.baseUrl, fetch: ctx.fetch, auth });
+
 /**
  * The API operations that take a token, for the 401/403 rows every one of them documents. The 403 is asked as jsmith
  * with one scope too few, or, for the test helpers, which answer only administrators, as the seed's administrator, so
@@ -112,7 +120,7 @@ const apiOperations: {
   operation: string;
   scope: 'read_user' | 'read_api' | 'api';
   as?: 'root';
-  call(client: TokenbellClient): Promise<unknown>;
+  call(client: TokenbellClient, helpers: TokenbellTestHelpers): Promise<unknown>;
 }[] = [
   { operation: 'getCurrentUser', scope: 'read_user', call: (c) => c.user.current() },
   { operation: 'getGlobalNotificationSettings', scope: 'read_api', call: (c) => c.notificationSettings.global.get() },
@@ -127,9 +135,9 @@ const apiOperations: {
     operation: 'emitNotificationEvent',
     scope: 'api',
     as: 'root',
-    call: (c) => c.testHelpers.emitNotificationEvent('acme/widgets', { kind: 'failed_pipeline', title: 'Refused', author: 'jsmith' }),
+    call: (_c, h) => h.emitNotificationEvent('acme/widgets', { kind: 'failed_pipeline', title: 'Refused', author: 'jsmith' }),
   },
-  { operation: 'listNotificationMessages', scope: 'read_api', as: 'root', call: (c) => c.testHelpers.notificationMessages() },
+  { operation: 'listNotificationMessages', scope: 'read_api', as: 'root', call: (_c, h) => h.notificationMessages() },
 ];
 /** One scope too few for each required scope. */
 const tooLittle = { read_user: undefined, read_api: 'read_user', api: 'read_api' } as const;
@@ -1109,7 +1117,8 @@ export const cases: ContractCase[] = [
       operation,
       status: 401,
       async call(ctx) {
-        await rejectsWith(call(ctx.client({ accessToken: unknownToken })), TokenbellAuthenticationError, { status: 401 });
+        const auth = { accessToken: unknownToken };
+        await rejectsWith(call(ctx.client(auth), testHelpers(ctx, auth)), TokenbellAuthenticationError, { status: 401 });
       },
       behaviour: (x) => expect(x.headers.get('www-authenticate')).toContain('error="invalid_token"'),
     }),
@@ -1123,7 +1132,8 @@ export const cases: ContractCase[] = [
         status: 403,
         async call(ctx) {
           const tokens = await ctx.setup.token(users[as ?? 'jsmith'], { scope: tooLittle[scope] });
-          await rejectsWith(call(ctx.client({ accessToken: tokens.access_token })), TokenbellPermissionError, { status: 403 });
+          const auth = { accessToken: tokens.access_token };
+          await rejectsWith(call(ctx.client(auth), testHelpers(ctx, auth)), TokenbellPermissionError, { status: 403 });
         },
         behaviour: (x) => expect(x.headers.get('www-authenticate')).toContain(`scope="${scope}"`),
       }),
@@ -1363,7 +1373,7 @@ export const cases: ContractCase[] = [
     operation: 'emitNotificationEvent',
     status: 201,
     async call(ctx) {
-      return ctx.client({ privateToken: users.root.pat }).testHelpers.emitNotificationEvent('acme/widgets', {
+      return testHelpers(ctx, { privateToken: users.root.pat }).emitNotificationEvent('acme/widgets', {
         kind: 'failed_pipeline',
         title: 'Pipeline #42 failed on main',
         author: 'jsmith',
@@ -1391,7 +1401,7 @@ export const cases: ContractCase[] = [
     status: 201,
     async call(ctx) {
       // acme/widgets is private to acme's members, jsmith and awong; mallory is a member of nothing.
-      return ctx.client({ privateToken: users.root.pat }).testHelpers.emitNotificationEvent('acme/widgets', {
+      return testHelpers(ctx, { privateToken: users.root.pat }).emitNotificationEvent('acme/widgets', {
         kind: 'new_issue',
         title: 'The bell does not ring',
         author: 'jsmith',
@@ -1414,7 +1424,7 @@ export const cases: ContractCase[] = [
       // Recorded, it would have mailed awong, a participant.
       const before = idsOf(await ctx.setup.notificationMessages({ username: 'awong', per_page: 100 }));
       await rejectsWith(
-        ctx.client({ privateToken: users.root.pat }).testHelpers.emitNotificationEvent('acme/widgets', {
+        testHelpers(ctx, { privateToken: users.root.pat }).emitNotificationEvent('acme/widgets', {
           kind: 'new_issue',
           title: 'Refused',
           author: 'jsmith',
@@ -1437,7 +1447,7 @@ export const cases: ContractCase[] = [
     invalidRequest: 'kind no_such_event is outside NotificationEvent',
     async call(ctx) {
       const event = { kind: 'no_such_event', title: 'Refused', author: 'jsmith' } as unknown as NotificationEventRequest;
-      await rejectsWith(ctx.client({ privateToken: users.root.pat }).testHelpers.emitNotificationEvent('acme/widgets', event), TokenbellValidationError, { status: 400 });
+      await rejectsWith(testHelpers(ctx, { privateToken: users.root.pat }).emitNotificationEvent('acme/widgets', event), TokenbellValidationError, { status: 400 });
     },
     behaviour: (x) => expect((x.json as { message: string }).message).toMatch(/^400 Bad request - kind /),
   },
@@ -1447,7 +1457,7 @@ export const cases: ContractCase[] = [
     status: 403,
     async call(ctx) {
       await rejectsWith(
-        ctx.client({ privateToken: users.jsmith.pat }).testHelpers.emitNotificationEvent('acme/widgets', { kind: 'failed_pipeline', title: 'Refused', author: 'jsmith' }),
+        testHelpers(ctx, { privateToken: users.jsmith.pat }).emitNotificationEvent('acme/widgets', { kind: 'failed_pipeline', title: 'Refused', author: 'jsmith' }),
         TokenbellPermissionError,
         { status: 403 },
       );
@@ -1460,7 +1470,7 @@ export const cases: ContractCase[] = [
     status: 404,
     async call(ctx) {
       await rejectsWith(
-        ctx.client({ privateToken: users.root.pat }).testHelpers.emitNotificationEvent('acme/no-such-project', { kind: 'failed_pipeline', title: 'Refused', author: 'jsmith' }),
+        testHelpers(ctx, { privateToken: users.root.pat }).emitNotificationEvent('acme/no-such-project', { kind: 'failed_pipeline', title: 'Refused', author: 'jsmith' }),
         TokenbellNotFoundError,
       );
     },
@@ -1473,7 +1483,7 @@ export const cases: ContractCase[] = [
     instance: 'restricted',
     async call(ctx) {
       await rejectsWith(
-        ctx.client({ privateToken: users.root.pat }).testHelpers.emitNotificationEvent('acme/widgets', { kind: 'failed_pipeline', title: 'Refused', author: 'jsmith' }),
+        testHelpers(ctx, { privateToken: users.root.pat }).emitNotificationEvent('acme/widgets', { kind: 'failed_pipeline', title: 'Refused', author: 'jsmith' }),
         TokenbellNotFoundError,
       );
     },
@@ -1487,7 +1497,7 @@ export const cases: ContractCase[] = [
     async call(ctx) {
       const event = await ctx.setup.notificationEvent('acme/widgets', { kind: 'failed_pipeline', title: 'Pipeline #42 failed on main', author: 'jsmith' });
       const tokens = await ctx.setup.token(users.root, { scope: 'read_api' });
-      await ctx.client({ accessToken: tokens.access_token }).testHelpers.notificationMessages({ event_id: event.id });
+      await testHelpers(ctx, { accessToken: tokens.access_token }).notificationMessages({ event_id: event.id });
       return event;
     },
     expect: (x) =>
@@ -1508,7 +1518,7 @@ export const cases: ContractCase[] = [
     status: 400,
     async call(ctx) {
       await rejectsWith(
-        ctx.client({ privateToken: users.root.pat }).testHelpers.notificationMessages({ username: 'contract-suite-no-such-user' }),
+        testHelpers(ctx, { privateToken: users.root.pat }).notificationMessages({ username: 'contract-suite-no-such-user' }),
         TokenbellValidationError,
         { status: 400 },
       );
@@ -1521,7 +1531,7 @@ export const cases: ContractCase[] = [
     status: 400,
     invalidRequest: 'per_page 101 is over its maximum of 100',
     async call(ctx) {
-      await rejectsWith(ctx.client({ privateToken: users.root.pat }).testHelpers.notificationMessages({ per_page: 101 }), TokenbellValidationError, { status: 400 });
+      await rejectsWith(testHelpers(ctx, { privateToken: users.root.pat }).notificationMessages({ per_page: 101 }), TokenbellValidationError, { status: 400 });
     },
     behaviour: (x) => expect((x.json as { message: string }).message).toMatch(/^400 Bad request - per_page /),
   },
@@ -1530,7 +1540,7 @@ export const cases: ContractCase[] = [
     operation: 'listNotificationMessages',
     status: 403,
     async call(ctx) {
-      await rejectsWith(ctx.client({ privateToken: users.jsmith.pat }).testHelpers.notificationMessages(), TokenbellPermissionError, { status: 403 });
+      await rejectsWith(testHelpers(ctx, { privateToken: users.jsmith.pat }).notificationMessages(), TokenbellPermissionError, { status: 403 });
     },
     expect: (x) => expect(x.json).toEqual({ message: '403 Forbidden - test helpers are for administrators' }),
   },
@@ -1540,7 +1550,7 @@ export const cases: ContractCase[] = [
     status: 404,
     instance: 'restricted',
     async call(ctx) {
-      await rejectsWith(ctx.client({ privateToken: users.root.pat }).testHelpers.notificationMessages(), TokenbellNotFoundError, { status: 404 });
+      await rejectsWith(testHelpers(ctx, { privateToken: users.root.pat }).notificationMessages(), TokenbellNotFoundError, { status: 404 });
     },
     expect: (x) => expect(x.json).toEqual({ message: '404 Not Found' }),
   },
@@ -1728,7 +1738,7 @@ export const cases: ContractCase[] = [
     status: 413,
     async call(ctx) {
       const before = idsOf(await ctx.setup.notificationMessages({ username: 'jsmith', per_page: 100 }));
-      await rejectsWith(ctx.client({ privateToken: users.root.pat }).testHelpers.emitNotificationEvent('acme/widgets', paddedEvent), TokenbellApiError, { status: 413 });
+      await rejectsWith(testHelpers(ctx, { privateToken: users.root.pat }).emitNotificationEvent('acme/widgets', paddedEvent), TokenbellApiError, { status: 413 });
       return before;
     },
     expect: (x) => expect(x.json).toEqual({ message: '413 Request Entity Too Large' }),

@@ -5,14 +5,17 @@ import {
   exchangeCode,
   passwordGrant,
   type FetchLike,
-  type NotificationEventRequest,
-  type NotificationEventResult,
-  type NotificationMessage,
-  type NotificationMessageQuery,
   type TokenbellAuth,
   type TokenbellClient,
   type TokenResponse,
 } from '../../packages/sdk/src/index.js';
+import {
+  createTokenbellTestHelpers,
+  type NotificationEventRequest,
+  type NotificationEventResult,
+  type NotificationMessage,
+  type NotificationMessageQuery,
+} from '../../packages/sdk/src/test-helpers.js';
 import { consentFields, csrfOf } from '../../packages/server/test/support/agent.js';
 import { exampleAccounts, exampleApplication } from '../../packages/server/test/support/example-seed.js';
 import { administrator, publicApplication } from './seed.js';
@@ -159,7 +162,7 @@ export function serverSetup(baseUrl: string, storeUnwritable: SetupChannel['stor
     const response = await noFollow(new Request(baseUrl + path, { method: 'POST', headers: formHeaders(session.cookie), body: form({ _csrf: session.csrf, ...fields }) }));
     return { response, text: await response.text() };
   };
-  const asAdministrator = () => createTokenbellClient({ baseUrl, fetch: noFollow, auth: { privateToken: administrator.pat } });
+  const asAdministrator = () => createTokenbellTestHelpers({ baseUrl, fetch: noFollow, token: administrator.pat });
   const expectStatus = (what: string, response: Response, text: string, status: number) => {
     if (response.status !== status) throw new Error(`setup: ${what} answered ${response.status}, not ${status}:\n${text.slice(0, 1000)}`);
   };
@@ -252,8 +255,8 @@ export function serverSetup(baseUrl: string, storeUnwritable: SetupChannel['stor
       const { response } = await createTokenbellClient({ baseUrl, fetch: noFollow, auth: { accessToken } }).raw.GET('/oauth/token/info');
       return response.status === 200;
     },
-    notificationEvent: (project, event) => asAdministrator().testHelpers.emitNotificationEvent(project, event),
-    notificationMessages: (query) => asAdministrator().testHelpers.notificationMessages(query),
+    notificationEvent: (project, event) => asAdministrator().emitNotificationEvent(project, event),
+    notificationMessages: (query) => asAdministrator().notificationMessages(query),
     async revokePasswordGrant(session) {
       const { response, text } = await post('/profile/authorized_applications/password_grant/revoke', session, {});
       if (response.status !== 302 && response.status !== 404) expectStatus('revoking the password grant tokens', response, text, 302);

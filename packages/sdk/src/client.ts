@@ -1,7 +1,6 @@
-import type { Client, Middleware } from 'openapi-fetch';
-import { TokenbellApiError } from './errors.js';
+import type { Client } from 'openapi-fetch';
 import type { components, paths } from './generated/openapi.js';
-import { type FetchLike, parseJson, typedClient } from './internal.js';
+import { asText, authenticatedClient, type FetchLike, json, type TokenbellAuth } from './internal.js';
 
 type Schemas = components['schemas'];
 
@@ -28,27 +27,10 @@ export type Project = Schemas['Project'];
 /** A group's or project's numeric id, or its full path (`acme/widgets`), not URL-encoded. */
 export type GroupOrProjectId = Schemas['GroupOrProjectId'];
 
-/** A notification event to record through the test helpers: kind, title, and users by username. */
-export type NotificationEventRequest = Schemas['NotificationEventRequest'];
-/** The event recorded, with the users it mails and why. */
-export type NotificationEventResult = Schemas['NotificationEventResult'];
-/** One queued, sent or failed notification mail. */
-export type NotificationMessage = Schemas['NotificationMessage'];
-/** Filters for {@link TokenbellClient.testHelpers}' `messages`. */
-export type NotificationMessageQuery = NonNullable<paths['/api/v3/test_helpers/notification_messages']['get']['parameters']['query']>;
-
 /** The openapi-fetch client over every path of the document. */
 export type TokenbellRawClient = Client<paths>;
 
-/**
- * How API calls authenticate (spec section 5):
- * - `{ accessToken, via: 'header' }` sends `Authorization: Bearer <token>` (RFC 6750 section 2.1), the default;
- * - `{ accessToken, via: 'query' }` sends `?access_token=<token>` (RFC 6750 section 2.3), which ends up in logs;
- * - `{ privateToken }` sends a personal access token as `PRIVATE-TOKEN: <token>`.
- */
-export type TokenbellAuth =
-  | { accessToken: string; via?: 'header' | 'query' }
-  | { privateToken: string };
+export type { TokenbellAuth } from './internal.js';
 
 export interface TokenbellClientOptions {
   /** The instance's scheme, host, port and optional path prefix, e.g. `http://127.0.0.1:4010` for the Prism mock. */
@@ -116,68 +98,6 @@ export interface TokenbellClient {
     /** A project by numeric id or full path (`'acme/widgets'`); pass it unencoded, it is URL-encoded for you. */
     project(idOrPath: GroupOrProjectId): NotificationSettingsResource;
   };
-  /**
-   * The test-helper area: not part of the service, off unless the instance runs with test helpers, and for
-   * administrators only (a 404 when off, a 403 for anyone else).
-   */
-  readonly testHelpers: {
-    /**
-     * `POST /api/v3/test_helpers/projects/:id/notification_events`: records an event on a project and queues its mail;
-     * answers the recipients and why each was chosen.
-     * @throws {@link TokenbellValidationError} for an unknown user, or an author who may not see the project.
-     */
-    emitNotificationEvent(project: GroupOrProjectId, event: NotificationEventRequest): Promise<NotificationEventResult>;
-    /** `GET /api/v3/test_helpers/notification_messages`: the mail queued, newest first, with its delivery status. */
-    notificationMessages(query?: NotificationMessageQuery): Promise<NotificationMessage[]>;
-  };
-}
-
-// Parsing ourselves (rather than openapi-fetch's `parseAs: 'json'`) lets a 2xx with a broken body
-// become a TokenbellApiError carrying the response instead of a bare SyntaxError.
-const asText = { parseAs: 'text' } as const;
-
-async function json<T>(pending: Promise<{ data?: string; error?: unknown; response: Response }>): Promise<T> {
-  const { data, error, response } = await pending;
-  if (!response.ok) throw TokenbellApiError.from(response, error);
-  const parsed = parseJson(data);
-  if (!parsed.ok) {
-    throw new TokenbellApiError({
-      status: response.status,
-      message: `${response.status} response body is not JSON`,
-      body: data,
-      response,
-      cause: parsed.error,
-    });
-  }
-  return parsed.value as T;
-}
-
-async function applyAuth(request: Request, auth: TokenbellAuth): Promise<Request | undefined> {
-  if ('privateToken' in auth) {
-    request.headers.set('PRIVATE-TOKEN', auth.privateToken);
-    return undefined;
-  }
-  if (auth.via !== 'query') {
-    request.headers.set('Authorization', `Bearer ${auth.accessToken}`);
-    return undefined;
-  }
-  // A Request's URL is immutable, so the query variant needs a new Request. The body is buffered
-  // because passing a stream on needs `duplex: 'half'`, which not every runtime supports.
-  const url = new URL(request.url);
-  url.searchParams.set('access_token', auth.accessToken);
-  return new Request(url, {
-    method: request.method,
-    headers: request.headers,
-    body: request.body === null ? null : await request.arrayBuffer(),
-    signal: request.signal,
-    credentials: request.credentials,
-    cache: request.cache,
-    redirect: request.redirect,
-    integrity: request.integrity,
-    keepalive: request.keepalive,
-    mode: request.mode,
-    referrerPolicy: request.referrerPolicy,
-  });
 }
 
 /**
@@ -191,10 +111,7 @@ async function applyAuth(request: Request, auth: TokenbellAuth): Promise<Request
  */
 export function createTokenbellClient(options: TokenbellClientOptions): TokenbellClient {
   let auth = options.auth ?? null;
-  const raw = typedClient(options.baseUrl, options.fetch);
-  // Reads `auth` on every request, which is what makes setAuth take effect on an existing client.
-  const authentication: Middleware = { onRequest: ({ request }) => (auth ? applyAuth(request, auth) : undefined) };
-  raw.use(authentication);
+  const raw = authenticatedClient(options.baseUrl, options.fetch, () => auth);
 
   return {
     raw,
@@ -209,12 +126,6 @@ export function createTokenbellClient(options: TokenbellClientOptions): Tokenbel
     },
     projects: {
       get: (id) => json<Project>(raw.GET('/api/v3/projects/{id}', { params: { path: { id } }, ...asText })),
-    },
-    testHelpers: {
-      emitNotificationEvent: (id, event) =>
-        json<NotificationEventResult>(raw.POST('/api/v3/test_helpers/projects/{id}/notification_events', { params: { path: { id } }, body: event, ...asText })),
-      notificationMessages: (query = {}) =>
-        json<NotificationMessage[]>(raw.GET('/api/v3/test_helpers/notification_messages', { params: { query }, ...asText })),
     },
     notificationSettings: {
       global: {

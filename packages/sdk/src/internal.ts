@@ -1,5 +1,5 @@
 import openapiFetch, { type Client, type Middleware } from 'openapi-fetch';
-import { answeredRequests, TokenbellError, TokenbellNetworkError } from './errors.js';
+import { answeredRequests, TokenbellApiError, TokenbellError, TokenbellNetworkError } from './errors.js';
 import type { paths } from './generated/openapi.js';
 
 // Our CJS build is emitted by esbuild in Node mode (the package is "type": "module"), where a default
@@ -36,6 +36,88 @@ export function typedClient(baseUrl: string, fetch: FetchLike | undefined): Clie
   const client = createClient<paths>({ baseUrl, fetch });
   client.use(requestsAndNetworkErrors);
   return client;
+}
+
+/**
+ * How API calls authenticate (spec section 5):
+ * - `{ accessToken, via: 'header' }` sends `Authorization: Bearer <token>` (RFC 6750 section 2.1), the default;
+ * - `{ accessToken, via: 'query' }` sends `?access_token=<token>` (RFC 6750 section 2.3), which ends up in logs;
+ * - `{ privateToken }` sends a personal access token as `PRIVATE-TOKEN: <token>`.
+ */
+export type TokenbellAuth =
+  | { accessToken: string; via?: 'header' | 'query' }
+  | { privateToken: string };
+
+/**
+ * A {@link typedClient} that authenticates every request with `currentAuth()`, read per request so that a
+ * caller can change credentials on a client that already exists.
+ */
+export function authenticatedClient(baseUrl: string, fetch: FetchLike | undefined, currentAuth: () => TokenbellAuth | null): Client<paths> {
+  const client = typedClient(baseUrl, fetch);
+  client.use({
+    onRequest: ({ request }) => {
+      const auth = currentAuth();
+      return auth ? applyAuth(request, auth) : undefined;
+    },
+  });
+  return client;
+}
+
+async function applyAuth(request: Request, auth: TokenbellAuth): Promise<Request | undefined> {
+  if ('privateToken' in auth) {
+    request.headers.set('PRIVATE-TOKEN', auth.privateToken);
+    return undefined;
+  }
+  if (auth.via !== 'query') {
+    request.headers.set('Authorization', `Bearer ${auth.accessToken}`);
+    return undefined;
+  }
+  // A Request's URL is immutable, so the query variant needs a new Request. The body is buffered
+  // because passing a stream on needs `duplex: 'half'`, which not every runtime supports.
+  const url = new URL(request.url);
+  url.searchParams.set('access_token', auth.accessToken);
+  return new Request(url, {
+    method: request.method,
+    headers: request.headers,
+    body: request.body === null ? null : await request.arrayBuffer(),
+    signal: request.signal,
+    credentials: request.credentials,
+    cache: request.cache,
+    redirect: request.redirect,
+    integrity: request.integrity,
+    keepalive: request.keepalive,
+    mode: request.mode,
+    referrerPolicy: request.referrerPolicy,
+  });
+}
+
+// Parsing ourselves (rather than openapi-fetch's `parseAs: 'json'`) lets a 2xx with a broken body
+// become a TokenbellApiError carrying the response instead of a bare SyntaxError.
+export const asText = { parseAs: 'text' } as const;
+
+type Pending = Promise<{ data?: string; error?: unknown; response: Response }>;
+
+/** The JSON body of a 2xx answer; an error status throws the {@link TokenbellApiError} subclass it calls for. */
+export async function json<T>(pending: Pending): Promise<T> {
+  const { data, error, response } = await pending;
+  if (!response.ok) throw TokenbellApiError.from(response, error);
+  const parsed = parseJson(data);
+  if (!parsed.ok) {
+    throw new TokenbellApiError({
+      status: response.status,
+      message: `${response.status} response body is not JSON`,
+      body: data,
+      response,
+      cause: parsed.error,
+    });
+  }
+  return parsed.value as T;
+}
+
+/** As {@link json}, for operations that answer 204 without a body. */
+export async function noContent(pending: Pending): Promise<void> {
+  const { error, response } = await pending;
+  if (!response.ok) throw TokenbellApiError.from(response, error);
 }
 
 export type Parsed = { ok: true; value: unknown } | { ok: false; error: unknown };
