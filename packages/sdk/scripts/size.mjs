@@ -1,5 +1,7 @@
 // What a browser app pays for the SDK: the packed tarball, and the minified + gzipped bundle of
-// the three functions a typical sign-in page imports. Run after `npm run build`.
+// the three functions a typical sign-in page imports. The test-helpers entry is bundled too, and both bundles are
+// searched for the test-helper area's paths, to show that an app which does not import that entry carries none of it.
+// Run after `npm run build`.
 // Usage: node scripts/size.mjs [--json]
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -13,18 +15,27 @@ if (!existsSync(new URL('../dist/index.js', import.meta.url))) {
   process.exit(1);
 }
 
-const entry = "export { createTokenbellClient, authorizationUrl, exchangeCode } from '@tokenbell/sdk';";
-const { outputFiles } = await build({
-  stdin: { contents: entry, resolveDir: pkgDir, loader: 'js', sourcefile: 'browser-app.js' },
-  bundle: true,
-  minify: true,
-  platform: 'browser',
-  format: 'esm',
-  target: 'es2022',
-  write: false,
-  logLevel: 'error',
-});
-const bundle = outputFiles[0].contents;
+async function browserBundle(contents) {
+  const { outputFiles } = await build({
+    stdin: { contents, resolveDir: pkgDir, loader: 'js', sourcefile: 'browser-app.js' },
+    bundle: true,
+    minify: true,
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2022',
+    write: false,
+    logLevel: 'error',
+  });
+  const bundle = outputFiles[0].contents;
+  return {
+    minBytes: bundle.byteLength,
+    minGzipBytes: gzipSync(bundle, { level: 9 }).byteLength,
+    testHelperPaths: new Set(Buffer.from(bundle).toString('utf8').match(/\/api\/v3\/test_helpers\/[\w{}/]*/g)).size,
+  };
+}
+
+const main = await browserBundle("export { createTokenbellClient, authorizationUrl, exchangeCode } from '@tokenbell/sdk';");
+const testHelpers = await browserBundle("export { createTokenbellTestHelpers } from '@tokenbell/sdk/test-helpers';");
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const [pack] = JSON.parse(execFileSync(npm, ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: pkgDir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
@@ -33,8 +44,8 @@ const figures = {
   packedBytes: pack.size,
   unpackedBytes: pack.unpackedSize,
   files: pack.entryCount,
-  minBytes: bundle.byteLength,
-  minGzipBytes: gzipSync(bundle, { level: 9 }).byteLength,
+  ...main,
+  testHelpers,
 };
 
 if (process.argv.includes('--json')) {
@@ -44,4 +55,7 @@ if (process.argv.includes('--json')) {
   console.log(`packed tarball:   ${kB(figures.packedBytes)} (${figures.files} files, ${kB(figures.unpackedBytes)} unpacked)`);
   console.log(`browser bundle:   ${kB(figures.minBytes)} min, ${kB(figures.minGzipBytes)} min+gzip`);
   console.log('                  (createTokenbellClient, authorizationUrl, exchangeCode; esbuild, platform browser)');
+  console.log(`                  test-helper paths in it: ${figures.testHelperPaths}`);
+  console.log(`test helpers:     ${kB(testHelpers.minBytes)} min, ${kB(testHelpers.minGzipBytes)} min+gzip, ${testHelpers.testHelperPaths} paths`);
+  console.log("                  (createTokenbellTestHelpers from '@tokenbell/sdk/test-helpers')");
 }

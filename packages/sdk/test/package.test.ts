@@ -31,7 +31,12 @@ describe('@tokenbell/sdk package', { timeout: 120_000 }, () => {
     const [pack] = JSON.parse(stdout) as PackResult[];
     const paths = pack!.files.map((f) => f.path).sort();
     expect(paths).toEqual(
-      expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts']),
+      expect.arrayContaining([
+        'LICENSE',
+        'README.md',
+        'package.json',
+        ...['index', 'test-helpers'].flatMap((entry) => ['.js', '.cjs', '.d.ts', '.d.cts'].map((ext) => `dist/${entry}${ext}`)),
+      ]),
     );
     expect(paths.filter((p) => !/^dist\/[^/]+$/.test(p) && !['LICENSE', 'README.md', 'package.json'].includes(p))).toEqual([]);
   });
@@ -46,11 +51,13 @@ describe('@tokenbell/sdk package', { timeout: 120_000 }, () => {
         const { url, state, codeVerifier } = await sdk.authorizationUrl({ baseUrl: 'http://127.0.0.1:4010', clientId: 'app', redirectUri: 'http://localhost/cb' });
         const client = sdk.createTokenbellClient({ baseUrl: 'http://127.0.0.1:4010', auth: { accessToken: 't' }, fetch });
         const answer = await client.notificationSettings.project('acme/widgets').get();
-        console.log(JSON.stringify({ format: '${format}', url, state, codeVerifier, answer, networkError: typeof sdk.TokenbellNetworkError }));
+        const helpers = testHelpers.createTokenbellTestHelpers({ baseUrl: 'http://127.0.0.1:4010', token: 'p', fetch: async () => new Response('{"message":"400 Bad request - seconds must be at least 1"}', { status: 400 }) });
+        const refused = await helpers.advanceClock(0).catch((error) => ({ sameClass: error instanceof sdk.TokenbellValidationError, message: error.message }));
+        console.log(JSON.stringify({ format: '${format}', url, state, codeVerifier, answer, refused, networkError: typeof sdk.TokenbellNetworkError }));
       };
       main().catch((error) => { console.error(error); process.exit(1); });`;
-    writeFileSync(join(scratch, 'check.mjs'), `import * as sdk from '@tokenbell/sdk';\n${body('esm')}`);
-    writeFileSync(join(scratch, 'check.cjs'), `const sdk = require('@tokenbell/sdk');\n${body('cjs')}`);
+    writeFileSync(join(scratch, 'check.mjs'), `import * as sdk from '@tokenbell/sdk';\nimport * as testHelpers from '@tokenbell/sdk/test-helpers';\n${body('esm')}`);
+    writeFileSync(join(scratch, 'check.cjs'), `const sdk = require('@tokenbell/sdk');\nconst testHelpers = require('@tokenbell/sdk/test-helpers');\n${body('cjs')}`);
 
     for (const [file, format] of [
       ['check.mjs', 'esm'],
@@ -61,6 +68,8 @@ describe('@tokenbell/sdk package', { timeout: 120_000 }, () => {
       expect(out).toMatchObject({
         format,
         answer: { url: 'http://127.0.0.1:4010/api/v3/projects/acme%2Fwidgets/notification_settings', auth: 'Bearer t' },
+        // One error class for both entries: the build puts shared modules in chunks, in CommonJS too.
+        refused: { sameClass: true, message: '400 Bad request - seconds must be at least 1' },
         networkError: 'function',
       });
       expect(out.url).toMatch(/^http:\/\/127\.0\.0\.1:4010\/oauth\/authorize\?client_id=app&.*code_challenge_method=S256$/);
@@ -82,11 +91,23 @@ describe('@tokenbell/sdk package', { timeout: 120_000 }, () => {
     expect(report.analysis.problems).toEqual([]);
   });
 
-  it('reports its size for a browser bundle', async () => {
+  it('reports its size for a browser bundle, which carries no test helpers', async () => {
     const { stdout } = await run(process.execPath, [join(pkgDir, 'scripts', 'size.mjs'), '--json'], { cwd: pkgDir });
-    const figures = JSON.parse(stdout) as { packedBytes: number; minGzipBytes: number };
-    console.info(`@tokenbell/sdk: packed ${figures.packedBytes} B, browser min+gzip ${figures.minGzipBytes} B`);
+    type Bundle = { minBytes: number; minGzipBytes: number; testHelperPaths: number };
+    const figures = JSON.parse(stdout) as Bundle & { packedBytes: number; testHelpers: Bundle };
+    // The same bundle while the main client still had the test helpers in it (esbuild 0.27, before issue 19).
+    const withTestHelpers = { minBytes: 12_944, minGzipBytes: 4_771 };
+    console.info(
+      `@tokenbell/sdk: packed ${figures.packedBytes} B; browser bundle ${figures.minBytes} B min, ${figures.minGzipBytes} B min+gzip ` +
+        `(${withTestHelpers.minBytes} B and ${withTestHelpers.minGzipBytes} B with the test helpers in the main client); ` +
+        `test-helpers entry ${figures.testHelpers.minBytes} B min, ${figures.testHelpers.minGzipBytes} B min+gzip`,
+    );
     // A budget, so that growth is a decision rather than an accident.
     expect(figures.minGzipBytes).toBeLessThan(8_000);
+    // The test-helpers entry costs an app that does not import it nothing: none of its paths, and no byte more.
+    expect(figures.testHelperPaths).toBe(0);
+    expect(figures.minBytes).toBeLessThanOrEqual(withTestHelpers.minBytes);
+    // ...while the search does find them where they are (one path per operation, some shared by two).
+    expect(figures.testHelpers.testHelperPaths).toBe(15);
   });
 });
