@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 // Tests that build a package's dist (the benchmark and the pack tests) share it with each other, so they run one at
@@ -5,6 +6,13 @@ import { configDefaults, defineConfig } from 'vitest/config';
 const builds = ['bench/**/*.test.ts', 'packages/*/test/package.test.ts'];
 
 export default defineConfig({
+  // The examples import the packages as an app would; here those names are this checkout's sources, not a build.
+  resolve: {
+    alias: {
+      '@tokenbell/server/testing': fileURLToPath(new URL('./packages/server/src/testing.ts', import.meta.url)),
+      '@tokenbell/sdk/test-helpers': fileURLToPath(new URL('./packages/sdk/src/test-helpers.ts', import.meta.url)),
+    },
+  },
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
@@ -13,7 +21,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'tests',
-          include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
+          include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'examples/**/*.test.ts'],
           // A throwaway PostgreSQL cluster for the run (test/support/postgres.ts).
           globalSetup: ['test/support/postgres-global-setup.ts'],
           exclude: [...configDefaults.exclude, ...builds],

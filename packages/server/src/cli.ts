@@ -12,6 +12,7 @@ import { findApplicationByUid } from './domain/applications.js';
 import { type DemoCredentials, ensureDemoData, loadSeedFile } from './store/seed.js';
 import { openBackend } from './store/backend.js';
 import { logTransport, smtpTransport, startMailDelivery } from './domain/mail-delivery.js';
+import { TestKit, testHelpersWarning } from './domain/testing/test-kit.js';
 
 // package.json sits one level above both src/cli.ts and dist/cli.js.
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
@@ -49,11 +50,12 @@ async function serve(config: Config): Promise<void> {
   await warmUpValidation(validation);
   // One JSON line per request; readable lines instead when a person watches the terminal.
   const requestLog = requestLogger({ level: config.logLevel, pretty: process.stdout.isTTY === true });
-  if (config.testHelpers) console.warn('tokenbell: test helpers are on (--test-helpers): administrators can record notification events and read the mail sent; never run a production instance like this');
+  if (config.testHelpers) console.warn(`tokenbell: ${testHelpersWarning}`);
+  const testKit = config.testHelpers ? new TestKit(storage) : undefined;
   // Every instance delivers; on a database they share the outbox, and each message is claimed by one of them.
   const mailTransport = config.smtpUrl ? smtpTransport(config.smtpUrl, config.mailFrom) : logTransport((line) => requestLog.logger.info(line));
-  const mailDelivery = startMailDelivery(storage.mail, mailTransport);
-  const app = createApp({ backend, config, validation, requestLog, mailDelivery, log: (message) => requestLog.logger.error(message) });
+  const mailDelivery = startMailDelivery(storage.mail, mailTransport, testKit ? { now: testKit.clock.now } : {});
+  const app = createApp({ backend, config, validation, requestLog, mailDelivery, testKit, log: (message) => requestLog.logger.error(message) });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -63,6 +65,7 @@ async function serve(config: Config): Promise<void> {
   // since the store keeps only their digests.
   const demo = await ensureDemoData(storage, config.baseUrl);
   if (demo) console.log(demoGreeting(demo, config.baseUrl));
+  await testKit?.markSeeded();
   console.log(`tokenbell listening on ${config.baseUrl} (data: ${storage.maintenance.describe()}; mail: ${describeSmtp(config.smtpUrl)}); API reference: ${config.baseUrl}/help/api`);
   // On a database one instance prunes at a time; the others find it busy and skip their turn.
   const pruning = setInterval(() => void storage.maintenance.prune(Math.floor(Date.now() / 1000)).catch(() => undefined), limits.pruneIntervalSeconds * 1000);

@@ -846,7 +846,7 @@ export interface paths {
         get?: never;
         /**
          * Make a user a member of a group or project, or change their access level there.
-         * @description As a seed fixture's `members` entry; a user has one membership per group or project, so this replaces any they had there.
+         * @description As a seed fixture's `members` entry; a user has one membership per group or project, so this replaces any they had there. An unknown user, group or project is a 400, as in a fixture.
          */
         put: operations["setTestMembership"];
         post?: never;
@@ -988,7 +988,8 @@ export interface paths {
          * Move the instance's time forward.
          * @description Every expiry reads this clock: authorization codes, access tokens, personal access tokens, sessions and
          *     mail retries behave as if the time had passed. The sign-in throttle's windows, which run on real time, end
-         *     when the clock is moved by at least the longest of them. Time only moves forward; a reset brings it back.
+         *     when the clock is moved by at least the longest of them (on a database shared by instances its counts are
+         *     every instance's, and stay). Time only moves forward; a reset brings it back.
          */
         post: operations["advanceTestClock"];
         delete?: never;
@@ -1525,7 +1526,7 @@ export interface components {
             redirect_uris: string[];
             /** @description `["api"]` when not given. */
             scopes?: components["schemas"]["TestScopes"];
-            /** @description False for a public client (no secret */
+            /** @description False for a public client (no secret, PKCE required); true when not given. */
             confidential?: boolean;
         };
         /** TestApplication */
@@ -1593,10 +1594,10 @@ export interface components {
              * @description Where the browser would be sent.
              */
             redirect_to: string;
-            /** @description The authorization code in it */
+            /** @description The authorization code in it, if one was issued. */
             code: string | null;
             state: string | null;
-            /** @description The OAuth error in it */
+            /** @description The OAuth error in it, if the request was refused. */
             error: string | null;
         };
         /** AutoApproval */
@@ -1636,7 +1637,7 @@ export interface components {
         RecordedRequest: {
             /**
              * Format: date-time
-             * @description When it arrived
+             * @description When it arrived, by the instance's clock.
              */
             at: string;
             method: string;
@@ -1669,7 +1670,7 @@ export interface components {
         };
         /**
          * FaultAnswer
-         * @description What the matching request gets; at least one of `status`, `error` and `delay_ms`.
+         * @description What the matching request gets; at least one of `status`, `error` and `delay_ms` (a `message` alone is a 400).
          */
         FaultAnswer: {
             /** @description 400 when only `error` is given (401 for `invalid_client`). */
@@ -1681,9 +1682,9 @@ export interface components {
             error?: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope" | "invalid_token" | "unsupported_token_type" | "slow_down" | "server_error" | "temporarily_unavailable";
             /** @description The `error_description`, or the API error's `message`. */
             message?: string;
-            /** @description Wait this long first; alone */
+            /** @description Wait this long first; alone, the real answer follows. */
             delay_ms?: number;
-        } | unknown | unknown | unknown;
+        };
         /** FaultRequest */
         FaultRequest: {
             match: components["schemas"]["FaultMatch"];
@@ -3917,20 +3918,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["AdminOnly"];
-            /** @description No such user, group or project, or this instance runs without test helpers. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "404 Project Not Found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ApiError"];
-                };
-            };
+            404: components["responses"]["TestHelpersOff"];
             413: components["responses"]["ApiPayloadTooLarge"];
         };
     };

@@ -1,8 +1,10 @@
 // The one rule for whether an account may act: it exists and is not blocked. Sign-in, every token (OAuth, personal,
 // refresh, codes), two-factor codes, visibility and mail recipients all ask here, so blocking a user takes effect
 // everywhere at once.
+import type { components } from '@tokenbell/sdk';
 import type { UserStorage } from '../store/storage.js';
 import type { UserRecord } from '../store/schema.js';
+import { isoOf } from './time.js';
 
 export const isActive = (user: UserRecord | null | undefined): user is UserRecord => user != null && user.state === 'active';
 
@@ -10,4 +12,21 @@ export const isActive = (user: UserRecord | null | undefined): user is UserRecor
 export async function activeUser(users: UserStorage, id: number): Promise<UserRecord | undefined> {
   const user = await users.byId(id);
   return isActive(user) ? user : undefined;
+}
+
+/** A user as the API shows them. */
+export function presentUser(user: UserRecord, baseUrl: string): components['schemas']['User'] {
+  return {
+    id: user.id,
+    username: user.username,
+    name: user.name,
+    email: user.email,
+    state: user.state,
+    avatar_url: null,
+    web_url: `${baseUrl}/${encodeURIComponent(user.username)}`,
+    created_at: isoOf(user.created_at),
+    bio: user.bio,
+    two_factor_enabled: user.two_factor_enabled,
+    is_admin: user.is_admin,
+  };
 }

@@ -14,6 +14,7 @@ import { visibleGroup, visibleProject } from '../domain/visibility.js';
 import type { Group, Project, Storage } from '../store/storage.js';
 import type { Scope, UserRecord } from '../store/schema.js';
 import { presentGroup, presentProject } from '../domain/namespaces.js';
+import { presentUser } from '../domain/users.js';
 import { HttpError } from './errors.js';
 import { isoOf } from '../domain/time.js';
 
@@ -36,22 +37,6 @@ export const requireDocumentedScope: RequestHandler = (req, res, next) => {
   }
   next();
 };
-
-export function presentUser(user: UserRecord, baseUrl: string): Schemas['User'] {
-  return {
-    id: user.id,
-    username: user.username,
-    name: user.name,
-    email: user.email,
-    state: user.state,
-    avatar_url: null,
-    web_url: `${baseUrl}/${encodeURIComponent(user.username)}`,
-    created_at: isoOf(user.created_at),
-    bio: user.bio,
-    two_factor_enabled: user.two_factor_enabled,
-    is_admin: user.is_admin,
-  };
-}
 
 /** Query and body parameters together; the body wins where both name one (spec 4.4: either may carry them). */
 function settingsParams<T>(req: Request): T {

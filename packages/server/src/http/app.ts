@@ -7,6 +7,9 @@ import { grantRegistry } from '../domain/oauth/grants.js';
 import type { Backend } from '../store/backend.js';
 import type { Storage } from '../store/storage.js';
 import { testHelperRouter, testHelpersOff } from './test-helper-routes.js';
+import { TestKit } from '../domain/testing/test-kit.js';
+import { faultInjection } from './faults.js';
+import { requestJournal } from './request-journal.js';
 import { apiRouter } from './api-routes.js';
 import { apiV3Url, areaOf, isServedApiPath, oauthEndpointOf } from './areas.js';
 import { HttpError, errorHandler, lastResortHandler } from './errors.js';
@@ -30,8 +33,13 @@ export interface AppOptions {
   mailDelivery?: { kick(): void };
   /** Request logs (requestLogger in operations.ts); none when absent, as in most tests. */
   requestLog?: HttpLogger<express.Request, express.Response>;
-  /** The clock, in seconds since the epoch; tests move it to expire codes and tokens. */
+  /** The clock, in seconds since the epoch; tests move it to expire codes and tokens. With a test kit, the kit's. */
   now?: () => number;
+  /**
+   * With test helpers on: the kit their area works on (domain/testing/test-kit.ts), made here when not given. The
+   * caller that seeds the store passes one, to mark the state a reset goes back to.
+   */
+  testKit?: TestKit;
   log?: (message: string) => void;
   /** Password-check throttling shared by sign-in and the password grant; tests pass one with their own policy. */
   throttle?: LoginThrottle;
@@ -94,12 +102,21 @@ function bodyParsers(limit: string): RequestHandler {
   };
 }
 
-export function createApp({ backend, config, now = wallClock, log, requestLog, throttle = new LoginThrottle(limits.loginThrottle, backend.throttleBacking), validation, mailDelivery }: AppOptions): express.Express {
+export function createApp({ backend, config, now: givenNow = wallClock, log, requestLog, throttle: givenThrottle, validation, mailDelivery, testKit }: AppOptions): express.Express {
   const { storage } = backend;
+  // A kit made here goes back to the state the store has now, as the caller seeded it before making the app.
+  const kit = config.testHelpers ? (testKit ?? new TestKit(storage, givenNow)) : undefined;
+  // A failure to take it resurfaces at the first reset.
+  if (kit && !testKit) kit.markSeeded().catch(() => undefined);
+  const now = kit ? kit.clock.now : givenNow;
+  const throttle = givenThrottle ?? new LoginThrottle(limits.loginThrottle, backend.throttleBacking, () => now() * 1000);
+  kit?.attachThrottle(throttle, limits.loginThrottle);
   const sessions: SessionBacking = { storage: storage.sessions, secret: backend.sessionSecret };
   const app = express();
   const metrics = new Metrics(storage.maintenance);
   if (requestLog) app.use(requestLog as unknown as RequestHandler);
+  // First, so that it records the path the client called and every answer, a queued fault's included.
+  if (kit) app.use(requestJournal(kit.journal, now, storage));
   app.use(metrics.observeRequests);
   app.disable('x-powered-by');
   answerJsonExactly(app);
@@ -119,12 +136,13 @@ export function createApp({ backend, config, now = wallClock, log, requestLog, t
   api.use(apiAuthentication(storage, now));
   if (!config.testHelpers) api.use(testHelpersOff);
   api.use(validation);
-  if (config.testHelpers) {
-    api.use('/api/v3/test_helpers', testHelperRouter({ storage, mailHost: new URL(config.baseUrl).hostname, now, onMailQueued: () => mailDelivery?.kick() }));
+  if (kit) {
+    api.use('/api/v3/test_helpers', testHelperRouter({ storage, kit, baseUrl: config.baseUrl, codeTtl: config.codeTtl, tokenTtl: config.tokenTtl, onMailQueued: () => mailDelivery?.kick() }));
   }
   api.use('/api/v3', apiRouter(storage, config.baseUrl));
 
   app.use(apiV4Alias);
+  if (kit) app.use(faultInjection(kit.faults, bodies));
   app.use((req, res, next) => {
     const area = areaOf(req.path);
     if (area === 'pages') return next();
@@ -150,6 +168,7 @@ export function createApp({ backend, config, now = wallClock, log, requestLog, t
     sessionLifetimes: { idleSeconds: limits.sessionIdleSeconds, lifetimeSeconds: config.sessionLifetime ?? Number(defaultOf('session-lifetime')) },
     signInCsrf: signInCsrf(sessions.secret, config.secureCookies),
     sessions,
+    autoApproval: () => kit?.autoApproval ?? null,
   };
   // Sessions and CSRF only on the pages, and before validation: a forged form gets 403 whatever its fields.
   app.use(pageSessions(pages));

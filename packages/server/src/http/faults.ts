@@ -5,7 +5,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { STATUS_CODES } from 'node:http';
 import type { components } from '@tokenbell/sdk';
 import { basicChallenge } from '../domain/oauth/client-authentication.js';
-import { type FaultAnswerFields, type FaultErrorCode, type FaultQueue, type RequestFacts, answerOf } from '../domain/testing/faults.js';
+import type { FaultAnswer, FaultErrorCode, FaultQueue, RequestFacts } from '../domain/testing/faults.js';
 import { apiV3Url, errorFormatOf, oauthEndpointOf } from './areas.js';
 import { testHelpersPath } from './test-helper-routes.js';
 
@@ -59,7 +59,7 @@ function defaultErrorCode(status: number): FaultErrorCode {
  * Answers in the format of the request's area, as the error handler would: RFC 6749 JSON on the OAuth endpoints,
  * the API's `{"message"}` anywhere else (a fault is for an app's tests, and an app talks JSON to every path it calls).
  */
-function answerFault(res: Response, path: string, answer: FaultAnswerFields): void {
+function answerFault(res: Response, path: string, answer: FaultAnswer): void {
   const status = answer.status ?? (answer.error === 'invalid_client' ? 401 : 400);
   // What the JSON areas set before anything answers (app.ts); this answer comes before them.
   res.status(status).set({ 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
@@ -91,7 +91,7 @@ export function faultInjection(faults: FaultQueue, parseBody: RequestHandler): R
       if (!fault) return next();
       // The journal (request-journal.ts) shows which fault the request met, a delay alone included.
       res.locals.faultId = fault.id;
-      const answer = answerOf(fault);
+      const answer = fault.answer;
       const respond = () => (answer.status === undefined && answer.error === undefined ? next() : answerFault(res, path, answer));
       if (!answer.delay_ms) return respond();
       // A client that gave up waiting gets nothing more: its request is not run late, after it stopped caring.

@@ -3,7 +3,6 @@
 // fault a request takes; http/faults.ts gathers a request's facts and answers.
 import type { components } from '@tokenbell/sdk';
 import { nanoid } from 'nanoid';
-import type { OAuthErrorCode } from '../oauth/errors.js';
 // The one rule for which API paths are the same (/api/v4 is answered as /api/v3) lives with the areas; it is a pure
 // string function, so the domain may use it without knowing anything of HTTP.
 import { apiV3Url } from '../../http/areas.js';
@@ -12,25 +11,9 @@ export type FaultRequest = components['schemas']['FaultRequest'];
 export type Fault = components['schemas']['Fault'];
 export type FaultMatch = components['schemas']['FaultMatch'];
 
-/**
- * The codes a fault may answer: the document's OAuthError codes and the two of RFC 6749 section 4.1.2.1 that
- * FaultAnswer allows besides (a server failing, or too busy, at the token endpoint).
- */
-export type FaultErrorCode = OAuthErrorCode | 'server_error' | 'temporarily_unavailable';
-
-/**
- * The document's FaultAnswer, readable. The generated type is `unknown`: openapi-typescript turns its `anyOf` of bare
- * `required` lists into `unknown` members, which swallow the object in the union. The validator has checked the
- * answer against the document by the time it is queued, so reading it as these fields is safe.
- */
-export interface FaultAnswerFields {
-  status?: number;
-  error?: FaultErrorCode;
-  message?: string;
-  delay_ms?: number;
-}
-
-export const answerOf = (fault: Fault): FaultAnswerFields => fault.answer as FaultAnswerFields;
+export type FaultAnswer = components['schemas']['FaultAnswer'];
+/** The codes a fault may answer: the document's OAuthError codes and two of RFC 6749 section 4.1.2.1 besides. */
+export type FaultErrorCode = NonNullable<FaultAnswer['error']>;
 
 /** What a request offers to match against: path already normalised to /api/v3 (apiV3Url), no query string. */
 export interface RequestFacts {

@@ -20,6 +20,8 @@ export interface PagesOptions {
   signInCsrf: SignInCsrf;
   /** Where sessions are kept and what signs their cookie. */
   sessions: SessionBacking;
+  /** With test helpers on: the user the authorization page signs in and approves as (the test kit's), or null. */
+  autoApproval?: () => string | null;
 }
 
 export const signInPath = '/users/sign_in';

@@ -1,0 +1,108 @@
+// `@tokenbell/server/testing`: a whole tokenbell inside a test run. It starts in-process on a free loopback port, on
+// its own store (memory unless a data file is named), seeded from an object or a file, with the test-helper area on;
+// several in one process share nothing. The helpers are the area's operations, called in-process; a suite that
+// would rather go through HTTP (or runs in another process) uses the URL and the administrator's token with the
+// SDK's `@tokenbell/sdk/test-helpers`.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { configFrom, type Config } from './config.js';
+import { createPersonalAccessToken } from './domain/accounts.js';
+import { logTransport, smtpTransport, startMailDelivery } from './domain/mail-delivery.js';
+import { newSecret } from './domain/secrets.js';
+import { testHelpers, type TestHelpers } from './domain/testing/helpers.js';
+import { TestKit } from './domain/testing/test-kit.js';
+import { ExplainedError } from './explained-error.js';
+import { createApp } from './http/app.js';
+import { openBackend } from './store/backend.js';
+import { loadSeed, loadSeedFile, type SeedFixture } from './store/seed.js';
+import type { Storage } from './store/storage.js';
+
+export type { SeedFixture } from './store/seed.js';
+export type { TestHelpers } from './domain/testing/helpers.js';
+
+export interface StartTokenbellOptions {
+  /** The state to start from, and to go back to on reset: a seed fixture, or the path of its JSON file. */
+  seed?: SeedFixture | string;
+  /** A JSON data file to keep the state in; memory when not given. */
+  dataFile?: string;
+  /** 0 (any free port) when not given. */
+  port?: number;
+  /**
+   * The administrator whose personal access token `adminToken` is: a username of the seed, who must be an
+   * administrator. When not given, the seed's first administrator, or else a user `root` added as one, as the
+   * service's own installations have.
+   */
+  admin?: string;
+  /** Settings as the server's flags take them (`--token-ttl 60` is `{ tokenTtl: 60 }`). */
+  config?: Partial<Pick<Config, 'tokenTtl' | 'codeTtl' | 'passwordGrant' | 'sessionLifetime' | 'introspectionClients' | 'validateResponses'>>;
+  /** Where notification mail goes (an smtp:// URL); nowhere when not given (each message is marked sent). */
+  smtpUrl?: string;
+}
+
+export interface RunningTokenbell {
+  /** The base URL, e.g. http://127.0.0.1:41234: the issuer, and where the API and the pages are. */
+  url: string;
+  /** A personal access token (scope `api`) of the administrator, for the test-helper area over HTTP. */
+  adminToken: string;
+  /** The test-helper area's operations, in-process. */
+  helpers: TestHelpers;
+  /** Where the state lives, for tests that look behind the API. */
+  storage: Storage;
+  /** Stops listening, ends open connections and lets go of the store. */
+  close(): Promise<void>;
+}
+
+export async function startTokenbell(options: StartTokenbellOptions = {}): Promise<RunningTokenbell> {
+  const backend = await openBackend({ dataFile: options.dataFile ?? null, databaseUrl: null, databasePoolSize: 1, migrate: false });
+  const { storage } = backend;
+  const server = createServer();
+  try {
+    if (typeof options.seed === 'string') await loadSeedFile(storage, options.seed);
+    else if (options.seed) await loadSeed(storage, options.seed);
+    const adminToken = await administratorToken(storage, options);
+    // The base URL names the port, so the port is taken before the application is made.
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, '127.0.0.1', resolve);
+    });
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const config: Config = { ...configFrom(['--base-url', url], {}), ...options.config, testHelpers: true };
+    const kit = new TestKit(storage);
+    const mailDelivery = startMailDelivery(storage.mail, options.smtpUrl ? smtpTransport(options.smtpUrl, config.mailFrom) : logTransport(() => undefined), { now: kit.clock.now });
+    server.on('request', createApp({ backend, config, testKit: kit, mailDelivery }));
+    await kit.markSeeded();
+    const helpers = testHelpers({ storage, kit, baseUrl: url, codeTtl: config.codeTtl, tokenTtl: config.tokenTtl, onMailQueued: () => mailDelivery.kick() });
+    return {
+      url,
+      adminToken,
+      helpers,
+      storage,
+      async close() {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        await mailDelivery.stop();
+        await storage.maintenance.close();
+      },
+    };
+  } catch (error) {
+    server.close();
+    await storage.maintenance.close();
+    throw error;
+  }
+}
+
+/** A token of the administrator `options.admin`, of the seed's first one, or of a `root` added for the purpose. */
+async function administratorToken(storage: Storage, options: StartTokenbellOptions): Promise<string> {
+  const seedAdmin = typeof options.seed === 'object' ? options.seed.users?.find((user) => user.is_admin)?.username : undefined;
+  const name = options.admin ?? seedAdmin;
+  let admin = name === undefined ? await storage.users.byUsername('root') : await storage.users.byUsername(name);
+  if (name !== undefined && !admin?.is_admin) throw new ExplainedError(`startTokenbell: admin names ${JSON.stringify(name)}, who is not an administrator of the seed; add is_admin: true to that user, or leave admin out`);
+  if (!admin) {
+    await loadSeed(storage, { users: [{ username: 'root', email: 'root@tokenbell.invalid', name: 'Administrator', password: newSecret('clientSecret'), is_admin: true }] });
+    admin = (await storage.users.byUsername('root'))!;
+  }
+  if (!admin.is_admin) throw new ExplainedError('startTokenbell: the seed has a user "root" who is not an administrator; name an administrator with the admin option');
+  return (await createPersonalAccessToken(storage, admin.id, { name: 'startTokenbell', scopes: ['api'] })).token;
+}

@@ -1,0 +1,78 @@
+// startTokenbell (src/testing.ts) as a test suite uses it: in-process, seeded, on a free loopback port, reset between
+// tests, its clock moved, its helpers in-process and over HTTP with the administrator's token.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningTokenbell, startTokenbell } from '../src/testing.js';
+
+const seed = {
+  users: [{ username: 'alice', email: 'alice@example.com', name: 'Alice', password: 'correct horse battery' }],
+  groups: [{ path: 'acme', name: 'Acme', visibility: 'private' as const, members: [{ username: 'alice', access_level: 30 }] }],
+  applications: [{ name: 'App', owner: 'alice', client_id: 'app-client-id', client_secret: 'app-client-secret-0123456789', redirect_uris: ['http://127.0.0.1:9/callback'], scopes: ['api' as const, 'read_user' as const] }],
+};
+
+let tb: RunningTokenbell;
+beforeAll(async () => {
+  tb = await startTokenbell({ seed, config: { tokenTtl: 60 } });
+});
+afterAll(() => tb?.close());
+
+const api = (path: string, token: string, init: RequestInit = {}) => fetch(`${tb.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, ...init.headers } });
+
+describe('startTokenbell', () => {
+  it('listens on loopback, seeded, with an administrator added for the helpers', async () => {
+    expect(tb.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const me = await fetch(`${tb.url}/api/v4/user`, { headers: { 'private-token': tb.adminToken } });
+    expect(me.status).toBe(200);
+    expect(await me.json()).toMatchObject({ username: 'root', is_admin: true });
+  });
+
+  it('mints a token as the code grant would, which the API accepts until the clock passes its lifetime', async () => {
+    const minted = await tb.helpers.mintAccessToken({ username: 'alice', client_id: 'app-client-id', scopes: ['read_user'] });
+    expect(minted).toMatchObject({ token_type: 'bearer', expires_in: 60, scope: 'read_user' });
+    expect(minted.refresh_token).toEqual(expect.any(String));
+    expect(await (await api('/api/v4/user', minted.access_token)).json()).toMatchObject({ username: 'alice' });
+    await tb.helpers.advanceClock(61);
+    expect((await api('/api/v4/user', minted.access_token)).status).toBe(401);
+    // The refresh token still works, rotated by the real grant.
+    const refreshed = await fetch(`${tb.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: minted.refresh_token!, client_id: 'app-client-id', client_secret: 'app-client-secret-0123456789' }),
+    });
+    expect(refreshed.status).toBe(200);
+  });
+
+  it('resets to the seeded state: additions gone, the clock back, the administrator still there', async () => {
+    await tb.helpers.createUser({ username: 'bob', email: 'bob@example.com', name: 'Bob', password: 'correct horse battery' });
+    await tb.helpers.advanceClock(3600);
+    const http = await fetch(`${tb.url}/api/v4/test_helpers/reset`, { method: 'POST', headers: { 'private-token': tb.adminToken } });
+    expect(http.status).toBe(204);
+    expect(tb.helpers.clock().offset_seconds).toBe(0);
+    expect(await tb.storage.users.byUsername('bob')).toBeUndefined();
+    expect(await tb.storage.users.byUsername('alice')).toBeDefined();
+    // The same user can be added again after the reset.
+    await expect(tb.helpers.createUser({ username: 'bob', email: 'bob@example.com', name: 'Bob', password: 'correct horse battery' })).resolves.toMatchObject({ username: 'bob' });
+  });
+
+  it('runs the authorization step headless, and the code it answers redeems at the token endpoint', async () => {
+    const auth = await tb.helpers.authorize({ username: 'alice', client_id: 'app-client-id', redirect_uri: 'http://127.0.0.1:9/callback', state: 'xyz', scope: 'api' });
+    expect(auth.redirect_to).toMatch(/^http:\/\/127\.0\.0\.1:9\/callback\?code=.+&state=xyz$/);
+    const token = await fetch(`${tb.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: auth.code!, redirect_uri: 'http://127.0.0.1:9/callback', client_id: 'app-client-id', client_secret: 'app-client-secret-0123456789' }),
+    });
+    expect(token.status).toBe(200);
+  });
+
+  it('keeps two instances in one process apart', async () => {
+    const other = await startTokenbell();
+    try {
+      expect(other.url).not.toBe(tb.url);
+      await other.helpers.createUser({ username: 'carol', email: 'carol@example.com', name: 'Carol', password: 'correct horse battery' });
+      expect(await tb.storage.users.byUsername('carol')).toBeUndefined();
+      expect(await other.storage.users.byUsername('alice')).toBeUndefined();
+    } finally {
+      await other.close();
+    }
+  });
+});
