@@ -6,6 +6,9 @@ export default defineConfig({
   // Shared modules go to chunks of their own in both formats, so that each error class exists once and an error the
   // test helpers throw is an instance of the class the main entry exports (esbuild splits only ESM unless asked).
   splitting: true,
+  // Rollup then writes the CommonJS chunks. Without it tsup converts esbuild's ESM chunks with sucrase, whose source
+  // maps list the intermediate file by its absolute path on the build machine, without its content.
+  treeshake: true,
   dts: true,
   sourcemap: true,
   clean: true,
