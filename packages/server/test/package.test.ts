@@ -1,6 +1,6 @@
 // The server as someone installing it from npm gets it: both tarballs packed from this checkout (prepack builds
-// them), their contents, installed into an empty project, `npx tokenbell --version`, and the README's "From code"
-// example answering the SDK over real HTTP.
+// them), their contents, installed into an empty project, `npx tokenbell --version`, the README's "From code"
+// example answering the SDK over real HTTP, and `@tokenbell/server/testing` started under plain node.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -26,10 +26,28 @@ beforeAll(async () => {
 
 afterAll(() => (scratch ? rm(scratch, { recursive: true, force: true }) : undefined));
 
+let installed: Promise<string> | undefined;
+/** An empty ESM project with both tarballs installed, made once for every case that runs code in it. */
+function installedProject(): Promise<string> {
+  installed ??= (async () => {
+    const project = join(scratch, 'project');
+    await mkdir(project);
+    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }));
+    await run(npm, ['install', '--no-audit', '--no-fund', '--prefer-offline', tarballs.sdk.file, tarballs.server.file], { cwd: project });
+    return project;
+  })();
+  return installed;
+}
+
 describe('@tokenbell/server package', { timeout: 180_000 }, () => {
-  it('packs the built server, its document, README and LICENSE, and nothing else', () => {
+  it('packs the built server, its document, README and LICENSE, and nothing else', async () => {
     const { paths } = tarballs.server;
     expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/cli.js', 'dist/index.js', 'dist/index.d.ts', 'dist/openapi.yaml']));
+    // Every file the exports map names (`.` and `./testing`): one missing fails only at import, in a user's project.
+    const { exports } = JSON.parse(await readFile(join(packagesDir, 'server', 'package.json'), 'utf8')) as { exports: Record<string, Record<string, string>> };
+    expect(Object.keys(exports)).toEqual(['.', './testing']);
+    expect(paths).toEqual(expect.arrayContaining(Object.values(exports).flatMap((conditions) => Object.values(conditions).map((target) => target.replace(/^\.\//, '')))));
+    expect(paths).toEqual(expect.arrayContaining(['dist/testing.js', 'dist/testing.d.ts']));
     // The PostgreSQL schema's migrations, as plain SQL that `tokenbell migrate` runs.
     expect(paths).toContain('migrations/0001_initial.sql');
     expect(paths.filter((p) => !p.startsWith('dist/') && !/^migrations\/\d{4}_[a-z0-9_]+\.sql$/.test(p) && !['LICENSE', 'README.md', 'package.json'].includes(p))).toEqual([]);
@@ -57,11 +75,7 @@ describe('@tokenbell/server package', { timeout: 180_000 }, () => {
   });
 
   it('installs from the tarballs, answers --version, and serves the SDK as its README shows', async () => {
-    const project = join(scratch, 'project');
-    await mkdir(project);
-    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }));
-    await run(npm, ['install', '--no-audit', '--no-fund', '--prefer-offline', tarballs.sdk.file, tarballs.server.file], { cwd: project });
-
+    const project = await installedProject();
     const { stdout: version } = await run(npm, ['exec', '--no', '--', 'tokenbell', '--version'], { cwd: project });
     const { version: expected } = JSON.parse(await readFile(join(packagesDir, 'server', 'package.json'), 'utf8')) as { version: string };
     expect(version.trim()).toBe(expected);
@@ -95,5 +109,32 @@ try {
     );
     const { stdout } = await run(process.execPath, ['round-trip.mjs'], { cwd: project });
     expect(JSON.parse(stdout)).toEqual({ username: 'jsmith', level: 'watch', reference: 200, sourceMapped: false });
+  });
+
+  it('starts @tokenbell/server/testing under plain node, seeded, and lets the process end once closed', async () => {
+    const project = await installedProject();
+    await writeFile(
+      join(project, 'testing.mjs'),
+      `import { startTokenbell } from '@tokenbell/server/testing';
+
+const tokenbell = await startTokenbell({
+  seed: {
+    users: [{ username: 'alice', email: 'alice@example.com', name: 'Alice', password: 'alice-password' }],
+    applications: [{ name: 'My App', owner: 'alice', client_id: 'my-app', client_secret: 'my-app-secret-0123456789', redirect_uris: ['http://127.0.0.1:3000/callback'] }],
+  },
+});
+try {
+  const { access_token } = await tokenbell.helpers.mintAccessToken({ username: 'alice', client_id: 'my-app' });
+  const response = await fetch(tokenbell.url + '/api/v4/user', { headers: { authorization: 'Bearer ' + access_token } });
+  console.log(JSON.stringify({ status: response.status, username: (await response.json()).username }));
+} finally {
+  await tokenbell.close();
+}
+`,
+    );
+    // No process.exit in the script: it ends only if close() lets go of every handle, so a leak shows as the timeout.
+    // execFile rejects on any exit code but 0, and on the timeout.
+    const { stdout } = await run(process.execPath, ['testing.mjs'], { cwd: project, timeout: 60_000 });
+    expect(JSON.parse(stdout)).toEqual({ status: 200, username: 'alice' });
   });
 });
