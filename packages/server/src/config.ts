@@ -78,7 +78,7 @@ export const settings = [
   { flag: 'log-level', arg: 'LEVEL', env: 'TOKENBELL_LOG_LEVEL', default: 'info', help: 'request log level: fatal, error, warn, info, debug, trace or silent' },
   { flag: 'smtp-url', arg: 'URL', env: 'TOKENBELL_SMTP_URL', default: 'none', help: 'send notification mail through this SMTP server (smtp://USER:PASSWORD@HOST:PORT, smtps:// for TLS); without it, each message is a log line' },
   { flag: 'mail-from', arg: 'ADDRESS', env: 'TOKENBELL_MAIL_FROM', default: 'tokenbell <notifications@HOST>', help: 'the From address of notification mail (HOST: the base URL\'s host name)' },
-  { flag: 'test-helpers', env: 'TOKENBELL_TEST_HELPERS', default: 'off', help: 'serve the test-helper API for administrators (record notification events, list the mail sent); never in production (true to turn on)' },
+  { flag: 'test-helpers', env: 'TOKENBELL_TEST_HELPERS', default: 'off', help: 'serve the test-helper API for administrators (shape state, mint tokens, move the clock, reset, the request journal, faults, notification events and mail); never in production (true to turn on)' },
 ] as const satisfies readonly { flag: string; arg?: string; env: string | undefined; default: string; help: string }[];
 
 type Flag = (typeof settings)[number]['flag'];
