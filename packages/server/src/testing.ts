@@ -13,12 +13,25 @@ import { testHelpers, type TestHelpers } from './domain/testing/helpers.js';
 import { TestKit } from './domain/testing/test-kit.js';
 import { ExplainedError } from './explained-error.js';
 import { createApp } from './http/app.js';
+import { openApiValidation } from './http/openapi-validation.js';
 import { openBackend } from './store/backend.js';
 import { loadSeed, loadSeedFile, type SeedFixture } from './store/seed.js';
 import type { Storage } from './store/storage.js';
 
 export type { SeedFixture } from './store/seed.js';
 export type { TestHelpers } from './domain/testing/helpers.js';
+
+/**
+ * One request validator per process and setting, shared by every instance started here: it loads the document once
+ * and compiles each operation's checks on its first use, so a suite that starts an instance per file pays for that
+ * once (instances share no state through it, only compiled schemas).
+ */
+const validators = new Map<boolean, ReturnType<typeof openApiValidation>>();
+const validatorFor = (validateResponses: boolean) => {
+  let chain = validators.get(validateResponses);
+  if (!chain) validators.set(validateResponses, (chain = openApiValidation({ validateResponses })));
+  return chain;
+};
 
 export interface StartTokenbellOptions {
   /** The state to start from, and to go back to on reset: a seed fixture, or the path of its JSON file. */
@@ -69,7 +82,7 @@ export async function startTokenbell(options: StartTokenbellOptions = {}): Promi
     const config: Config = { ...configFrom(['--base-url', url], {}), ...options.config, testHelpers: true };
     const kit = new TestKit(storage);
     const mailDelivery = startMailDelivery(storage.mail, options.smtpUrl ? smtpTransport(options.smtpUrl, config.mailFrom) : logTransport(() => undefined), { now: kit.clock.now });
-    server.on('request', createApp({ backend, config, testKit: kit, mailDelivery }));
+    server.on('request', createApp({ backend, config, testKit: kit, mailDelivery, validation: validatorFor(config.validateResponses) }));
     await kit.markSeeded();
     const helpers = testHelpers({ storage, kit, baseUrl: url, codeTtl: config.codeTtl, tokenTtl: config.tokenTtl, onMailQueued: () => mailDelivery.kick() });
     return {
