@@ -1,5 +1,6 @@
 // User accounts and personal access tokens. Fields are checked here; names that must be unique are refused by the
 // store when it adds the record (hashing a password awaits, so another request may have taken the name meanwhile).
+import type { components } from '@tokenbell/sdk';
 import { InputError } from '../explained-error.js';
 import { checkScopes } from './oauth/scopes.js';
 import type { Account, NewUserRow, Storage } from '../store/storage.js';
@@ -10,25 +11,13 @@ import { checkOtpSecret } from './two-factor.js';
 import { isActive } from './users.js';
 import { epochSeconds } from './time.js';
 
-
 export const usernamePattern = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,254}$/;
 // Deliberately loose: one @, no spaces, a dot in the domain. Whether the address works only a message can tell.
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const datePattern = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-export interface NewUser {
-  username: string;
-  email: string;
-  /** Verified secondary addresses (tokenbell has no verification flow, so only verified ones are given). */
-  secondary_emails?: string[];
-  name: string;
-  password: string;
-  two_factor_enabled?: boolean;
-  /** The base32 TOTP secret of a user with `two_factor_enabled` (see two-factor.ts). */
-  otp_secret?: string;
-  is_admin?: boolean;
-  bio?: string;
-}
+/** A new user's fields, as a seed fixture and the test kit's createTestUser take them (the document's TestUserRequest). */
+export type NewUser = components['schemas']['TestUserRequest'];
 
 export interface NewPersonalAccessToken {
   name: string;
