@@ -118,8 +118,8 @@ export function listApplications(storage: Storage, ownerId: number): Promise<App
  * (revoked records stay until pruned, so a later use is reported as revoked rather than unknown). False when the
  * owner has no such application.
  */
-export function deleteApplication(storage: Storage, ownerId: number, id: number): Promise<boolean> {
-  return storage.applications.deleteOwned(ownerId, id, Math.floor(Date.now() / 1000));
+export function deleteApplication(storage: Storage, ownerId: number, id: number, now: number = epochSeconds()): Promise<boolean> {
+  return storage.applications.deleteOwned(ownerId, id, now);
 }
 
 function checkRedirectUris(value: unknown): string[] {

@@ -57,7 +57,7 @@ export function applicationsRoutes({ storage, now }: PagesOptions): Router {
 
   router.post('/profile/applications/:application_id/delete', async (req, res) => {
     const user = await userOf(storage, req);
-    if (!(await deleteApplication(storage, user.id, Number(req.params.application_id)))) {
+    if (!(await deleteApplication(storage, user.id, Number(req.params.application_id), now()))) {
       throw new HttpError(404, 'You have no such application.');
     }
     redirect(res, home);
