@@ -31,6 +31,10 @@ const expected = [
     `ratio.postgres_vs_file.${id}`,
   ]),
   'rss.postgres_server_mib',
+  ...['testing.start.to_first_answer', 'testing.baseline.bare_http', 'testing.baseline.spawned_cli'].flatMap((p) => ['median_ms', 'min_ms', 'max_ms'].map((m) => `${p}.${m}`)),
+  ...['first_in_process_ms', 'resolved_ms', 'first_request_ms', 'second_request_ms', 'close_ms'].map((m) => `testing.start.${m}`),
+  ...['memory', 'file'].flatMap((s) => [...['rounds', 'median_ms', 'p95_ms', 'put_median_ms'].map((m) => `testing.reset.${s}.${m}`), `ratio.testing_reset_vs_put.${s}`]),
+  ...['testing.reset.store_kib', 'testing.section_seconds', 'ratio.testing_start_vs_spawned_cli', 'ratio.testing_start_vs_bare_http'],
 ];
 
 describe('npm run bench -- --quick', () => {
@@ -70,5 +74,14 @@ describe('npm run bench -- --quick', () => {
     expect(table).toContain('reference server (auth + validation)');
     expect(table).toContain('Ratios (within this run');
     expect(table).toContain('SDK overhead over plain fetch');
+    expect(table).toContain('Test kit: startTokenbell() -> first authenticated answer');
+    expect(table).toContain('test kit start / spawned CLI start (same seed)');
+  });
+
+  it('measured the test kit: every start answered, resets took time, and the store they restore is not empty', () => {
+    // A start is at least its first request, and a reset is never free on the data file (it rewrites it).
+    expect(result.figures['testing.start.to_first_answer.min_ms']).toBeGreaterThan(result.figures['testing.start.second_request_ms'] as number);
+    expect(result.figures['testing.reset.file.median_ms']).toBeGreaterThan(0);
+    expect(result.figures['testing.reset.store_kib']).toBeGreaterThan(1);
   });
 });

@@ -1,11 +1,12 @@
-// `npm run bench [-- --quick] [-- --json FILE] [-- --only read,sdk,write,token,postgres]`: starts every target as a child process on 127.0.0.1, warms each
+// `npm run bench [-- --quick] [-- --json FILE] [-- --only read,sdk,write,token,postgres,testing]`: starts every target as a child process on 127.0.0.1, warms each
 // up, measures in interleaved rounds (so drift from other work on the machine hits every target alike), and prints
 // one table of medians plus ratios taken within this run. See bench/README.md for what each figure means.
 import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
 import { copyFile, mkdir, mkdtemp, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Bench } from 'tinybench';
 import { createTokenbellClient } from '../packages/sdk/src/index.js';
@@ -15,6 +16,7 @@ import { type GeneratedStore, client, generateStore, password, project } from '.
 import { copyStoreIntoDatabase } from './lib/postgres.js';
 import { createDatabase, startCluster } from '../test/support/postgres.js';
 import { migrate } from '../packages/server/src/store/postgres/migrate.js';
+import { administrator, writeContractSeed } from '../test/contract/seed.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -23,7 +25,7 @@ const { values: flags } = parseArgs({
   strict: true,
 });
 const quick = flags.quick!;
-const sections = ['read', 'sdk', 'write', 'token', 'postgres'] as const;
+const sections = ['read', 'sdk', 'write', 'token', 'postgres', 'testing'] as const;
 // `--only` runs some sections (to work on one figure); the table shows '-' for figures it did not measure.
 const only = new Set(flags.only ? flags.only.split(',').map((s) => s.trim()) : sections);
 for (const s of only) {
@@ -34,8 +36,8 @@ for (const s of only) {
 }
 
 const config = quick
-  ? { rounds: 1, seconds: 1, warmupSeconds: 0.5, connections: [1, 10, 50], stores: [1_000], tokenAmount: 150, coldStarts: 1, sdkMs: 300 }
-  : { rounds: 3, seconds: 3, warmupSeconds: 1, connections: [1, 10, 50], stores: [1_000, 10_000, 100_000], tokenAmount: 600, coldStarts: 3, sdkMs: 1_500 };
+  ? { rounds: 1, seconds: 1, warmupSeconds: 0.5, connections: [1, 10, 50], stores: [1_000], tokenAmount: 150, coldStarts: 1, sdkMs: 300, kitStarts: 3, kitResets: 40, kitResetSeconds: 3 }
+  : { rounds: 3, seconds: 3, warmupSeconds: 1, connections: [1, 10, 50], stores: [1_000, 10_000, 100_000], tokenAmount: 600, coldStarts: 3, sdkMs: 1_500, kitStarts: 10, kitResets: 200, kitResetSeconds: 6 };
 const tokenConnections = 10;
 
 /** Every figure, flat, as the JSON result file holds them: `section.case.metric` → number. */
@@ -404,6 +406,144 @@ async function tokenBenchmark(work: string): Promise<void> {
   await target.stop();
 }
 
+/** The `q`-quantile by nearest rank. */
+function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+}
+
+function recordSpread(prefix: string, values: number[]): void {
+  record(`${prefix}.median_ms`, median(values));
+  record(`${prefix}.min_ms`, Math.min(...values));
+  record(`${prefix}.max_ms`, Math.max(...values));
+}
+
+async function expect200(response: Response, what: string): Promise<void> {
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`${what} answered ${response.status}: ${text}`);
+}
+
+/**
+ * The test kit (`@tokenbell/server/testing`, issue 19) as a suite uses it, from the build: startTokenbell() on the
+ * contract suite's seed (the example fixture plus an administrator and a public application, the larger of the
+ * realistic seeds) to a first authenticated answer, against a bare http.createServer and a spawned CLI on the same
+ * seed; then helpers.reset() after a few writes, which is what a suite pays before every test, against one PUT.
+ */
+async function testingBenchmark(work: string): Promise<void> {
+  const began = performance.now();
+  // The built module, as an installed package is imported: the bench measures dist, never the sources through tsx.
+  const { startTokenbell } = (await import(pathToFileURL(join(root, 'packages/server/dist/testing.js')).href)) as typeof import('../packages/server/src/testing.js');
+  const seed = await writeContractSeed(work);
+  const fixture = JSON.parse(await readFile(seed, 'utf8')) as Record<'users' | 'groups' | 'projects' | 'applications', unknown[]>;
+  // Personal access tokens go in PRIVATE-TOKEN; Bearer is for OAuth tokens.
+  const pat = (token: string) => ({ 'private-token': token });
+  const me = (url: string, token: string) => fetch(`${url}/api/v4/user`, { headers: pat(token) });
+
+  log(`test kit: ${config.kitStarts} sequential startTokenbell() -> first answer -> close()`);
+  const starts = { total: [] as number[], resolved: [] as number[], first: [] as number[], second: [] as number[], close: [] as number[] };
+  for (let i = 0; i < config.kitStarts; i++) {
+    const starting = performance.now();
+    const kit = await startTokenbell({ seed });
+    const resolved = performance.now();
+    try {
+      const { token } = await kit.helpers.mintPersonalAccessToken({ username: 'jsmith', name: 'bench', scopes: ['read_user'] });
+      const minted = performance.now();
+      await expect200(await me(kit.url, token), 'the test kit');
+      const answered = performance.now();
+      await expect200(await me(kit.url, token), 'the test kit');
+      starts.second.push(performance.now() - answered);
+      starts.first.push(answered - minted);
+      starts.resolved.push(resolved - starting);
+      starts.total.push(answered - starting);
+    } finally {
+      const closing = performance.now();
+      await kit.close();
+      starts.close.push(performance.now() - closing);
+    }
+  }
+  recordSpread('testing.start.to_first_answer', starts.total);
+  // The first start in a process also pays for loading and compiling the server's code.
+  record('testing.start.first_in_process_ms', starts.total[0]!);
+  record('testing.start.resolved_ms', median(starts.resolved));
+  record('testing.start.first_request_ms', median(starts.first));
+  record('testing.start.second_request_ms', median(starts.second));
+  record('testing.start.close_ms', median(starts.close));
+
+  const bare: number[] = [];
+  for (let i = 0; i < config.kitStarts; i++) {
+    const starting = performance.now();
+    const server = createServer((_req, res) => res.end('{}'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    await (await fetch(`http://127.0.0.1:${port}/`)).text();
+    bare.push(performance.now() - starting);
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+  recordSpread('testing.baseline.bare_http', bare);
+
+  // The CLI on the same seed, in memory: what a suite that spawns the server instead waits for.
+  const spawned: number[] = [];
+  for (let i = 0; i < config.coldStarts; i++) {
+    const port = await freePort();
+    const target = startTarget('tokenbell --memory --seed', process.execPath, [join(root, 'packages/server/dist/cli.js'), '--memory', '--seed', seed, '--port', String(port), '--log-level', 'silent'], port, { NODE_ENV: 'production' });
+    try {
+      spawned.push((await waitFor200(target, '/api/v4/user', pat(administrator.pat))) - target.spawnedAt);
+    } finally {
+      await target.stop();
+    }
+  }
+  recordSpread('testing.baseline.spawned_cli', spawned);
+  record('ratio.testing_start_vs_spawned_cli', median(starts.total) / median(spawned));
+  record('ratio.testing_start_vs_bare_http', median(starts.total) / median(bare));
+
+  for (const store of ['memory', 'file'] as const) {
+    const dataFile = join(work, 'testing-kit.json');
+    await rm(dataFile, { force: true });
+    const kit = await startTokenbell({ seed, ...(store === 'file' ? { dataFile } : {}) });
+    try {
+      // One user, a token of theirs and a setting changed through the API, then back to the seed; the same username
+      // every round, so a reset that left the user behind would fail the next round's create.
+      const round = async () => {
+        await kit.helpers.createUser({ username: 'bench-user', email: 'bench-user@example.com', name: 'Bench User', password: 'bench-user-password' });
+        const { token } = await kit.helpers.mintPersonalAccessToken({ username: 'bench-user', name: 'bench', scopes: ['api'] });
+        const putting = performance.now();
+        await expect200(await fetch(`${kit.url}${readPath}`, { method: 'PUT', headers: { ...pat(token), 'content-type': 'application/json' }, body: writeBody }), 'PUT notification settings');
+        const put = performance.now() - putting;
+        const resetting = performance.now();
+        await kit.helpers.reset();
+        return { put, reset: performance.now() - resetting };
+      };
+      // The first round compiles the validator's checks for these operations.
+      await round();
+      // A reset writes the whole seeded state into the data file (the journal holds only what came after it).
+      if (store === 'file') record('testing.reset.store_kib', (await stat(dataFile)).size / 1024);
+      log(`test kit: up to ${config.kitResets} rounds of writes and reset on the ${store} store`);
+      const puts: number[] = [];
+      const resets: number[] = [];
+      // Each round hashes the new user's password (scrypt, tens of milliseconds), so a slow machine gets fewer rounds
+      // rather than a longer run.
+      const until = performance.now() + config.kitResetSeconds * 1000;
+      for (let i = 0; i < config.kitResets && performance.now() < until; i++) {
+        const { put, reset } = await round();
+        puts.push(put);
+        resets.push(reset);
+      }
+      record(`testing.reset.${store}.rounds`, resets.length);
+      record(`testing.reset.${store}.median_ms`, median(resets));
+      record(`testing.reset.${store}.p95_ms`, quantile(resets, 0.95));
+      record(`testing.reset.${store}.put_median_ms`, median(puts));
+      record(`ratio.testing_reset_vs_put.${store}`, median(resets) / median(puts));
+    } finally {
+      await kit.close();
+    }
+  }
+  record('testing.section_seconds', (performance.now() - began) / 1000);
+  notes.push(
+    `testing: seed = the contract suite's (test/contract/seed.ts): ${fixture.users.length} users, ${fixture.groups.length} groups, ${fixture.projects.length} projects, ${fixture.applications.length} applications; each reset undoes 1 user, 1 personal access token and 1 notification setting; the section took ${fmt(figures['testing.section_seconds'], 1)} s`,
+  );
+}
+
 function fmt(value: number | undefined, digits = 0): string {
   if (value === undefined || !Number.isFinite(value)) return '-';
   return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -496,6 +636,27 @@ function table(): string {
     ratioRows.push([`PostgreSQL / JSON file, ${label}${target ? ` (target >= ${target}%)` : ''}`, `${fmt(figures[`ratio.postgres_vs_file.${id}`]! * 100)} %`]);
   }
   extra.push(['RSS: PostgreSQL server after its benchmark', `${fmt(figures['rss.postgres_server_mib'])} MiB`]);
+  const spread = (prefix: string) => `${fmt(figures[`${prefix}.median_ms`], 1)} ms (${fmt(figures[`${prefix}.min_ms`], 1)}-${fmt(figures[`${prefix}.max_ms`], 1)})`;
+  extra.push(
+    [`Test kit: startTokenbell() -> first authenticated answer, median (min-max) of ${config.kitStarts}`, spread('testing.start.to_first_answer')],
+    ['  the first start in the process', `${fmt(figures['testing.start.first_in_process_ms'], 1)} ms`],
+    ['  of which startTokenbell() resolves (seeding, listening)', `${fmt(figures['testing.start.resolved_ms'], 1)} ms`],
+    ['  of which first request (validator warm-up)', `${fmt(figures['testing.start.first_request_ms'], 1)} ms`],
+    ['  the same request again', `${fmt(figures['testing.start.second_request_ms'], 1)} ms`],
+    ['  close()', `${fmt(figures['testing.start.close_ms'], 1)} ms`],
+    ['Baseline: bare http.createServer -> first answer, in-process', spread('testing.baseline.bare_http')],
+    [`Baseline: spawned tokenbell --memory --seed -> first 200, median (min-max) of ${config.coldStarts}`, spread('testing.baseline.spawned_cli')],
+    [`Test kit: reset() after writes, memory store (${fmt(figures['testing.reset.store_kib'], 1)} KiB as JSON), median / p95 of ${fmt(figures['testing.reset.memory.rounds'])}`, `${fmt(figures['testing.reset.memory.median_ms'], 2)} / ${fmt(figures['testing.reset.memory.p95_ms'], 2)} ms`],
+    ['  one PUT notification settings on the same instance, median', `${fmt(figures['testing.reset.memory.put_median_ms'], 2)} ms`],
+    [`Test kit: reset() after writes, JSON data file, median / p95 of ${fmt(figures['testing.reset.file.rounds'])}`, `${fmt(figures['testing.reset.file.median_ms'], 2)} / ${fmt(figures['testing.reset.file.p95_ms'], 2)} ms`],
+    ['  one durable PUT notification settings on the same instance, median', `${fmt(figures['testing.reset.file.put_median_ms'], 2)} ms`],
+  );
+  ratioRows.push(
+    ['test kit start / spawned CLI start (same seed)', `${fmt(figures['ratio.testing_start_vs_spawned_cli'], 2)}x`],
+    ['test kit start / bare http.createServer start', `${fmt(figures['ratio.testing_start_vs_bare_http'], 1)}x`],
+    ['reset / one PUT, memory store', `${fmt(figures['ratio.testing_reset_vs_put.memory'], 2)}x`],
+    ['reset / one durable PUT, JSON data file', `${fmt(figures['ratio.testing_reset_vs_put.file'], 2)}x`],
+  );
   const kv = (list: Array<[string, string]>) => {
     const w = Math.max(...list.map(([k]) => k.length));
     return list.map(([k, v]) => `${k.padEnd(w)}  ${v}`);
@@ -529,6 +690,7 @@ async function main(): Promise<void> {
     if (only.has('write')) await writeBenchmark(work);
     if (only.has('token')) await tokenBenchmark(work);
     if (only.has('postgres')) await postgresBenchmark(work);
+    if (only.has('testing')) await testingBenchmark(work);
     record('total_seconds', (performance.now() - began) / 1000);
     process.stdout.write(`${table()}\n`);
     if (flags.json) {
