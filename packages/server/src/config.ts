@@ -256,7 +256,8 @@ const wrap = (text: string, width: number, indent: string): string => {
 export const usage = `Usage: tokenbell [options]
        tokenbell users create|reset-password|token ...   (tokenbell users --help)
        tokenbell migrate --database-url URL              (PostgreSQL schema; tokenbell migrate --help)
-       tokenbell events emit|messages ...                (test helpers; tokenbell events --help)
+       tokenbell test-helpers <operation> [JSON] ...     (the test-helper area; tokenbell test-helpers --help)
+       tokenbell events emit|messages ...                (notification test helpers; tokenbell events --help)
 
   -h, --help              this text
   --version               the version of @tokenbell/server
