@@ -55,7 +55,7 @@ export interface StartTokenbellOptions {
 export interface RunningTokenbell {
   /** The base URL, e.g. http://127.0.0.1:41234: the issuer, and where the API and the pages are. */
   url: string;
-  /** A personal access token (scope `api`) of the administrator, for the test-helper area over HTTP. */
+  /** A personal access token (scope `api`) of the administrator, for the test-helper area over HTTP; part of the seeded state, so a reset keeps it. */
   adminToken: string;
   /** The test-helper area's operations, in-process. */
   helpers: TestHelpers;
