@@ -6,6 +6,7 @@ import { expect } from 'vitest';
 import {
   authorizationUrl,
   callbackParams,
+  createTokenbellClient,
   exchangeCode,
   OAuthError,
   passwordGrant,
@@ -16,6 +17,7 @@ import {
   TokenbellNotFoundError,
   TokenbellPermissionError,
   TokenbellValidationError,
+  type FetchLike,
   type NotificationSettingsUpdate,
   type GlobalNotificationSettingsUpdate,
   type TokenbellAuth,
@@ -23,21 +25,28 @@ import {
 } from '../../packages/sdk/src/index.js';
 import {
   createTokenbellTestHelpers,
+  type Fault,
+  type FaultRequest,
   type NotificationEventRequest,
   type NotificationEventResult,
   type NotificationMessage,
+  type RecordedRequest,
+  type TestClock,
   type TokenbellTestHelpers,
 } from '../../packages/sdk/src/test-helpers.js';
+import type { TokenResponse } from '../../packages/sdk/src/index.js';
 import { currentCode } from '../../packages/server/test/support/two-factor.js';
 import { type CaseContext, exampleApp, type Exchange, publicApp, type Session, users } from './context.js';
+import { boundedJsonBodies, paddedBodyCase } from './not-applicable.js';
 
 /**
  * A reference server of its own that a case's subject request needs, on the server target directly and on the proxy
  * target behind a proxy of its own (contract.test.ts): `restricted`, whose monitoring allowlist leaves loopback out
- * and which runs without test helpers, for the 404s of what an instance can leave out. The mock answers what Prefer
- * asks whatever the instance.
+ * and which runs without test helpers, for the 404s of what an instance can leave out; `disposable`, with test
+ * helpers like the suite's own server, for the cases that reset an instance or move its clock, which would take the
+ * suite's server from under every later case. The mock answers what Prefer asks whatever the instance.
  */
-export type Instance = 'restricted';
+export type Instance = 'restricted' | 'disposable';
 
 export interface ContractCase {
   name: string;
@@ -110,6 +119,53 @@ const events = {
 
 /** The test helpers on the subject channel, as ctx.client() is the client on it. */
 const testHelpers = (ctx: CaseContext, auth: TokenbellAuth): TokenbellTestHelpers => createTokenbellTestHelpers({ baseUrl: ctx.baseUrl, fetch: ctx.fetch, auth });
+const asRoot = { privateToken: users.root.pat };
+/**
+ * The test helpers and the client as the seed's administrator on the case's own instance (ContractCase.instance),
+ * outside the subject channel: ctx.setup talks to the target's usual server, and a `disposable` case shapes and reads
+ * the instance it resets or moves the clock of. On the proxy target they go through that instance's proxy.
+ */
+const onInstance = (ctx: CaseContext) => createTokenbellTestHelpers({ baseUrl: ctx.baseUrl, auth: asRoot });
+const clientOnInstance = (ctx: CaseContext, auth: TokenbellAuth) => createTokenbellClient({ baseUrl: ctx.baseUrl, auth });
+/** A name no earlier run or case has taken (the targets' servers are fresh, but a case may run on two of them). */
+const unique = (prefix: string) => `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
+/** A path no request of the suite ever goes to: faults queued for it answer nothing. */
+const neverRequested = '/contract-suite/never-requested';
+const idleFault: FaultRequest = { match: { method: 'DELETE', path: neverRequested }, answer: { status: 503 } };
+
+/**
+ * The test-helper area's operations (issue 19), each with a valid request for the rows every one of them documents:
+ * 401, 403 (for the scope, and for a user who is not an administrator), 404 on an instance without test helpers, and
+ * the 413 of those whose body is bounded. Every one of these is refused before it acts; even carried out, each but the
+ * reset would change nothing the later cases rely on.
+ */
+const testHelperCalls: { operation: string; scope: 'read_api' | 'api'; call(helpers: TokenbellTestHelpers): Promise<unknown> }[] = [
+  {
+    operation: 'createTestUser',
+    scope: 'api',
+    call: (h) => h.createUser({ username: 'contract-refused', email: 'contract-refused@example.com', name: 'Refused', password: 'contract-suite-password' }),
+  },
+  { operation: 'createTestGroup', scope: 'api', call: (h) => h.createGroup({ path: 'contract-refused', name: 'Refused' }) },
+  { operation: 'createTestProject', scope: 'api', call: (h) => h.createProject({ namespace: 'acme', path: 'contract-refused', name: 'Refused' }) },
+  // Carried out, it would be refused too: the project does not exist.
+  { operation: 'setTestMembership', scope: 'api', call: (h) => h.setMembership({ username: 'mallory', project: 'contract-suite/no-such-project', access_level: 10 }) },
+  { operation: 'createTestApplication', scope: 'api', call: (h) => h.createApplication({ name: 'Refused', owner: 'jsmith', redirect_uris: ['https://app.example.com/callback'] }) },
+  { operation: 'mintAccessToken', scope: 'api', call: (h) => h.mintAccessToken({ username: 'jsmith', client_id: exampleApp.clientId, scopes: ['read_user'] }) },
+  { operation: 'mintPersonalAccessToken', scope: 'api', call: (h) => h.mintPersonalAccessToken({ username: 'mallory', name: 'refused', scopes: ['read_user'] }) },
+  { operation: 'authorizeHeadlessly', scope: 'api', call: (h) => h.authorize({ username: 'jsmith', client_id: exampleApp.clientId, redirect_uri: exampleApp.redirectUri }) },
+  { operation: 'getAutoApproval', scope: 'read_api', call: (h) => h.autoApproval() },
+  { operation: 'setAutoApproval', scope: 'api', call: (h) => h.setAutoApproval(null) },
+  { operation: 'getTestClock', scope: 'read_api', call: (h) => h.clock() },
+  // One second: even carried out, it would move no expiry a later case meets.
+  { operation: 'advanceTestClock', scope: 'api', call: (h) => h.advanceClock(1) },
+  // Carried out, it would take the suite's server back to its seed; it takes no body, so it has no 413 row.
+  { operation: 'resetTestState', scope: 'api', call: (h) => h.reset() },
+  { operation: 'listRecordedRequests', scope: 'read_api', call: (h) => h.requests() },
+  { operation: 'clearRecordedRequests', scope: 'api', call: (h) => h.clearRequests() },
+  { operation: 'listFaults', scope: 'read_api', call: (h) => h.faults() },
+  { operation: 'queueFault', scope: 'api', call: (h) => h.queueFault(idleFault) },
+  { operation: 'clearFaults', scope: 'api', call: (h) => h.clearFaults() },
+];
 
 /**
  * The API operations that take a token, for the 401/403 rows every one of them documents. The 403 is asked as jsmith
@@ -138,6 +194,7 @@ const apiOperations: {
     call: (_c, h) => h.emitNotificationEvent('acme/widgets', { kind: 'failed_pipeline', title: 'Refused', author: 'jsmith' }),
   },
   { operation: 'listNotificationMessages', scope: 'read_api', as: 'root', call: (_c, h) => h.notificationMessages() },
+  ...testHelperCalls.map(({ operation, scope, call }) => ({ operation, scope, as: 'root' as const, call: (_c: TokenbellClient, h: TokenbellTestHelpers) => call(h) })),
 ];
 /** One scope too few for each required scope. */
 const tooLittle = { read_user: undefined, read_api: 'read_user', api: 'read_api' } as const;
@@ -208,10 +265,30 @@ const paddedEvent: NotificationEventRequest & { from_a_later_release: string } =
 };
 
 /**
- * The server refuses a user who is not an administrator with no WWW-Authenticate header (test-helper-routes.ts,
- * requireAdmin), which AdminOnly requires (components.headers.WwwAuthenticate, required: true); Prism's proxy turns
- * the answer into its own 500. The 403 of the scope has the header, and covers AdminOnly on the server and the proxy.
+ * The SDK's own request with its JSON body padded past 100 kB on the way out, for the test helpers whose every valid
+ * body is small (not-applicable.ts, boundedJsonBodies): with whitespace after the body, which leaves it valid, or with
+ * one field more, which the schemas (additionalProperties: false) do not allow.
  */
+const paddedBody =
+  (fetch: FetchLike, padding: 'whitespace' | 'field'): FetchLike =>
+  async (request) => {
+    const body = await request.text();
+    const padded = padding === 'whitespace' ? `${body}${' '.repeat(oversize)}` : JSON.stringify({ ...(JSON.parse(body) as object), from_a_later_release: 'x'.repeat(oversize) });
+    return fetch(new Request(request, { body: padded }));
+  };
+
+/**
+ * Valid bodies past 100 kB for the test helpers whose arrays allow it: 100 members named at their maxLength (255 code
+ * points) in a 4-byte character, about 105 kB; 20 redirect URIs of 2,048 code points, about 160 kB.
+ */
+const wide = (n: number) => '\u{1D11E}'.repeat(n);
+const widestMembers = Array.from({ length: 100 }, () => ({ username: wide(255), access_level: 30 as const }));
+const widestRedirectUris = Array.from({ length: 20 }, () => `https://app.example.com/${wide(2048 - 'https://app.example.com/'.length)}`);
+const largeBodies: { operation: string; call(helpers: TokenbellTestHelpers): Promise<unknown> }[] = [
+  { operation: 'createTestGroup', call: (h) => h.createGroup({ path: 'contract-oversized', name: 'Oversized', members: widestMembers }) },
+  { operation: 'createTestProject', call: (h) => h.createProject({ namespace: 'acme', path: 'contract-oversized', name: 'Oversized', members: widestMembers }) },
+  { operation: 'createTestApplication', call: (h) => h.createApplication({ name: 'Oversized', owner: 'jsmith', redirect_uris: widestRedirectUris }) },
+];
 
 /** The ids of the messages listed, to compare two listings whose delivery statuses may have moved on in between. */
 const idsOf = (messages: NotificationMessage[]) => messages.map((m) => m.id);
@@ -222,7 +299,6 @@ const idsOf = (messages: NotificationMessage[]) => messages.map((m) => m.id);
  * of valid form, past the 100 kB limit. The redirect URIs are absolute, one per line, as the form asks.
  */
 function largestApplicationForm(): { _csrf: string; name: string; redirect_uri: string; scopes: 'read_user' } {
-  const wide = (n: number) => '\u{1D11E}'.repeat(n);
   const prefix = 'https://app.example.com/';
   const uris = 4;
   const each = Math.floor((8192 - (uris - 1)) / uris);
@@ -1555,6 +1631,547 @@ export const cases: ContractCase[] = [
     expect: (x) => expect(x.json).toEqual({ message: '404 Not Found' }),
   },
 
+  // --- Test helpers: shaping state --------------------------------------------------------------------------------
+  {
+    name: 'adding a user answers it as the API shows it, without the password, and the user can then use the API',
+    operation: 'createTestUser',
+    status: 201,
+    async call(ctx) {
+      const username = unique('contract-user');
+      await testHelpers(ctx, asRoot).createUser({ username, email: `${username}@example.com`, name: 'Contract User', password: 'contract-suite-password', bio: 'Added by the contract suite.' });
+      return username;
+    },
+    expect: (x) => expect(x.text).not.toContain('contract-suite-password'),
+    async behaviour(x, ctx, username) {
+      expect(x.json).toMatchObject({ username, email: `${username}@example.com`, name: 'Contract User', bio: 'Added by the contract suite.', state: 'active', is_admin: false });
+      const pat = await ctx.setup.testHelpers().mintPersonalAccessToken({ username: username as string, name: 'check', scopes: ['read_user'] });
+      expect(await ctx.setup.client({ privateToken: pat.token }).user.current()).toMatchObject({ username });
+    },
+  },
+  {
+    name: 'adding a user whose username is taken, whatever the case, is refused',
+    operation: 'createTestUser',
+    status: 400,
+    async call(ctx) {
+      const username = unique('contract-twin');
+      await rejectsWith(
+        testHelpers(ctx, asRoot).createUser({ username: 'JSMITH', email: `${username}@example.com`, name: 'Twin', password: 'contract-suite-password' }),
+        TokenbellValidationError,
+        { status: 400 },
+      );
+    },
+    behaviour: (x) => expect((x.json as { message: string }).message).toMatch(/^400 Bad request - username .*taken/),
+  },
+  {
+    name: 'adding a private group with a member answers it, and the member sees it',
+    operation: 'createTestGroup',
+    status: 201,
+    async call(ctx) {
+      const path = unique('contract-group');
+      await testHelpers(ctx, asRoot).createGroup({ path, name: 'Contract Group', members: [{ username: 'mallory', access_level: 30 }] });
+      return path;
+    },
+    async behaviour(x, ctx, path) {
+      expect(x.json).toMatchObject({ path, full_path: path, name: 'Contract Group', visibility: 'private' });
+      const tokens = await ctx.setup.token(users.mallory, { scope: 'read_api' });
+      expect(await ctx.setup.client({ accessToken: tokens.access_token }).groups.get(path as string)).toMatchObject({ path });
+    },
+  },
+  {
+    name: 'adding a group with a member who does not exist is refused',
+    operation: 'createTestGroup',
+    status: 400,
+    async call(ctx) {
+      await rejectsWith(
+        testHelpers(ctx, asRoot).createGroup({ path: unique('contract-group'), name: 'Refused', members: [{ username: 'contract-suite-no-such-user', access_level: 30 }] }),
+        TokenbellValidationError,
+        { status: 400 },
+      );
+    },
+    behaviour: (x) => expect((x.json as { message: string }).message).toMatch(/^400 Bad request - .*contract-suite-no-such-user/),
+  },
+  {
+    name: 'adding a private project with a member answers it with its namespace, and the member sees it',
+    operation: 'createTestProject',
+    status: 201,
+    async call(ctx) {
+      const path = unique('contract-project');
+      await testHelpers(ctx, asRoot).createProject({ namespace: 'acme', path, name: 'Contract Project', members: [{ username: 'mallory', access_level: 20 }] });
+      return path;
+    },
+    async behaviour(x, ctx, path) {
+      expect(x.json).toMatchObject({ path, path_with_namespace: `acme/${path}`, visibility: 'private', namespace: { path: 'acme', kind: 'group' } });
+      const tokens = await ctx.setup.token(users.mallory, { scope: 'read_api' });
+      expect(await ctx.setup.client({ accessToken: tokens.access_token }).projects.get(`acme/${path}`)).toMatchObject({ path_with_namespace: `acme/${path}` });
+    },
+  },
+  {
+    name: 'adding a project in a namespace that does not exist is refused',
+    operation: 'createTestProject',
+    status: 400,
+    async call(ctx) {
+      await rejectsWith(
+        testHelpers(ctx, asRoot).createProject({ namespace: 'contract-suite-no-such-namespace', path: 'widgets', name: 'Refused' }),
+        TokenbellValidationError,
+        { status: 400 },
+      );
+    },
+    behaviour: (x) => expect((x.json as { message: string }).message).toMatch(/^400 Bad request - .*contract-suite-no-such-namespace/),
+  },
+  {
+    name: 'making a user a member of a private project answers the membership, and the project is then theirs to see',
+    operation: 'setTestMembership',
+    status: 200,
+    async call(ctx) {
+      // A project of its own, so that mallory stays a member of nothing the other cases use.
+      const path = unique('contract-membership');
+      await ctx.setup.testHelpers().createProject({ namespace: 'opensource', path, name: 'Contract Membership' });
+      const tokens = await ctx.setup.token(users.mallory, { scope: 'read_api' });
+      const seen = () => ctx.setup.client({ accessToken: tokens.access_token }).projects.get(`opensource/${path}`).then(() => true, () => false);
+      const seenBefore = await seen();
+      await testHelpers(ctx, asRoot).setMembership({ username: 'mallory', project: `opensource/${path}`, access_level: 20 });
+      return { path, seenBefore, seenAfter: await seen() };
+    },
+    behaviour(x, _ctx, result) {
+      const { path, seenBefore, seenAfter } = result as { path: string; seenBefore: boolean; seenAfter: boolean };
+      expect(x.json).toEqual({ username: 'mallory', project: `opensource/${path}`, access_level: 20 });
+      expect([seenBefore, seenAfter]).toEqual([false, true]);
+    },
+  },
+  {
+    name: 'a membership of a project that does not exist is refused',
+    operation: 'setTestMembership',
+    status: 400,
+    async call(ctx) {
+      await rejectsWith(
+        testHelpers(ctx, asRoot).setMembership({ username: 'mallory', project: 'contract-suite/no-such-project', access_level: 10 }),
+        TokenbellValidationError,
+        { status: 400 },
+      );
+    },
+    behaviour: (x) => expect(x.json).toEqual({ message: '400 Bad request - project must name an existing project: there is no project "contract-suite/no-such-project"' }),
+  },
+  {
+    name: 'registering an application answers its App Secret once, and the application gets tokens with it',
+    operation: 'createTestApplication',
+    status: 201,
+    async call(ctx) {
+      await testHelpers(ctx, asRoot).createApplication({ name: unique('Contract App'), owner: 'jsmith', redirect_uris: ['https://app.example.com/contract/callback'], scopes: ['read_user'] });
+    },
+    async behaviour(x, ctx) {
+      const app = x.json as { client_id: string; client_secret: string };
+      expect(x.json).toMatchObject({ owner: 'jsmith', confidential: true, client_secret: expect.any(String), redirect_uris: ['https://app.example.com/contract/callback'], scopes: ['read_user'] });
+      const redirectUri = 'https://app.example.com/contract/callback';
+      const { code } = await ctx.setup.testHelpers().authorize({ username: 'jsmith', client_id: app.client_id, redirect_uri: redirectUri });
+      const tokens = await ctx.setup.exchange(code!, undefined, { clientId: app.client_id, clientSecret: app.client_secret, redirectUri });
+      expect(tokens.scope).toBe('read_user');
+      expect(await ctx.setup.tokenWorks(tokens.access_token)).toBe(true);
+    },
+  },
+  {
+    name: 'registering a public application with an App Secret is refused',
+    operation: 'createTestApplication',
+    status: 400,
+    async call(ctx) {
+      await rejectsWith(
+        testHelpers(ctx, asRoot).createApplication({ name: 'Refused', owner: 'jsmith', redirect_uris: ['https://app.example.com/callback'], confidential: false, client_secret: 'not-for-a-public-client' }),
+        TokenbellValidationError,
+        { status: 400 },
+      );
+    },
+    behaviour: (x) => expect((x.json as { message: string }).message).toMatch(/^400 Bad request - client_secret must not be given for a public client/),
+  },
+
+  // --- Test helpers: tokens without the browser, the authorization step ------------------------------------------
+  {
+    name: 'minting a token pair for a user and an application answers what the code grant issues, and the token works',
+    operation: 'mintAccessToken',
+    status: 201,
+    async call(ctx) {
+      await testHelpers(ctx, asRoot).mintAccessToken({ username: 'jsmith', client_id: exampleApp.clientId, scopes: ['read_user'] });
+    },
+    expect: (x) => expect(x.json).toMatchObject({ token_type: 'bearer', access_token: expect.any(String) }),
+    async behaviour(x, ctx) {
+      const tokens = x.json as TokenResponse;
+      expect(tokens).toMatchObject({ scope: 'read_user', expires_in: 7200, refresh_token: expect.any(String) });
+      expect(await ctx.setup.client({ accessToken: tokens.access_token }).user.current()).toMatchObject({ username: 'jsmith' });
+    },
+  },
+  {
+    name: 'minting a token for a user who does not exist is refused',
+    operation: 'mintAccessToken',
+    status: 400,
+    async call(ctx) {
+      await rejectsWith(testHelpers(ctx, asRoot).mintAccessToken({ username: 'contract-suite-no-such-user', client_id: exampleApp.clientId }), TokenbellValidationError, { status: 400 });
+    },
+    behaviour: (x) => expect(x.json).toEqual({ message: '400 Bad request - username must name an existing user: there is no user "contract-suite-no-such-user"' }),
+  },
+  {
+    name: 'minting a personal access token answers its value once, and the API takes it',
+    operation: 'mintPersonalAccessToken',
+    status: 201,
+    async call(ctx) {
+      await testHelpers(ctx, asRoot).mintPersonalAccessToken({ username: 'mallory', name: 'contract minted', scopes: ['read_user'], expires_at: '2099-12-31' });
+    },
+    async behaviour(x, ctx) {
+      const pat = x.json as { token: string };
+      expect(x.json).toMatchObject({ name: 'contract minted', scopes: ['read_user'], expires_at: '2099-12-31', token: expect.any(String) });
+      expect(await ctx.setup.client({ privateToken: pat.token }).user.current()).toMatchObject({ username: 'mallory' });
+    },
+  },
+  {
+    name: 'minting a personal access token for a user who does not exist is refused',
+    operation: 'mintPersonalAccessToken',
+    status: 400,
+    async call(ctx) {
+      await rejectsWith(testHelpers(ctx, asRoot).mintPersonalAccessToken({ username: 'contract-suite-no-such-user', name: 'refused' }), TokenbellValidationError, { status: 400 });
+    },
+    behaviour: (x) => expect((x.json as { message: string }).message).toMatch(/^400 Bad request - username must name an existing user/),
+  },
+  {
+    name: 'the authorization step run headless answers the redirect with a code and the state, which redeems with the PKCE verifier',
+    operation: 'authorizeHeadlessly',
+    status: 201,
+    async call(ctx) {
+      const codeVerifier = 'contract-suite-headless-verifier-0123456789abcdefghijklmno';
+      const challenge = Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(codeVerifier))).toString('base64url');
+      await testHelpers(ctx, asRoot).authorize({
+        username: 'jsmith',
+        client_id: exampleApp.clientId,
+        redirect_uri: exampleApp.redirectUri,
+        scope: 'read_user',
+        state: 'contract-headless',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      });
+      return codeVerifier;
+    },
+    async behaviour(x, ctx, codeVerifier) {
+      const { code, redirect_to } = x.json as { code: string; redirect_to: string };
+      expect(x.json).toMatchObject({ state: 'contract-headless', error: null, code: expect.any(String) });
+      expect(redirect_to).toBe(`${exampleApp.redirectUri}?code=${code}&state=contract-headless`);
+      const tokens = await ctx.setup.exchange(code, codeVerifier as string);
+      expect(tokens.scope).toBe('read_user');
+      expect(await ctx.setup.tokenWorks(tokens.access_token)).toBe(true);
+    },
+  },
+  {
+    name: 'the authorization step run headless with a scope the application lacks answers the error redirect',
+    operation: 'authorizeHeadlessly',
+    status: 201,
+    async call(ctx) {
+      await testHelpers(ctx, asRoot).authorize({ username: 'jsmith', client_id: exampleApp.clientId, redirect_uri: exampleApp.redirectUri, scope: 'sudo', state: 'contract-refused' });
+    },
+    behaviour: (x) => expect(x.json).toMatchObject({ code: null, error: 'invalid_scope', state: 'contract-refused' }),
+  },
+  {
+    name: 'the authorization step run headless with a redirect URI the application did not register is refused',
+    operation: 'authorizeHeadlessly',
+    status: 400,
+    async call(ctx) {
+      await rejectsWith(
+        testHelpers(ctx, asRoot).authorize({ username: 'jsmith', client_id: exampleApp.clientId, redirect_uri: 'https://evil.example/callback' }),
+        TokenbellValidationError,
+        { status: 400 },
+      );
+    },
+    behaviour: (x) => expect((x.json as { message: string }).message).toMatch(/^400 Bad request - redirect_uri /),
+  },
+  {
+    name: 'the automatic approval names the user it approves as',
+    operation: 'getAutoApproval',
+    status: 200,
+    async call(ctx) {
+      await ctx.setup.testHelpers().setAutoApproval('awong');
+      try {
+        await testHelpers(ctx, asRoot).autoApproval();
+      } finally {
+        await ctx.setup.testHelpers().setAutoApproval(null);
+      }
+    },
+    behaviour: (x) => expect(x.json).toEqual({ username: 'awong' }),
+  },
+  {
+    name: 'with automatic approval the authorization endpoint redirects with a code at once, and null stops it',
+    operation: 'setAutoApproval',
+    status: 200,
+    async call(ctx) {
+      await testHelpers(ctx, asRoot).setAutoApproval('jsmith');
+      try {
+        // A browser with no session, sent to the real endpoint.
+        const { response } = await ctx.setup.client(null).raw.GET('/oauth/authorize', {
+          params: { query: { client_id: exampleApp.clientId, redirect_uri: exampleApp.redirectUri, response_type: 'code', state: 'contract-auto' } },
+          parseAs: 'text',
+        });
+        return { status: response.status, location: response.headers.get('location') };
+      } finally {
+        await ctx.setup.testHelpers().setAutoApproval(null);
+      }
+    },
+    expect: (x) => expect(x.json).toEqual({ username: expect.any(String) }),
+    async behaviour(x, ctx, result) {
+      const { status, location } = result as { status: number; location: string };
+      expect(x.json).toEqual({ username: 'jsmith' });
+      expect(status).toBe(302);
+      const redirect = new URL(location);
+      expect(redirect.origin + redirect.pathname).toBe(exampleApp.redirectUri);
+      expect(redirect.searchParams.get('state')).toBe('contract-auto');
+      const tokens = await ctx.setup.exchange(redirect.searchParams.get('code')!);
+      expect(await ctx.setup.client({ accessToken: tokens.access_token }).user.current()).toMatchObject({ username: 'jsmith' });
+      expect(await ctx.setup.testHelpers().autoApproval()).toEqual({ username: null });
+    },
+  },
+  {
+    name: 'automatic approval as a user who does not exist is refused, and leaves the setting as it was',
+    operation: 'setAutoApproval',
+    status: 400,
+    async call(ctx) {
+      const before = await ctx.setup.testHelpers().autoApproval();
+      await rejectsWith(testHelpers(ctx, asRoot).setAutoApproval('contract-suite-no-such-user'), TokenbellValidationError, { status: 400 });
+      return before;
+    },
+    async behaviour(x, ctx, before) {
+      expect((x.json as { message: string }).message).toMatch(/^400 Bad request - username must name an existing user/);
+      expect(await ctx.setup.testHelpers().autoApproval()).toEqual(before);
+    },
+  },
+
+  // --- Test helpers: the clock and reset, on an instance of their own ---------------------------------------------
+  {
+    name: "the clock answers the instance's time and how far it is ahead of real time",
+    operation: 'getTestClock',
+    status: 200,
+    async call(ctx) {
+      await testHelpers(ctx, asRoot).clock();
+    },
+    behaviour(x) {
+      const { now, offset_seconds } = x.json as TestClock;
+      expect(Math.abs(Date.parse(now) - offset_seconds * 1000 - Date.now())).toBeLessThan(5000);
+    },
+  },
+  {
+    // The disposable instance: moved on the suite's server, the clock would expire the tokens of every later case.
+    name: 'moving the clock past an access token lifetime answers the clock moved, and the token no longer works',
+    operation: 'advanceTestClock',
+    status: 200,
+    instance: 'disposable',
+    async call(ctx) {
+      const before = await onInstance(ctx).clock();
+      const minted = await onInstance(ctx).mintAccessToken({ username: 'jsmith', client_id: exampleApp.clientId, scopes: ['read_user'] });
+      await testHelpers(ctx, asRoot).advanceClock(7201);
+      return { before, minted };
+    },
+    async behaviour(x, ctx, result) {
+      const { before, minted } = result as { before: TestClock; minted: TokenResponse };
+      const after = x.json as TestClock;
+      expect(after.offset_seconds).toBe(before.offset_seconds + 7201);
+      expect(Date.parse(after.now) - Date.parse(before.now)).toBeGreaterThanOrEqual(7201_000);
+      await rejectsWith(clientOnInstance(ctx, { accessToken: minted.access_token }).user.current(), TokenbellAuthenticationError, { status: 401 });
+    },
+  },
+  {
+    name: 'moving the clock by no time at all is refused',
+    operation: 'advanceTestClock',
+    status: 400,
+    invalidRequest: 'seconds 0 is under its minimum of 1',
+    async call(ctx) {
+      await rejectsWith(testHelpers(ctx, asRoot).advanceClock(0), TokenbellValidationError, { status: 400 });
+    },
+    behaviour: (x) => expect((x.json as { message: string }).message).toMatch(/^400 Bad request - seconds /),
+  },
+  {
+    name: 'a reset brings the instance back to its seeded state: a user added since is gone, the clock and automatic approval are back',
+    operation: 'resetTestState',
+    status: 204,
+    instance: 'disposable',
+    async call(ctx) {
+      const username = unique('contract-transient');
+      await onInstance(ctx).createUser({ username, email: `${username}@example.com`, name: 'Transient', password: 'contract-suite-password' });
+      await onInstance(ctx).setAutoApproval('jsmith');
+      await onInstance(ctx).advanceClock(60);
+      await onInstance(ctx).queueFault(idleFault);
+      await testHelpers(ctx, asRoot).reset();
+      return username;
+    },
+    expect: (x) => expect(x.text).toBe(''),
+    async behaviour(_x, ctx, username) {
+      const helpers = onInstance(ctx);
+      await rejectsWith(helpers.mintPersonalAccessToken({ username: username as string, name: 'gone' }), TokenbellValidationError, { status: 400 });
+      expect(await helpers.autoApproval()).toEqual({ username: null });
+      expect((await helpers.clock()).offset_seconds).toBe(0);
+      expect(await helpers.faults()).toEqual([]);
+      // The seed is back, not gone: its users and their tokens.
+      expect(await clientOnInstance(ctx, { privateToken: users.jsmith.pat }).user.current()).toMatchObject({ username: 'jsmith' });
+    },
+  },
+  {
+    name: 'a reset on a database shared by instances is refused',
+    operation: 'resetTestState',
+    status: 400,
+    instance: 'disposable',
+    async call(ctx) {
+      const username = unique('contract-kept');
+      await onInstance(ctx).createUser({ username, email: `${username}@example.com`, name: 'Kept', password: 'contract-suite-password' });
+      await rejectsWith(testHelpers(ctx, asRoot).reset(), TokenbellValidationError, { status: 400 });
+      return username;
+    },
+    async behaviour(x, ctx, username) {
+      expect((x.json as { message: string }).message).toMatch(/^400 Bad request - store cannot be reset: PostgreSQL/);
+      await onInstance(ctx).mintPersonalAccessToken({ username: username as string, name: 'kept' });
+    },
+  },
+
+  // --- Test helpers: the request journal and faults ------------------------------------------------------------------
+  {
+    name: 'the request journal lists what a client did, newest first, without a token, secret, password or query string',
+    operation: 'listRecordedRequests',
+    status: 200,
+    async call(ctx) {
+      const tokens = await ctx.setup.token(users.jsmith, { scope: 'read_user' });
+      await ctx.setup.client({ accessToken: tokens.access_token, via: 'query' }).user.current();
+      await testHelpers(ctx, asRoot).requests({ client_id: exampleApp.clientId, per_page: 2 });
+      return tokens;
+    },
+    expect: (x) => expect(Array.isArray(x.json)).toBe(true),
+    behaviour(x, _ctx, tokens) {
+      expect(x.json).toEqual([
+        // The path the client called: the SDK calls /api/v3.
+        expect.objectContaining({ method: 'GET', path: '/api/v3/user', status: 200, client_id: exampleApp.clientId, username: 'jsmith', grant_type: null, fault: null }),
+        expect.objectContaining({ method: 'POST', path: '/oauth/token', status: 200, client_id: exampleApp.clientId, username: 'jsmith', grant_type: 'password', fault: null }),
+      ]);
+      for (const secret of [(tokens as TokenResponse).access_token, exampleApp.clientSecret, users.jsmith.password, 'access_token']) expect(x.text).not.toContain(secret);
+    },
+  },
+  {
+    name: 'more recorded requests per page than the document allows is refused',
+    operation: 'listRecordedRequests',
+    status: 400,
+    invalidRequest: 'per_page 1001 is over its maximum of 1000',
+    async call(ctx) {
+      await rejectsWith(testHelpers(ctx, asRoot).requests({ per_page: 1001 }), TokenbellValidationError, { status: 400 });
+    },
+    behaviour: (x) => expect((x.json as { message: string }).message).toMatch(/^400 Bad request - per_page /),
+  },
+  {
+    name: 'clearing the request journal leaves it empty',
+    operation: 'clearRecordedRequests',
+    status: 204,
+    async call(ctx) {
+      await ctx.setup.token(users.jsmith, { scope: 'read_user' });
+      await testHelpers(ctx, asRoot).clearRequests();
+    },
+    expect: (x) => expect(x.text).toBe(''),
+    behaviour: async (_x, ctx) => expect(await ctx.setup.testHelpers().requests()).toEqual([]),
+  },
+  {
+    name: 'the queued faults are listed with how many requests each still answers',
+    operation: 'listFaults',
+    status: 200,
+    async call(ctx) {
+      const queued = await ctx.setup.testHelpers().queueFault({ ...idleFault, times: 3 });
+      try {
+        await testHelpers(ctx, asRoot).faults();
+      } finally {
+        await ctx.setup.testHelpers().clearFaults();
+      }
+      return queued;
+    },
+    expect: (x) => expect(Array.isArray(x.json)).toBe(true),
+    behaviour(x, _ctx, queued) {
+      expect(x.json).toContainEqual({ id: (queued as Fault).id, match: idleFault.match, answer: idleFault.answer, remaining: 3, created_at: expect.any(String) });
+    },
+  },
+  {
+    name: 'a queued fault answers the next matching request once, in the format of its endpoint, and is then gone',
+    operation: 'queueFault',
+    status: 201,
+    async call(ctx) {
+      // The password grant of Example App, which setup.token makes: nothing else of the case matches it.
+      await testHelpers(ctx, asRoot).queueFault({
+        match: { path: '/oauth/token', grant_type: 'password', client_id: exampleApp.clientId },
+        answer: { error: 'temporarily_unavailable', message: 'queued by the contract suite' },
+      });
+      try {
+        const attempt = () => ctx.setup.token(users.jsmith, { scope: 'read_user' }).then((tokens) => tokens, (error: unknown) => error);
+        const first = await attempt();
+        const second = await attempt();
+        const left = await ctx.setup.testHelpers().faults();
+        const journal = await ctx.setup.testHelpers().requests({ path: '/oauth/token', per_page: 2 });
+        return { first, second, left, journal };
+      } finally {
+        await ctx.setup.testHelpers().clearFaults();
+      }
+    },
+    expect: (x) => expect(x.json).toMatchObject({ remaining: expect.any(Number) }),
+    behaviour(x, _ctx, result) {
+      const { first, second, left, journal } = result as { first: unknown; second: unknown; left: Fault[]; journal: RecordedRequest[] };
+      const fault = x.json as Fault;
+      expect(fault).toMatchObject({ remaining: 1, answer: { error: 'temporarily_unavailable' }, match: { path: '/oauth/token', grant_type: 'password' } });
+      expect(first).toBeInstanceOf(OAuthError);
+      expect(first).toMatchObject({ error: 'temporarily_unavailable', error_description: 'queued by the contract suite', status: 400 });
+      expect(second).toMatchObject({ access_token: expect.any(String) });
+      expect(left.map((f) => f.id)).not.toContain(fault.id);
+      expect(journal.map((r) => [r.status, r.fault])).toEqual([
+        [200, null],
+        [400, fault.id],
+      ]);
+    },
+  },
+  {
+    name: 'a fault whose answer is a message alone is refused, and nothing is queued',
+    operation: 'queueFault',
+    status: 400,
+    async call(ctx) {
+      const before = await ctx.setup.testHelpers().faults();
+      await rejectsWith(testHelpers(ctx, asRoot).queueFault({ match: { path: neverRequested }, answer: { message: 'a message answers nothing' } }), TokenbellValidationError, {
+        status: 400,
+      });
+      return before;
+    },
+    async behaviour(x, ctx, before) {
+      expect((x.json as { message: string }).message).toMatch(/^400 Bad request - answer must have a status, an error or a delay_ms/);
+      expect(await ctx.setup.testHelpers().faults()).toEqual(before);
+    },
+  },
+  {
+    name: 'clearing the faults drops every queued one',
+    operation: 'clearFaults',
+    status: 204,
+    async call(ctx) {
+      await ctx.setup.testHelpers().queueFault(idleFault);
+      await testHelpers(ctx, asRoot).clearFaults();
+    },
+    expect: (x) => expect(x.text).toBe(''),
+    behaviour: async (_x, ctx) => expect(await ctx.setup.testHelpers().faults()).toEqual([]),
+  },
+
+  // --- Test helpers: who may call them, and where --------------------------------------------------------------------
+  ...testHelperCalls.map(
+    ({ operation, call }): ContractCase => ({
+      name: `${operation} by a user who is not an administrator is refused`,
+      operation,
+      status: 403,
+      async call(ctx) {
+        await rejectsWith(call(testHelpers(ctx, { privateToken: users.jsmith.pat })), TokenbellPermissionError, { status: 403 });
+      },
+      expect: (x) => expect(x.json).toEqual({ message: '403 Forbidden - test helpers are for administrators' }),
+      // No other token of theirs would do, so no challenge names a scope.
+      behaviour: (x) => expect(x.headers.get('www-authenticate')).toBeNull(),
+    }),
+  ),
+  ...testHelperCalls.map(
+    ({ operation, call }): ContractCase => ({
+      name: `${operation} on an instance without test helpers is not found`,
+      operation,
+      status: 404,
+      instance: 'restricted',
+      async call(ctx) {
+        await rejectsWith(call(testHelpers(ctx, asRoot)), TokenbellNotFoundError, { status: 404 });
+      },
+      expect: (x) => expect(x.json).toEqual({ message: '404 Not Found' }),
+    }),
+  ),
+
   // --- The landing page and the document ----------------------------------------------------------------------------
   {
     name: 'the landing page for a visitor who has not signed in',
@@ -1746,6 +2363,33 @@ export const cases: ContractCase[] = [
       expect(idsOf(await ctx.setup.notificationMessages({ username: 'jsmith', per_page: 100 }))).toEqual(before);
     },
   },
+  ...largeBodies.map(
+    ({ operation, call }): ContractCase => ({
+      name: `${operation} with a valid body past the 100 kB limit is refused before it is read`,
+      operation,
+      status: 413,
+      async call(ctx) {
+        await rejectsWith(call(testHelpers(ctx, asRoot)), TokenbellApiError, { status: 413 });
+      },
+      expect: (x) => expect(x.json).toEqual({ message: '413 Request Entity Too Large' }),
+    }),
+  ),
+  ...boundedJsonBodies.flatMap((operation) => {
+    const { call } = testHelperCalls.find((c) => c.operation === operation)!;
+    return (['whitespace', 'field'] as const).map(
+      (padding): ContractCase => ({
+        name: paddedBodyCase[padding](operation),
+        operation,
+        status: 413,
+        ...(padding === 'field' ? { invalidRequest: 'the schema allows no field but its own (additionalProperties: false)' } : {}),
+        async call(ctx) {
+          const helpers = createTokenbellTestHelpers({ baseUrl: ctx.baseUrl, fetch: paddedBody(ctx.fetch, padding), auth: asRoot });
+          await rejectsWith(call(helpers), TokenbellApiError, { status: 413 });
+        },
+        expect: (x) => expect(x.json).toEqual({ message: '413 Request Entity Too Large' }),
+      }),
+    );
+  }),
   {
     name: 'the password grant for a login with too many failures is refused before the password is checked',
     operation: 'createToken',

@@ -4,6 +4,7 @@ import {
   createTokenbellClient,
   exchangeCode,
   passwordGrant,
+  type ExchangeCodeOptions,
   type FetchLike,
   type TokenbellAuth,
   type TokenbellClient,
@@ -15,6 +16,7 @@ import {
   type NotificationEventResult,
   type NotificationMessage,
   type NotificationMessageQuery,
+  type TokenbellTestHelpers,
 } from '../../packages/sdk/src/test-helpers.js';
 import { consentFields, csrfOf } from '../../packages/server/test/support/agent.js';
 import { exampleAccounts, exampleApplication } from '../../packages/server/test/support/example-seed.js';
@@ -41,8 +43,11 @@ export type SeedUser = (typeof users)[keyof typeof users];
 export const exampleApp = exampleApplication;
 /** The contract seed's public application (seed.ts): no App Secret, client_id alone, PKCE. */
 export const publicApp = { clientId: publicApplication.clientId, redirectUri: publicApplication.redirectUri } as const;
-/** An application that setup can get codes and tokens for: Example App (confidential) or the public one. */
-export type SetupApp = typeof exampleApp | typeof publicApp;
+/**
+ * An application that setup can get codes and tokens for: Example App (confidential), the public one, or one a case
+ * registered (its App Secret, if it has one).
+ */
+export type SetupApp = { clientId: string; clientSecret?: string; redirectUri: string };
 
 /** A browser session: the cookie to send and the CSRF token its pages print. */
 export interface Session {
@@ -58,6 +63,8 @@ export interface SetupChannel {
   codeTokens(user: SeedUser, app?: SetupApp): Promise<TokenResponse>;
   /** A fresh single-use code for `app` (Example App by default), approved by `user`, with the PKCE verifier it needs. */
   code(user: SeedUser, app?: SetupApp): Promise<{ code: string; codeVerifier: string }>;
+  /** Trades a code (and its PKCE verifier, if any) for tokens at the token endpoint, as `app` (Example App by default). */
+  exchange(code: string, codeVerifier?: string, app?: SetupApp): Promise<TokenResponse>;
   /** A session without a user: the sign-in page's cookie and CSRF token. */
   anonymousSession(): Promise<Session>;
   /** A signed-in session. */
@@ -74,6 +81,13 @@ export interface SetupChannel {
   newPersonalAccessToken(session: Session): Promise<number>;
   /** Whether an access token still works (GET /oauth/token/info). */
   tokenWorks(accessToken: string): Promise<boolean>;
+  /** An SDK client on the setup channel, for what a case reads from the API before or after its subject request. */
+  client(auth: TokenbellAuth | null): TokenbellClient;
+  /**
+   * The test helpers as the seed's administrator on the setup channel, for state a case shapes beforehand or puts
+   * back afterwards (automatic approval, faults); on the mock, the mock's answers (its examples, no state).
+   */
+  testHelpers(): TokenbellTestHelpers;
   /** Revokes the session user's password grant tokens, if any, so that none is left. */
   revokePasswordGrant(session: Session): Promise<void>;
   /**
@@ -138,6 +152,13 @@ export function recordingFetch(record: (exchange: Exchange) => void, prefer?: st
 }
 
 const noFollow: FetchLike = (input) => fetch(new Request(input, { redirect: 'manual' }));
+
+/**
+ * The code exchange as `app`: which of the SDK's two shapes (a confidential client, or a public one with its verifier)
+ * the app and verifier make is the server's to judge, so they are passed on as they are.
+ */
+const exchangeAt = (baseUrl: string, code: string, codeVerifier: string | undefined, app: SetupApp) =>
+  exchangeCode({ baseUrl, fetch: noFollow, ...app, code, ...(codeVerifier === undefined ? {} : { codeVerifier }) } as ExchangeCodeOptions);
 
 const sessionCookieOf = (response: Response): string | undefined => {
   for (const line of response.headers.getSetCookie()) {
@@ -230,8 +251,9 @@ export function serverSetup(baseUrl: string, storeUnwritable: SetupChannel['stor
     },
     async codeTokens(user, app = exampleApp) {
       const { code, codeVerifier } = await setup.code(user, app);
-      return exchangeCode({ baseUrl, fetch: noFollow, ...app, code, codeVerifier });
+      return setup.exchange(code, codeVerifier, app);
     },
+    exchange: (code, codeVerifier, app = exampleApp) => exchangeAt(baseUrl, code, codeVerifier, app),
     async newApplication(session) {
       const name = `contract app ${Math.random().toString(36).slice(2, 10)}`;
       const { response, text } = await post('/profile/applications', session, { name, redirect_uri: 'https://app.example.com/callback', scopes: 'api' });
@@ -255,6 +277,8 @@ export function serverSetup(baseUrl: string, storeUnwritable: SetupChannel['stor
       const { response } = await createTokenbellClient({ baseUrl, fetch: noFollow, auth: { accessToken } }).raw.GET('/oauth/token/info');
       return response.status === 200;
     },
+    client: (auth) => createTokenbellClient({ baseUrl, fetch: noFollow, auth }),
+    testHelpers: asAdministrator,
     notificationEvent: (project, event) => asAdministrator().emitNotificationEvent(project, event),
     notificationMessages: (query) => asAdministrator().notificationMessages(query),
     async revokePasswordGrant(session) {
@@ -294,6 +318,9 @@ export function mockSetup(baseUrl: string): SetupChannel {
     codeTokens: (_user, app = exampleApp) =>
       exchangeCode({ baseUrl, fetch: noFollow, ...app, code: 'Xb7kq2V9mTn4RzL8wPcJ3sYd', codeVerifier: 'contract-suite-code-verifier-0123456789abcdefghijklmno' }),
     code: async () => ({ code: 'Xb7kq2V9mTn4RzL8wPcJ3sYd', codeVerifier: 'contract-suite-code-verifier-0123456789abcdefghijklmno' }),
+    exchange: (code, codeVerifier, app = exampleApp) => exchangeAt(baseUrl, code, codeVerifier, app),
+    client: (auth) => createTokenbellClient({ baseUrl, fetch: noFollow, auth }),
+    testHelpers: () => createTokenbellTestHelpers({ baseUrl, fetch: noFollow, token: administrator.pat }),
     anonymousSession: async () => session,
     session: async () => session,
     codeStep: async () => session,
