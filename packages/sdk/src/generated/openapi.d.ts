@@ -3912,6 +3912,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "username": "awong",
+                     *       "project": "acme/widgets",
+                     *       "access_level": 40
+                     *     }
+                     */
                     "application/json": components["schemas"]["TestMembership"];
                 };
             };
