@@ -108,7 +108,7 @@ describe('sign in with GitLab, against tokenbell', () => {
   it('signs in with the code flow and PKCE, the authorization answered headless', async () => {
     const alicesBrowser = await signInHeadless();
     expect(await pageText(alicesBrowser.get('/'))).toContain('Signed in as alice');
-    const [exchange] = tokenbell.helpers.requests({ path: '/oauth/token', client_id: client.client_id });
+    const [exchange] = await tokenbell.helpers.requests({ path: '/oauth/token', client_id: client.client_id });
     expect(exchange).toMatchObject({ grant_type: 'authorization_code', status: 200, username: 'alice' });
   });
 
@@ -117,7 +117,7 @@ describe('sign in with GitLab, against tokenbell', () => {
     await alicesBrowser.get('/login');
     const callback = await alicesBrowser.get('/callback?code=planted&state=not-ours');
     expect(callback.status).toBe(400);
-    expect(tokenbell.helpers.requests({ path: '/oauth/token' })).toEqual([]);
+    expect(await tokenbell.helpers.requests({ path: '/oauth/token' })).toEqual([]);
   });
 
   describe('through the real pages in Chromium', () => {
@@ -160,11 +160,11 @@ describe('sign in with GitLab, against tokenbell', () => {
     const alicesBrowser = await signInHeadless();
     await tokenbell.helpers.advanceClock(tokenTtl + 1);
     expect(await pageText(alicesBrowser.get('/'))).toContain('Signed in as alice');
-    const [refresh, ...others] = tokenbell.helpers.requests({ path: '/oauth/token', client_id: client.client_id }).filter((r) => r.grant_type === 'refresh_token');
+    const [refresh, ...others] = (await tokenbell.helpers.requests({ path: '/oauth/token', client_id: client.client_id })).filter((r) => r.grant_type === 'refresh_token');
     expect(others).toEqual([]);
     expect(refresh).toMatchObject({ client_id: client.client_id, status: 200 });
     // Newest first: the expired token's 401, then the retry with the new one.
-    expect(tokenbell.helpers.requests({ path: '/api/v4/user', per_page: 2 }).map((r) => r.status)).toEqual([200, 401]);
+    expect((await tokenbell.helpers.requests({ path: '/api/v4/user', per_page: 2 })).map((r) => r.status)).toEqual([200, 401]);
   });
 
   it('revokes the access token on logout', async () => {
@@ -172,7 +172,7 @@ describe('sign in with GitLab, against tokenbell', () => {
     const { access_token } = (await alicesBrowser.tokens())!;
     const logout = await alicesBrowser.post('/logout');
     expect(logout.status).toBe(303);
-    expect(tokenbell.helpers.requests({ path: '/oauth/revoke' })).toEqual([expect.objectContaining({ method: 'POST', client_id: client.client_id, status: 200 })]);
+    expect(await tokenbell.helpers.requests({ path: '/oauth/revoke' })).toEqual([expect.objectContaining({ method: 'POST', client_id: client.client_id, status: 200 })]);
     const api = await fetch(`${tokenbell.url}/api/v4/user`, { headers: { authorization: `Bearer ${access_token}` } });
     expect(api.status).toBe(401);
     expect(await pageText(alicesBrowser.get('/'))).toContain('Sign in with GitLab');
@@ -180,10 +180,10 @@ describe('sign in with GitLab, against tokenbell', () => {
 
   it('ends the session when the refresh is refused', async () => {
     const alicesBrowser = await signInHeadless();
-    const fault = tokenbell.helpers.queueFault({ match: { path: '/oauth/token', grant_type: 'refresh_token', client_id: client.client_id }, answer: { error: 'invalid_grant' } });
+    const fault = await tokenbell.helpers.queueFault({ match: { path: '/oauth/token', grant_type: 'refresh_token', client_id: client.client_id }, answer: { error: 'invalid_grant' } });
     await tokenbell.helpers.advanceClock(tokenTtl + 1);
     expect(await pageText(alicesBrowser.get('/'))).toContain('Your session expired; sign in again');
-    expect(tokenbell.helpers.requests({ path: '/oauth/token', client_id: client.client_id })[0]).toMatchObject({ grant_type: 'refresh_token', status: 400, fault: fault.id });
+    expect((await tokenbell.helpers.requests({ path: '/oauth/token', client_id: client.client_id }))[0]).toMatchObject({ grant_type: 'refresh_token', status: 400, fault: fault.id });
     expect(await alicesBrowser.tokens()).toBeUndefined();
   });
 });

@@ -43,7 +43,7 @@ describe('tokenbell test-helpers', () => {
     const out = await run(['advance-test-clock', '{"seconds": 3600}', ...against()]);
     expect(JSON.parse(out)).toMatchObject({ offset_seconds: 3600 });
     expect(out).toContain('\n  "offset_seconds": 3600');
-    expect(tb.helpers.clock().offset_seconds).toBe(3600);
+    expect((await tb.helpers.clock()).offset_seconds).toBe(3600);
   });
 
   it('resets the instance and prints nothing for the 204', async () => {
@@ -51,7 +51,7 @@ describe('tokenbell test-helpers', () => {
     // The token and URL from the environment, as a shell session would set them once.
     expect(await run(['resetTestState'], { TOKENBELL_URL: tb.url, TOKENBELL_TOKEN: tb.adminToken })).toBe('');
     expect(await tb.storage.users.byUsername('bob')).toBeUndefined();
-    expect(tb.helpers.clock().offset_seconds).toBe(0);
+    expect((await tb.helpers.clock()).offset_seconds).toBe(0);
   });
 
   it('passes --query to a listing, and --path-param into the path', async () => {

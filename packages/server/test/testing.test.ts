@@ -46,7 +46,7 @@ describe('startTokenbell', () => {
     await tb.helpers.advanceClock(3600);
     const http = await fetch(`${tb.url}/api/v4/test_helpers/reset`, { method: 'POST', headers: { 'private-token': tb.adminToken } });
     expect(http.status).toBe(204);
-    expect(tb.helpers.clock().offset_seconds).toBe(0);
+    expect((await tb.helpers.clock()).offset_seconds).toBe(0);
     expect(await tb.storage.users.byUsername('bob')).toBeUndefined();
     expect(await tb.storage.users.byUsername('alice')).toBeDefined();
     // The same user can be added again after the reset.

@@ -3,6 +3,7 @@
 // Each route hands its body or query to the kit's operation (domain/testing/helpers.ts); the domain's refusals
 // (InputError) are answered 400 by the error handler, worded as the validator's.
 import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { InputError } from '../explained-error.js';
 import { testHelpers, type TestHelperOptions } from '../domain/testing/helpers.js';
 import { principalOf, requireDocumentedScope } from './api-routes.js';
 import { HttpError } from './errors.js';
@@ -56,11 +57,13 @@ export function testHelperRouter(options: TestHelperOptions): Router {
   router.delete('/faults', answer(204, () => helpers.clearFaults()));
   router.post(
     '/projects/:id/notification_events',
-    answer(201, async (req) => {
-      const result = await helpers.emitNotificationEvent(String(req.params.id), req.body);
-      if (!result) throw new HttpError(404, '404 Project Not Found');
-      return result;
-    }),
+    answer(201, (req) =>
+      helpers.emitNotificationEvent(String(req.params.id), req.body).catch((error: unknown) => {
+        // The project is the path's, so not knowing it is the path's 404, as for every other project route.
+        if (error instanceof InputError && error.field === 'project' && error.code === 'unknown') throw new HttpError(404, '404 Project Not Found');
+        throw error;
+      }),
+    ),
   );
   router.get('/notification_messages', answer(200, (req) => helpers.notificationMessages(withPerPage(req))));
   return router;

@@ -1,5 +1,6 @@
 // The test kit's operations, one method per operation of the document's `test_helpers` area, answering what the
-// document says each answers. The HTTP routes (http/test-helper-routes.ts) and the programmatic start
+// document says each answers. Every one answers a promise, as the SDK's client of the same operations
+// (`@tokenbell/sdk/test-helpers`) does, so a suite moves between the two without changing a line. The HTTP routes (http/test-helper-routes.ts) and the programmatic start
 // (testing.ts) both call these, so a test in the same process and a suite in another language get the same thing.
 import type { components, operations } from '@tokenbell/sdk';
 import { InputError } from '../../explained-error.js';
@@ -50,30 +51,30 @@ export function testHelpers({ storage, kit, baseUrl, codeTtl, tokenTtl, onMailQu
       return { id: record.id, name: record.name, token, scopes: [...record.scopes], expires_at: record.expires_at, created_at: isoOf(record.created_at) };
     },
     authorize: (input: Schemas['HeadlessAuthorizationRequest']): Promise<Schemas['HeadlessAuthorization']> => authorizeHeadlessly(storage, input, timing()),
-    autoApproval: (): Schemas['AutoApproval'] => ({ username: kit.autoApproval }),
+    autoApproval: async (): Promise<Schemas['AutoApproval']> => ({ username: kit.autoApproval }),
     async setAutoApproval(username: string | null): Promise<Schemas['AutoApproval']> {
       const user = username === null ? null : await storage.users.byUsername(username);
       if (user === undefined) throw new InputError('username', `must name an existing user: there is no user ${JSON.stringify(username)}`, 'unknown');
       kit.autoApproval = user?.username ?? null;
       return { username: kit.autoApproval };
     },
-    clock: (): Schemas['TestClock'] => kit.clockState(),
+    clock: async (): Promise<Schemas['TestClock']> => kit.clockState(),
     advanceClock: (seconds: number): Promise<Schemas['TestClock']> => kit.advanceClock(seconds),
     reset: (): Promise<void> => kit.reset(),
-    requests: (query: Query<'listRecordedRequests'> = {}): Schemas['RecordedRequest'][] => kit.journal.list(query),
-    clearRequests: (): void => kit.journal.clear(),
-    faults: (): Schemas['Fault'][] => kit.faults.list(),
-    queueFault(fault: Schemas['FaultRequest']): Schemas['Fault'] {
+    requests: async (query: Query<'listRecordedRequests'> = {}): Promise<Schemas['RecordedRequest'][]> => kit.journal.list(query),
+    clearRequests: async (): Promise<void> => kit.journal.clear(),
+    faults: async (): Promise<Schemas['Fault'][]> => kit.faults.list(),
+    async queueFault(fault: Schemas['FaultRequest']): Promise<Schemas['Fault']> {
       const { status, error, delay_ms } = fault.answer;
       if (status === undefined && error === undefined && delay_ms === undefined) throw new InputError('answer', 'must have a status, an error or a delay_ms: a message alone answers nothing');
       return kit.faults.add(fault);
     },
-    clearFaults: (): void => kit.faults.clear(),
-    /** Undefined for an unknown project (the route's 404). */
-    async emitNotificationEvent(project: string | number, event: Schemas['NotificationEventRequest']): Promise<Schemas['NotificationEventResult'] | undefined> {
+    clearFaults: async (): Promise<void> => kit.faults.clear(),
+    /** An unknown project is an InputError on `project` (`unknown`), which the route answers 404 as the document says. */
+    async emitNotificationEvent(project: string | number, event: Schemas['NotificationEventRequest']): Promise<Schemas['NotificationEventResult']> {
       // Administrators see every project, as in the service.
       const found = await findProject(storage.namespaces, String(project));
-      if (!found) return undefined;
+      if (!found) throw new InputError('project', `must name an existing project: there is no project ${JSON.stringify(String(project))}`, 'unknown');
       const result = await emitNotificationEvent(storage, found, event, { host: new URL(baseUrl).hostname, now: kit.clock.now() });
       onMailQueued?.();
       return result;
