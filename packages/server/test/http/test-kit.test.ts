@@ -3,6 +3,7 @@
 // request journal and queued faults; on the file store and, in the `postgres` project, on PostgreSQL (where reset is
 // refused).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { authorizedApplications } from '../../src/domain/authorized-applications.js';
 import { Agent, signIn } from '../support/agent.js';
 import { form, json, startTestServer, type TestServer } from '../support/server.js';
 
@@ -88,6 +89,9 @@ describe('tokens without the browser', () => {
     expect(await (await user(access_token)).json()).toMatchObject({ username: 'jsmith' });
     const introspected = await (await fetch(`${server.baseUrl}/oauth/introspect`, form({ token: access_token, client_id: 'kit-app', client_secret: secret }))).json();
     expect(introspected).toMatchObject({ active: true, client_id: 'kit-app', username: 'jsmith', scope: 'read_user' });
+    // The user's page of authorized applications lists it, as after a real authorization.
+    const jsmith = (await server.storage.users.byUsername('jsmith'))!;
+    expect((await authorizedApplications(server.storage, jsmith.id, Date.parse((await helper('GET', '/clock')).body.now) / 1000)).map((entry) => entry.application?.name)).toContain('Kit App');
     const rotated = await token({ grant_type: 'refresh_token', refresh_token });
     expect(rotated.status).toBe(200);
     // The old refresh token coming back kills the chain, as for any code-grant pair.
