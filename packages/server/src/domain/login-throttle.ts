@@ -13,8 +13,16 @@
 //   always ends, and an address the account signed in from successfully (within `knownAddressSeconds`) is exempt
 //   from the per-login limit (never from its own per-address one).
 //
-// Attempts are counted before the password is checked, so a burst of concurrent guesses cannot all slip in while
-// the first ones are still hashing; a success gives its address point back and clears the login's count.
+// Each attempt reserves a point on its counts before the password is checked, so a burst of concurrent guesses cannot
+// all slip in while the first ones are still hashing: reservations and recorded failures together never pass the
+// limit. A failure keeps its point (it becomes a recorded failure); a success gives its address point back and clears
+// the login's count. Only recorded failures refuse: while the count is full of reservations still in flight, a new
+// attempt waits for one of them to settle (a success frees room, a failure may fill the last of it) rather than being
+// refused, so right passwords, however many at once, never lock anyone out. A refused attempt gives back the point its
+// consume took, so refusals count nothing: only failures hold an address or a login at its limit (Budget, below).
+// Which points are reservations only the process holding them knows, so waiting is per process: on a backing every
+// instance shares, an attempt is refused while the count is full of another instance's reservations (that refusal
+// also counts nothing), and a process that dies mid-check leaves its reservations counted as failures for the window.
 // The counters and the known addresses live where the backing keeps them: in memory by default (a restart forgets
 // them, which errs towards letting the real user in), or in PostgreSQL, shared by every instance on the database, so
 // that spreading guesses over instances gains nothing (store/postgres/throttle.ts).
@@ -49,10 +57,10 @@ function describeWait(seconds: number): string {
   return `${minutes} minute${minutes === 1 ? '' : 's'}`;
 }
 
-const retryAfter = (refusal: unknown): number => {
-  if (!(refusal instanceof RateLimiterRes)) throw refusal;
-  return Math.max(1, Math.ceil(refusal.msBeforeNext / 1000));
-};
+const retryAfter = (refusal: RateLimiterRes): number => Math.max(1, Math.ceil(refusal.msBeforeNext / 1000));
+
+/** When the window of a count ends, in epoch ms (a count without a window never ends). */
+const windowEnd = (res: RateLimiterRes): number => (res.msBeforeNext < 0 ? Infinity : Date.now() + res.msBeforeNext);
 
 const accountOf = (userId: number) => `user:${userId}`;
 const loginKey = (login: string) => `login:${login.toLowerCase()}`;
@@ -118,9 +126,9 @@ export class LoginThrottle {
   readonly #backing: ThrottleBacking;
   /** Reads the time the known addresses are judged by; the windows run on rate-limiter-flexible's own clock. */
   readonly #nowMs: () => number;
-  #byAddress: RateLimiterAbstract;
+  #byAddress: Budget;
   /** Failed passwords per login string, and failed codes per account (keys from loginKey and accountOf). */
-  #byLogin: RateLimiterAbstract;
+  #byLogin: Budget;
 
   constructor(policy: LoginThrottlePolicy, backing: ThrottleBacking = memoryThrottleBacking(), nowMs: () => number = Date.now) {
     this.#policy = policy;
@@ -129,11 +137,11 @@ export class LoginThrottle {
     [this.#byAddress, this.#byLogin] = this.#limiters();
   }
 
-  #limiters(): [byAddress: RateLimiterAbstract, byLogin: RateLimiterAbstract] {
+  #limiters(): [byAddress: Budget, byLogin: Budget] {
     const { perAddress, perLogin } = this.#policy;
     return [
-      this.#backing.limiter({ keyPrefix: 'address', points: perAddress.failures, duration: perAddress.windowSeconds }),
-      this.#backing.limiter({ keyPrefix: 'login', points: perLogin.failures, duration: perLogin.windowSeconds }),
+      new Budget(this.#backing.limiter({ keyPrefix: 'address', points: perAddress.failures, duration: perAddress.windowSeconds })),
+      new Budget(this.#backing.limiter({ keyPrefix: 'login', points: perLogin.failures, duration: perLogin.windowSeconds })),
     ];
   }
 
@@ -144,7 +152,7 @@ export class LoginThrottle {
    */
   async forget({ addresses = false }: { addresses?: boolean } = {}): Promise<void> {
     if (!(await this.#backing.forget(addresses))) return;
-    // An attempt still in flight counts on the old limiters, which no one asks again.
+    // An attempt still in flight settles on the old counts, which no one asks again.
     [this.#byAddress, this.#byLogin] = this.#limiters();
   }
 
@@ -175,31 +183,136 @@ export class LoginThrottle {
    * `counted` is the key whose count the attempt uses (a login, or an account for codes); `userId` the account the
    * attempt names, if any: an address it signed in from is exempt from that count, and a success remembers it.
    */
-  async #attempt<T>(counted: string, userId: number | null, address: string, check: () => Promise<{ result: T; passed: boolean; complete: boolean }>): Promise<T> {
+  async #attempt<T>(counted: string, userId: number | null, address: string, check: () => Promise<Checked<T>>): Promise<T> {
+    // An attempt settles on the counts it reserved on, even when forget replaces them meanwhile.
+    const [byAddress, byLogin] = [this.#byAddress, this.#byLogin];
+    const fromAddress = await byAddress.reserve(address);
+    let ofLogin: Reservation | undefined;
+    let checking = false;
+    let checked: Checked<T> | undefined;
     try {
-      await this.#byAddress.consume(address);
-    } catch (refusal) {
-      throw new LoginThrottledError(retryAfter(refusal));
+      const known = userId !== null && (await this.#backing.addresses.wasUsedSince(userId, address, this.#nowMs() - this.#policy.knownAddressSeconds * 1000));
+      if (!known) ofLogin = await byLogin.reserve(counted);
+      checking = true;
+      checked = await check();
+      if (checked.complete && userId !== null) await this.#backing.addresses.remember(userId, address, this.#nowMs());
+      return checked.result;
+    } finally {
+      // A check that throws counts as a failure: nothing says the password was right. Refused before any check (or
+      // the known addresses unreadable), it was no attempt from this address.
+      const failed = checking && !checked?.passed;
+      await Promise.all([
+        byAddress.settle(fromAddress, failed ? 'keep' : 'give back'),
+        // A right password before the code is no failure, but clears nothing either: the code step still counts.
+        ofLogin && byLogin.settle(ofLogin, checked?.complete ? 'clear' : checked?.passed ? 'give back' : 'keep'),
+      ]);
     }
-    const known = userId !== null && (await this.#backing.addresses.wasUsedSince(userId, address, this.#nowMs() - this.#policy.knownAddressSeconds * 1000));
-    if (!known) {
-      try {
-        await this.#byLogin.consume(counted);
-      } catch (refusal) {
-        // Refused before any check, so it was no attempt from this address.
-        await this.#byAddress.reward(address);
-        throw new LoginThrottledError(retryAfter(refusal));
+  }
+}
+
+interface Checked<T> {
+  result: T;
+  /** No failure: the secret was right (and, for a two-factor account's password, the code may follow). */
+  passed: boolean;
+  /** Nothing more is asked: the account is signed in. */
+  complete: boolean;
+}
+
+/** A point an attempt holds on one count, from before its check until it settles. */
+interface Reservation {
+  key: string;
+  /** When the window the point was counted in ends, in epoch ms: past it the point is gone and nothing is given back. */
+  windowEndsMs: number;
+}
+
+/** What this process knows of one key that the shared count cannot tell: which of its points are reservations. */
+interface InFlight {
+  /** Reservations this process holds on the key. */
+  reserved: number;
+  /** How many of them have settled so far: an attempt refused while one settled tries again at once. */
+  settled: number;
+  /** Attempts on the key in this process, reserving or reserved; the entry goes when none is left. */
+  attempts: number;
+  /** Attempts waiting for a reservation to settle. */
+  waiting: Array<() => void>;
+}
+
+/** One limiter's counts, with the reservations this process holds on them (the policy's waiting is here). */
+class Budget {
+  readonly #limiter: RateLimiterAbstract;
+  readonly #keys = new Map<string, InFlight>();
+
+  constructor(limiter: RateLimiterAbstract) {
+    this.#limiter = limiter;
+  }
+
+  /** A point on `key`, once there is room for one; throws LoginThrottledError when recorded failures fill the count. */
+  async reserve(key: string): Promise<Reservation> {
+    let inFlight = this.#keys.get(key);
+    if (!inFlight) this.#keys.set(key, (inFlight = { reserved: 0, settled: 0, attempts: 0, waiting: [] }));
+    inFlight.attempts += 1;
+    let waited = false;
+    try {
+      for (;;) {
+        const settled = inFlight.settled;
+        let refusal: RateLimiterRes;
+        try {
+          const counted = await this.#limiter.consume(key);
+          inFlight.reserved += 1;
+          // A success that cleared the count may have made room for more than this one.
+          this.#wakeNext(inFlight);
+          return { key, windowEndsMs: windowEnd(counted) };
+        } catch (error) {
+          if (!(error instanceof RateLimiterRes)) throw error;
+          refusal = error;
+        }
+        await this.#giveBack(key, windowEnd(refusal));
+        if (inFlight.settled !== settled) continue;
+        if (inFlight.reserved === 0) {
+          // Every waiter finds the same and must hear it rather than wait for a settle that never comes: all at once, as
+          // one after another a large burst's refusals would take a round trip to the count each.
+          for (const wake of inFlight.waiting.splice(0)) wake();
+          throw new LoginThrottledError(retryAfter(refusal));
+        }
+        // No settle can slip in between the test above and this: the waiter is queued before anything else runs.
+        await new Promise<void>((resolve) => (waited ? inFlight.waiting.unshift(resolve) : inFlight.waiting.push(resolve)));
+        waited = true;
       }
+    } catch (error) {
+      this.#leave(key, inFlight);
+      throw error;
     }
-    const { result, passed, complete } = await check();
-    if (passed) await this.#byAddress.reward(address);
-    if (complete) {
-      await this.#byLogin.delete(counted);
-      if (userId !== null) await this.#backing.addresses.remember(userId, address, this.#nowMs());
-    } else if (passed && !known) {
-      // A right password before the code is no failure, but clears nothing either: the code step still counts.
-      await this.#byLogin.reward(counted);
+  }
+
+  /**
+   * Ends a reservation: `keep` its point as a recorded failure, `give back` the point (the attempt was no failure), or
+   * `clear` the key's whole count (a completed sign-in).
+   */
+  async settle(reservation: Reservation, how: 'keep' | 'give back' | 'clear'): Promise<void> {
+    const inFlight = this.#keys.get(reservation.key)!;
+    try {
+      if (how === 'give back') await this.#giveBack(reservation.key, reservation.windowEndsMs);
+      if (how === 'clear') await this.#limiter.delete(reservation.key);
+    } finally {
+      // Only once the count has changed: a waiter woken earlier would find no room and wait again.
+      inFlight.reserved -= 1;
+      inFlight.settled += 1;
+      this.#wakeNext(inFlight);
+      this.#leave(reservation.key, inFlight);
     }
-    return result;
+  }
+
+  async #giveBack(key: string, windowEndsMs: number): Promise<void> {
+    // In a window that began after the point was taken it would be a point the next attempts never took.
+    if (Date.now() < windowEndsMs) await this.#limiter.reward(key);
+  }
+
+  #wakeNext(inFlight: InFlight): void {
+    inFlight.waiting.shift()?.();
+  }
+
+  #leave(key: string, inFlight: InFlight): void {
+    inFlight.attempts -= 1;
+    if (inFlight.attempts === 0) this.#keys.delete(key);
   }
 }

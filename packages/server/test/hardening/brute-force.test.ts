@@ -140,13 +140,39 @@ describe('per client address', () => {
     await wait(windowSeconds * 1000 + 200);
     expect((await signInForm(attacker, 'jsmith', seed.jsmith.password)).status).toBe(302);
   });
+});
+
+describe('bursts', () => {
+  // The same limits in a window no slow run outlasts (a burst's refusals wait for its first attempts to be checked), so
+  // that the counts below are the ones each test made.
+  let steady: TestServer;
+  beforeAll(async () => {
+    steady = await startTestServer({ throttlePolicy: { ...policy, perAddress: { ...policy.perAddress, windowSeconds: 600 }, perLogin: { ...policy.perLogin, windowSeconds: 600 } } });
+  });
+  afterAll(() => steady.close());
+
+  const grant = (from: string, username: string, password: string) =>
+    rawRequest(steady.baseUrl, 'POST', '/oauth/token', { 'content-type': 'application/x-www-form-urlencoded' }, new URLSearchParams({ grant_type: 'password', username, password }).toString(), from).then((r) => r.status);
 
   it('counts a burst of concurrent guesses before hashing, so no more than the limit are ever checked', async () => {
     const attacker = freshAddress();
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => passwordGrant(attacker, `burst-${i}`, 'wrong')));
-    const checked = answers.filter((a) => a.status === 400).length;
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => grant(attacker, `burst-${i}`, 'wrong')));
+    const checked = answers.filter((status) => status === 400).length;
     expect(checked).toBe(policy.perAddress.failures);
-    expect(answers.filter((a) => a.status === 429)).toHaveLength(20 - checked);
+    expect(answers.filter((status) => status === 429)).toHaveLength(50 - checked);
+  });
+
+  it('lets a storm of right passwords through from one address, however many at once, and counts none of them', async () => {
+    const from = freshAddress();
+    const last = policy.perAddress.failures - 1;
+    for (let i = 0; i < last; i++) expect(await grant(from, `nobody-${i}`, 'wrong')).toBe(400);
+    // One point left at the address: the rest of the storm waits for it, and none is refused.
+    const storm = await Promise.all(Array.from({ length: 40 }, () => grant(from, 'jsmith', seed.jsmith.password)));
+    expect(storm).toEqual(Array(40).fill(200));
+    // Still exactly one failure short of the limit.
+    expect(await grant(from, `nobody-${last}`, 'wrong')).toBe(400);
+    const refused = await Promise.all(Array.from({ length: 20 }, () => grant(from, 'jsmith', seed.jsmith.password)));
+    expect(refused).toEqual(Array(20).fill(429));
   });
 });
 

@@ -1,6 +1,8 @@
 // The sign-in throttle's backing on PostgreSQL: rate-limiter-flexible's PostgreSQL limiter for the counts and the
 // sign_in_addresses table for the addresses each account signed in from, so every instance on the database counts
-// the same attempts and trusts the same addresses.
+// the same attempts and trusts the same addresses. An attempt's point is taken here before its password is checked, so
+// a burst spread over instances still meets one limit; which points are attempts still in flight only the process
+// holding them knows (domain/login-throttle.ts).
 import type pg from 'pg';
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import { knownAddressesPerAccount, type ThrottleBacking } from '../../domain/login-throttle.js';

@@ -2,6 +2,7 @@
 // PostgreSQL the counts and the known addresses are shared by every throttle on the database, as by every instance.
 import { fileStorage } from '../../../src/store/file-storage.js';
 import pg from 'pg';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LoginThrottle, LoginThrottledError, memoryThrottleBacking, type LoginThrottlePolicy, type ThrottleBacking } from '../../../src/domain/login-throttle.js';
 import { openStore, type Store } from '../../../src/store/file-store.js';
@@ -21,7 +22,7 @@ beforeAll(async () => {
   // same ids so that its sign_in_addresses rows have their users.
   store = await openStore({ file: null });
   await loadSeed(fileStorage(store), {
-    users: ['jsmith', 'awong', 'bwong', 'cwong'].map((username) => ({ username, email: `${username}@example.com`, name: username, password })),
+    users: ['jsmith', 'awong', 'bwong', 'cwong', 'dwong', 'ewong'].map((username) => ({ username, email: `${username}@example.com`, name: username, password })),
   });
   const database = await migratedDatabase(inject('postgresUrl'));
   [pool] = database.pools as [pg.Pool];
@@ -50,6 +51,13 @@ const backings: Record<string, () => ThrottleBacking> = {
   PostgreSQL: () => postgresThrottleBacking(pool),
 };
 
+/** A backing whose limiters the test can read, by key prefix ('address', 'login'). */
+function readable(backing: ThrottleBacking): { backing: ThrottleBacking; counts: Record<string, RateLimiterAbstract> } {
+  const counts: Record<string, RateLimiterAbstract> = {};
+  return { backing: { ...backing, limiter: (options) => (counts[options.keyPrefix] = backing.limiter(options)) }, counts };
+}
+const countOf = async (limiter: RateLimiterAbstract, key: string) => (await limiter.get(key))?.consumedPoints ?? 0;
+
 describe.each(Object.keys(backings))('the throttle on %s', (name) => {
   const login = name === 'memory' ? 'awong' : 'bwong';
 
@@ -68,6 +76,46 @@ describe.each(Object.keys(backings))('the throttle on %s', (name) => {
     for (let i = 0; i < 3; i++) await signIn(throttle, user, 'wrong', '198.51.100.1');
     expect(await signIn(throttle, user, password, '198.51.100.2')).toBe('throttled');
     expect(await signIn(throttle, user, password, '192.0.2.7')).toBe('signed in');
+  });
+
+  it('checks exactly as many of a burst of wrong passwords as the limit, and counts the refusals nothing', async () => {
+    const { backing, counts } = readable(backings[name]!());
+    const throttle = new LoginThrottle(policy, backing);
+    const burst = `burst-${name.toLowerCase()}`;
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => signIn(throttle, burst, 'wrong', `10.1.0.${i}`)));
+    expect(answers.filter((a) => a === 'wrong')).toHaveLength(policy.perLogin.failures);
+    expect(answers.filter((a) => a === 'throttled')).toHaveLength(20 - policy.perLogin.failures);
+    await Promise.all(Array.from({ length: 20 }, (_, i) => signIn(throttle, burst, 'wrong', `10.1.1.${i}`)));
+    expect(await countOf(counts.login!, `login:${burst}`)).toBe(policy.perLogin.failures);
+    // Every address gave back the point of an attempt refused by the login's count.
+    expect(await countOf(counts.address!, '10.1.1.0')).toBe(0);
+  });
+
+  it('lets any number of right passwords in at once, waiting for room rather than refusing, and counts none', async () => {
+    const { backing, counts } = readable(backings[name]!());
+    const oneAddress = { ...policy, perAddress: { failures: 3, windowSeconds: 600 }, perLogin: { failures: 100, windowSeconds: 600 } };
+    const throttle = new LoginThrottle(oneAddress, backing);
+    const user = name === 'memory' ? 'dwong' : 'ewong';
+    const from = '10.2.0.1';
+    for (let i = 0; i < 2; i++) expect(await signIn(throttle, `nobody-${name}-${i}`, 'wrong', from)).toBe('wrong');
+    // One point left: thirty right passwords take turns with it.
+    expect(await Promise.all(Array.from({ length: 30 }, () => signIn(throttle, user, password, from)))).toEqual(Array(30).fill('signed in'));
+    expect(await countOf(counts.address!, from)).toBe(2);
+    expect(await signIn(throttle, `nobody-${name}-2`, 'wrong', from)).toBe('wrong');
+    // Only failures fill the count, and then nothing gets in; the refusals leave it as it was.
+    expect(await Promise.all(Array.from({ length: 10 }, () => signIn(throttle, user, password, from)))).toEqual(Array(10).fill('throttled'));
+    expect(await countOf(counts.address!, from)).toBe(3);
+  });
+
+  it("lets right passwords from new addresses wait for a login's last point rather than be refused", async () => {
+    const { backing, counts } = readable(backings[name]!());
+    const throttle = new LoginThrottle(policy, backing);
+    const login = name === 'memory' ? 'dwong@example.com' : 'ewong@example.com';
+    for (let i = 0; i < policy.perLogin.failures - 1; i++) expect(await signIn(throttle, login, 'wrong', `10.3.0.${i}`)).toBe('wrong');
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => signIn(throttle, login, password, `10.3.1.${i}`)));
+    expect(answers).toEqual(Array(30).fill('signed in'));
+    // A success clears the login's count.
+    expect(await countOf(counts.login!, `login:${login}`)).toBe(0);
   });
 });
 
