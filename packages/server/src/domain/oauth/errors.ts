@@ -10,9 +10,15 @@ export class OAuthError extends Error {
     readonly description: string,
     options: { status?: number; cause?: unknown } = {},
   ) {
+    const status = options.status ?? (code === 'invalid_client' || code === 'invalid_token' ? 401 : 400);
+    // Expected answers (wrong secret, spent code) need no stack: nothing shows or logs a 4xx's, and capturing one
+    // is a measurable part of answering it. A 5xx keeps its stack for the log.
+    const limit = Error.stackTraceLimit;
+    if (status < 500) Error.stackTraceLimit = 0;
     super(description, { cause: options.cause });
+    Error.stackTraceLimit = limit;
     this.name = 'OAuthError';
-    this.status = options.status ?? (code === 'invalid_client' || code === 'invalid_token' ? 401 : 400);
+    this.status = status;
   }
 
   toJSON(): components['schemas']['OAuthError'] {
