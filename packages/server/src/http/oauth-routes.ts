@@ -6,7 +6,7 @@ import { authenticateClientRequest } from '../domain/oauth/client-authentication
 import { introspectToken, revokeToken } from '../domain/oauth/revocation.js';
 import { exchangeAuthorizationCode, passwordGrant, refreshGrant } from '../domain/oauth/token-endpoint.js';
 import { tokenInfo } from '../domain/oauth/token-info.js';
-import { digest } from '../domain/secrets.js';
+import { accessDigestOf } from '../domain/oauth/tokens.js';
 import type { LoginThrottle } from '../domain/login-throttle.js';
 import { type GrantRegistry } from '../domain/oauth/grants.js';
 import type { Metrics } from './operations.js';
@@ -83,7 +83,7 @@ export function oauthRouter({ storage, baseUrl, tokenTtl, now, throttle, introsp
     // For the request journal (request-journal.ts), which names the user a token was issued to: the grants answer
     // only the token response, so it finds the user by the token's digest once the answer is sent. A digest, as the
     // store keeps it: the token itself stays out of res.locals.
-    res.locals.issuedAccessDigest = digest(answer.access_token);
+    res.locals.issuedAccessDigest = accessDigestOf(answer);
     res.set(noStore).json(answer);
   });
 

@@ -26,10 +26,20 @@ export interface IssueTokenOptions {
 export function newTokenPair(options: IssueTokenOptions): { pair: NewTokenPair; response: TokenResponse } {
   const access_token = newSecret('accessToken');
   const refresh_token = options.withRefreshToken ? newSecret('refreshToken') : undefined;
+  const token_digest = digest(access_token);
+  const response: TokenResponse = {
+    access_token,
+    token_type: 'bearer',
+    expires_in: options.ttl,
+    ...(refresh_token ? { refresh_token } : {}),
+    scope: formatScope(options.scopes),
+    created_at: options.now,
+  };
+  accessDigests.set(response, token_digest);
   return {
     pair: {
       id: nanoid(),
-      token_digest: digest(access_token),
+      token_digest,
       refresh_digest: refresh_token ? digest(refresh_token) : null,
       application_id: options.application_id,
       user_id: options.user_id,
@@ -37,16 +47,15 @@ export function newTokenPair(options: IssueTokenOptions): { pair: NewTokenPair; 
       now: options.now,
       ttl: options.ttl,
     },
-    response: {
-      access_token,
-      token_type: 'bearer',
-      expires_in: options.ttl,
-      ...(refresh_token ? { refresh_token } : {}),
-      scope: formatScope(options.scopes),
-      created_at: options.now,
-    },
+    response,
   };
 }
+
+/** The digests of the access tokens in the token responses made here, so that a request digests each token once. */
+const accessDigests = new WeakMap<TokenResponse, string>();
+
+/** The digest of a token response's access token, as the store keeps it. */
+export const accessDigestOf = (response: TokenResponse): string => accessDigests.get(response) ?? digest(response.access_token);
 
 /** Issues a token pair outside any chain (the password grant); answers the token response. */
 export async function issueTokenPair(storage: Storage, options: IssueTokenOptions): Promise<TokenResponse> {
