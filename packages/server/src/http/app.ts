@@ -63,7 +63,8 @@ function apiAuthentication(storage: Storage, now: () => number): RequestHandler 
     const result = await authenticateApiRequest(
       storage,
       {
-        accessTokenQuery: req.query.access_token,
+        // Express 5 parses the query string anew on every read of req.query; most calls have none to parse.
+        accessTokenQuery: req.url.includes('?') ? req.query.access_token : undefined,
         authorization: req.headers.authorization,
         privateToken: req.get('private-token'),
       },
@@ -80,13 +81,6 @@ function apiAuthentication(storage: Storage, now: () => number): RequestHandler 
 
 const noSniff = { 'X-Content-Type-Options': 'nosniff' };
 const noStore = { ...noSniff, 'Cache-Control': 'no-store' };
-
-/**
- * Set before anything can answer, so errors carry them too. No JSON answer may be sniffed as something else, and
- * none is cached except the server metadata: API answers hold a user's data and their requests may carry the token
- * in the query string (RFC 6750 section 5.3); OAuth answers hold tokens (RFC 6749 section 5.1).
- */
-const jsonAreaHeaders = (path: string) => (oauthEndpointOf(path) === 'metadata' ? noSniff : noStore);
 
 /**
  * JSON and form bodies, parsed only when the request has one (RFC 9112 section 6.3, as body-parser decides): for a
@@ -141,15 +135,28 @@ export function createApp({ backend, config, now: givenNow = wallClock, log, req
   }
   api.use('/api/v3', apiRouter(storage, config.baseUrl));
 
+  // The OAuth JSON endpoints are a branch too, for the same reason: none of the page, document and operations
+  // layers below applies to their paths. A request the branch leaves unanswered goes on down the app as before.
+  const grants = grantRegistry(config.passwordGrant);
+  const oauth = express.Router();
+  oauth.use(bodies);
+  oauth.use(validation);
+  oauth.use(oauthRouter({ storage, baseUrl: config.baseUrl, tokenTtl: config.tokenTtl, now, throttle, introspectionClients: config.introspectionClients ?? [], grants, metrics }));
+
   app.use(apiV4Alias);
   if (kit) app.use(faultInjection(kit.faults, bodies));
   app.use((req, res, next) => {
-    const area = areaOf(req.path);
+    const path = req.path;
+    const area = areaOf(path);
     if (area === 'pages') return next();
-    res.set(jsonAreaHeaders(req.path));
-    const dispatch = () => (isServedApiPath(req.path) ? api(req, res, next) : next());
+    // Set before anything can answer, so errors carry them too. No JSON answer may be sniffed as something else,
+    // and none is cached except the server metadata: API answers hold a user's data and their requests may carry
+    // the token in the query string (RFC 6750 section 5.3); OAuth answers hold tokens (RFC 6749 section 5.1).
+    res.set(area === 'oauth' && oauthEndpointOf(path) === 'metadata' ? noSniff : noStore);
+    const branch = area === 'oauth' ? oauth : area === 'api' && isServedApiPath(path) ? api : undefined;
+    const dispatch = () => (branch ? branch(req, res, next) : next());
     // Before the branches, so that a preflight is answered here and every answer, errors included, has the headers.
-    return answersAnyOrigin(area, req.path) ? crossOrigin(req, res, dispatch) : dispatch();
+    return answersAnyOrigin(area, path) ? crossOrigin(req, res, dispatch) : dispatch();
   });
   app.use(pagePaths, pageHeaders(config.secureCookies));
   // The landing page and the document answer errors as pages too, with the pages' headers.
@@ -173,8 +180,6 @@ export function createApp({ backend, config, now: givenNow = wallClock, log, req
   // Sessions and CSRF only on the pages, and before validation: a forged form gets 403 whatever its fields.
   app.use(pageSessions(pages));
   app.use(validation);
-  const grants = grantRegistry(config.passwordGrant);
-  app.use(oauthRouter({ storage, baseUrl: config.baseUrl, tokenTtl: config.tokenTtl, now, throttle, introspectionClients: config.introspectionClients ?? [], grants, metrics }));
   app.use(pagesRouter({ ...pages, baseUrl: config.baseUrl }));
   app.use(errorHandler(log, grants, metrics));
   app.use(lastResortHandler(log));
