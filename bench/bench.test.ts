@@ -12,6 +12,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const tsx = join(root, 'node_modules/tsx/dist/cli.mjs');
 
 const connections = [1, 10, 50];
+const tokenTargets = ['file', 'postgres', 'peer', 'ceiling'];
 const load = ['rps', 'p50_ms', 'p99_ms', 'failed'];
 const expected = [
   ...['cold.spawn_to_first_200_ms', 'cold.spawn_to_listening_ms', 'cold.first_request_ms', 'cold.second_request_ms'],
@@ -23,13 +24,26 @@ const expected = [
   ...['acknowledged', 'answered_2xx', 'file_writes', 'commits_per_file_write', 'spawn_to_first_200_ms', 'store_mib', 'store_after_mib'].map(
     (m) => `write.u1000.${m}`,
   ),
-  ...['authorization_code', 'refresh_token', 'password'].flatMap((g) => load.map((m) => `token.${g}.c10.${m}`)),
+  // The token endpoint (issue 20): time-bounded runs on tokenbell's two stores, node-oidc-provider and bare Express.
+  ...['refresh_token', 'introspection'].flatMap((g) =>
+    [10, 50].flatMap((c) => [
+      ...tokenTargets.flatMap((t) => load.map((m) => `token.${g}.c${c}.${t}.${m}`)),
+      ...['file', 'postgres'].flatMap((k) => [`ratio.token.${g}.c${c}.${k}_vs_peer`, `ratio.token.${g}.c${c}.${k}_vs_ceiling`]),
+    ]),
+  ),
+  ...['file', 'postgres'].flatMap((k) => load.map((m) => `token.authorization_code.c10.${k}.${m}`)),
+  ...['token.pool.sizing_rps', 'token.pool.per_run'],
+  ...[10, 50].flatMap((c) => [...load.map((m) => `token.password.c${c}.${m}`), `token.password.c${c}.status_429`, `token.kdf.c${c}.rps`, `ratio.password_vs_kdf.c${c}`]),
+  ...['token.get_quiet.c10', 'token.get_during_password_storm.c10', 'token.password_storm.c50'].flatMap((p) => load.map((m) => `${p}.${m}`)),
+  ...['token.password_storm.c50.status_429', 'ratio.get_p99_storm_vs_quiet'],
+  ...['success', 'unauthenticated_401', 'malformed_400'].flatMap((k) => load.map((m) => `errors.${k}.c50.${m}`)),
+  ...['unauthenticated_401', 'malformed_400'].map((k) => `ratio.errors_vs_success.${k}.c50`),
+  ...tokenTargets.flatMap((t) => ['after_start_mib', 'after_mixed_mib', 'requests'].map((m) => `rss.${t}.${m}`)),
+  ...['file', 'postgres'].flatMap((k) => [`rss.token_${k}_after_start_mib`, `rss.token_${k}_after_runs_mib`]),
   ...['sdk.fetch.p50_ms', 'sdk.client.p50_ms', 'ratio.sdk_overhead_pct'],
   ...['rss.reference_after_read_mib', 'rss.prism_mib', 'rss.write_u1000_mib'],
-  ...['read.c10', 'read.c50', 'write.c50', 'token.authorization_code.c10', 'token.refresh_token.c10'].flatMap((id) => [
-    ...['file', 'postgres'].flatMap((k) => load.map((m) => `postgres.${id}.${k}.${m}`)),
-    `ratio.postgres_vs_file.${id}`,
-  ]),
+  ...['read.c10', 'read.c50', 'write.c50'].flatMap((id) => [...['file', 'postgres'].flatMap((k) => load.map((m) => `postgres.${id}.${k}.${m}`)), `ratio.postgres_vs_file.${id}`]),
+  ...['token.authorization_code.c10', 'token.refresh_token.c10', 'token.refresh_token.c50', 'token.introspection.c10', 'token.introspection.c50'].map((id) => `ratio.postgres_vs_file.${id}`),
   'rss.postgres_server_mib',
   ...['testing.start.to_first_answer', 'testing.baseline.bare_http', 'testing.baseline.spawned_cli'].flatMap((p) => ['median_ms', 'min_ms', 'max_ms'].map((m) => `${p}.${m}`)),
   ...['first_in_process_ms', 'resolved_ms', 'first_request_ms', 'second_request_ms', 'close_ms'].map((m) => `testing.start.${m}`),
@@ -51,7 +65,9 @@ describe('npm run bench -- --quick', () => {
     });
     table = stdout;
     result = JSON.parse(await readFile(json, 'utf8'));
-  }, 170_000);
+    // 6.5 minutes measured on a 2-core machine at load 10 with a full bench beside it (2.5 before issue 20's token,
+    // error, password and memory rows, at the same load without the full bench).
+  }, 600_000);
 
   afterAll(async () => {
     await rm(work, { recursive: true, force: true });
@@ -63,9 +79,12 @@ describe('npm run bench -- --quick', () => {
     expect(missing).toEqual([]);
   });
 
-  it('measured what it claims: every read and write was answered 2xx, and writes were acknowledged durably', () => {
-    for (const key of expected.filter((k) => /^(read|write)\..*\.failed$/.test(k))) expect(result.figures[key], key).toBe(0);
-    for (const key of expected.filter((k) => k.endsWith('.rps'))) expect(result.figures[key], key).toBeGreaterThan(0);
+  it('measured what it claims: every read, write, error and token request answered as expected, and writes were acknowledged durably', () => {
+    for (const key of expected.filter((k) => /^(read|write|errors)\..*\.failed$|^token\.(refresh_token|introspection|authorization_code)\..*\.failed$/.test(k))) {
+      expect(result.figures[key], key).toBe(0);
+    }
+    // The password grant's rates may be 0 (a lockout, or scrypt on a loaded core): they are reported, not asserted.
+    for (const key of expected.filter((k) => k.endsWith('.rps') && !/^token\.(password|get_during)/.test(k))) expect(result.figures[key], key).toBeGreaterThan(0);
     expect(result.figures['write.u1000.acknowledged']).toBeGreaterThanOrEqual(result.figures['write.u1000.answered_2xx'] as number);
     expect(result.figures['write.u1000.file_writes']).toBeGreaterThan(0);
   });
@@ -76,6 +95,9 @@ describe('npm run bench -- --quick', () => {
     expect(table).toContain('SDK overhead over plain fetch');
     expect(table).toContain('Test kit: startTokenbell() -> first authenticated answer');
     expect(table).toContain('test kit start / spawned CLI start (same seed)');
+    expect(table).toContain('tokenbell file / node-oidc-provider');
+    expect(table).toContain('password grant / KDF alone, 50 conns');
+    expect(table).toMatch(/pinning: (taskset|not pinned)/);
   });
 
   it('measured the test kit: every start answered, resets took time, and the store they restore is not empty', () => {

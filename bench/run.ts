@@ -4,17 +4,17 @@
 import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { copyFile, mkdir, mkdtemp, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Bench } from 'tinybench';
 import { createTokenbellClient } from '../packages/sdk/src/index.js';
-import { type LoadFigures, load, median, roundRobin } from './lib/load.js';
-import { type Target, freePort, rssMiB, startTarget, stopAll, waitFor200, waitForListening } from './lib/processes.js';
+import { type LoadFigures, Pool, load, median, roundRobin } from './lib/load.js';
+import { type Target, freePort, onServerCore, pin, pinning, rssMiB, startTarget, stopAll, waitFor200, waitForListening } from './lib/processes.js';
 import { type GeneratedStore, client, generateStore, password, project } from './lib/store.js';
 import { copyStoreIntoDatabase } from './lib/postgres.js';
-import { createDatabase, startCluster } from '../test/support/postgres.js';
+import { type TestCluster, createDatabase, startCluster } from '../test/support/postgres.js';
 import { migrate } from '../packages/server/src/store/postgres/migrate.js';
 import { administrator, writeContractSeed } from '../test/contract/seed.js';
 
@@ -36,9 +36,10 @@ for (const s of only) {
 }
 
 const config = quick
-  ? { rounds: 1, seconds: 1, warmupSeconds: 0.5, connections: [1, 10, 50], stores: [1_000], tokenAmount: 150, coldStarts: 1, sdkMs: 300, kitStarts: 3, kitResets: 40, kitResetSeconds: 3 }
-  : { rounds: 3, seconds: 3, warmupSeconds: 1, connections: [1, 10, 50], stores: [1_000, 10_000, 100_000], tokenAmount: 600, coldStarts: 3, sdkMs: 1_500, kitStarts: 10, kitResets: 200, kitResetSeconds: 6 };
+  ? { rounds: 1, seconds: 1, warmupSeconds: 0.5, connections: [1, 10, 50], stores: [1_000], coldStarts: 1, memoryRequests: 2_000, memorySeconds: 4, sdkMs: 300, kitStarts: 3, kitResets: 40, kitResetSeconds: 3 }
+  : { rounds: 3, seconds: 3, warmupSeconds: 1, connections: [1, 10, 50], stores: [1_000, 10_000, 100_000], coldStarts: 3, memoryRequests: 100_000, memorySeconds: 60, sdkMs: 1_500, kitStarts: 10, kitResets: 200, kitResetSeconds: 6 };
 const tokenConnections = 10;
+const tokenConnectionCounts = [10, 50];
 
 /** Every figure, flat, as the JSON result file holds them: `section.case.metric` → number. */
 const figures: Record<string, number> = {};
@@ -172,12 +173,39 @@ async function readBenchmark(reference: Target, store: GeneratedStore): Promise<
       add(`ratio.read_vs_prism.c${connections}`, rps.reference! / rps.prism!);
     }
   }
+  await errorBenchmark(reference, store, runs, ratios);
   for (const [id, list] of runs) summarise(id, list);
   for (const [name, list] of ratios) record(name, median(list));
   record('rss.reference_after_read_mib', rssMiB(reference.pid));
   record('rss.prism_mib', rssMiB(prism.pid));
   await ceiling.stop();
   await prism.stop();
+}
+
+/**
+ * Item 4 of issue 20: floods of unauthenticated GETs (401) and of malformed PUTs (a level outside the enum: 400 from
+ * the validator) beside successful GETs, on the same server, at 50 connections, interleaved in every round.
+ */
+async function errorBenchmark(reference: Target, store: GeneratedStore, runs: Map<string, LoadFigures[]>, ratios: Map<string, number[]>): Promise<void> {
+  const connections = 50;
+  const cases = {
+    success: { url: `${reference.url}${readPath}`, headers: bearer(store.accessTokens[0]!) },
+    unauthenticated_401: { url: `${reference.url}${readPath}`, expect: 401 },
+    malformed_400: { url: `${reference.url}${writePath}`, method: 'PUT', headers: { ...bearer(store.accessTokens[0]!), 'content-type': 'application/json' }, body: JSON.stringify({ level: 'loudest' }), expect: 400 },
+  } as const;
+  for (const options of Object.values(cases)) await load({ ...options, connections, duration: config.warmupSeconds });
+  for (let round = 0; round < config.rounds; round++) {
+    const rps: Record<string, number> = {};
+    for (const [key, options] of Object.entries(cases)) {
+      log(`errors round ${round + 1}/${config.rounds}: ${key}, ${connections} connections`);
+      const result = await load({ ...options, connections, duration: config.seconds });
+      runs.set(`errors.${key}.c${connections}`, [...(runs.get(`errors.${key}.c${connections}`) ?? []), result]);
+      rps[key] = result.rps;
+    }
+    for (const key of ['unauthenticated_401', 'malformed_400']) {
+      ratios.set(`ratio.errors_vs_success.${key}.c${connections}`, [...(ratios.get(`ratio.errors_vs_success.${key}.c${connections}`) ?? []), rps[key]! / rps.success!]);
+    }
+  }
 }
 
 async function sdkBenchmark(reference: Target, store: GeneratedStore): Promise<void> {
@@ -289,15 +317,14 @@ async function writeBenchmark(work: string): Promise<void> {
 }
 
 /**
- * The same 1k-user store on the JSON file and on PostgreSQL (a durable cluster: fsync on, on the same two cores as
- * the servers and the load), measured in interleaved rounds: authenticated reads, durable PUTs, code and refresh grants.
+ * The same 1k-user store on the JSON file and on PostgreSQL (a durable cluster: fsync on, on the servers' core when
+ * pinned), measured in interleaved rounds: authenticated reads and durable PUTs (the token endpoint on both stores is
+ * the token section's).
  */
-async function postgresBenchmark(work: string): Promise<void> {
-  const single = config.tokenAmount * (config.rounds + 1);
-  log('starting a durable PostgreSQL cluster and copying a 1k-user store into it');
-  const cluster = await startCluster({ durable: true });
-  try {
-    const store = await generateStore(join(work, 'postgres.json'), { users: 1_000, codes: single, refreshTokens: single });
+async function postgresBenchmark(work: string, cluster: TestCluster): Promise<void> {
+  log('copying a 1k-user store into PostgreSQL');
+  {
+    const store = await generateStore(join(work, 'postgres.json'), { users: 1_000 });
     const database = await createDatabase(cluster.url);
     await migrate(database.url);
     await copyStoreIntoDatabase(store.file, database.url);
@@ -308,36 +335,16 @@ async function postgresBenchmark(work: string): Promise<void> {
     };
     for (const target of Object.values(targets)) await waitFor200(target, readPath, bearer(store.accessTokens[0]!), 60_000);
     const kinds = ['file', 'postgres'] as const;
-    // Each store has its own copy of the codes and refresh tokens, so each uses every one once.
-    const next = Object.fromEntries(kinds.map((k) => [k, { token: roundRobin(store.accessTokens), code: roundRobin(store.codes), refresh: roundRobin(store.refreshTokens) }])) as Record<(typeof kinds)[number], { token: () => string; code: () => string; refresh: () => string }>;
+    const next = Object.fromEntries(kinds.map((k) => [k, { token: roundRobin(store.accessTokens) }])) as Record<(typeof kinds)[number], { token: () => string }>;
     const read = (k: (typeof kinds)[number], connections: number, duration: number) =>
       load({ url: targets[k].url, connections, duration, requests: [{ method: 'GET', path: readPath, setupRequest: (req: object) => ({ ...req, headers: bearer(next[k].token()) }) }] });
     const write = (k: (typeof kinds)[number], connections: number, duration: number) =>
       load({ url: targets[k].url, connections, duration, requests: [{ method: 'PUT', path: writePath, headers: { 'content-type': 'application/json' }, body: writeBody, setupRequest: (req: { headers?: Record<string, string> }) => ({ ...req, headers: { ...req.headers, ...bearer(next[k].token()) } }) }] });
-    const clientAuth = { client_id: client.id, client_secret: client.secret };
-    const grant = (k: (typeof kinds)[number], kind: 'authorization_code' | 'refresh_token', amount: number) =>
-      load({
-        url: targets[k].url,
-        connections: tokenConnections,
-        amount,
-        requests: [
-          {
-            method: 'POST',
-            path: '/oauth/token',
-            headers: { 'content-type': 'application/x-www-form-urlencoded' },
-            setupRequest: (req: object) => ({
-              ...req,
-              body: new URLSearchParams(kind === 'authorization_code' ? { grant_type: kind, code: next[k].code(), redirect_uri: client.redirectUri, ...clientAuth } : { grant_type: kind, refresh_token: next[k].refresh(), ...clientAuth }).toString(),
-            }),
-          },
-        ],
-      });
     const readConnections = [10, 50];
     const writeConnections = 50;
     for (const k of kinds) {
       await read(k, 10, config.warmupSeconds);
       await write(k, 10, config.warmupSeconds);
-      for (const kind of ['authorization_code', 'refresh_token'] as const) await grant(k, kind, config.tokenAmount);
     }
     const runs = new Map<string, LoadFigures[]>();
     const ratios = new Map<string, number[]>();
@@ -350,60 +357,343 @@ async function postgresBenchmark(work: string): Promise<void> {
       log(`PostgreSQL round ${round + 1}/${config.rounds}`);
       for (const c of readConnections) await measure(`read.c${c}`, (k) => read(k, c, config.seconds));
       await measure(`write.c${writeConnections}`, (k) => write(k, writeConnections, config.seconds));
-      for (const kind of ['authorization_code', 'refresh_token'] as const) await measure(`token.${kind}.c${tokenConnections}`, (k) => grant(k, kind, config.tokenAmount));
     }
     for (const [id, list] of runs) summarise(id, list);
     for (const [id, list] of ratios) record(`ratio.postgres_vs_file.${id}`, median(list));
     record('rss.postgres_server_mib', rssMiB(targets.postgres.pid));
     for (const target of Object.values(targets)) await target.stop();
-  } finally {
-    await cluster.stop();
   }
 }
 
-async function tokenBenchmark(work: string): Promise<void> {
-  // Enough single-use codes and refresh tokens for the warm-up and every round.
-  const single = config.tokenAmount * (config.rounds + 1);
-  log(`generating the token store (${single} codes, ${single} refresh tokens)`);
-  const store = await generateStore(join(work, 'token.json'), { users: 1_000, codes: single, refreshTokens: single });
-  const target = await startServer('token server', store.file);
-  await waitFor200(target, readPath, bearer(store.accessTokens[0]!), 60_000);
-  const form = (params: Record<string, string>) => new URLSearchParams(params).toString();
-  const post = (body: () => string) => [
+/** A form POST to `path`, its body built per request (so single-use values are each sent once). */
+function formPost(path: string, body: () => Record<string, string>, headers: Record<string, string> = {}) {
+  return [
     {
       method: 'POST',
-      path: '/oauth/token',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      setupRequest: (req: object) => ({ ...req, body: body() }),
+      path,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      setupRequest: (req: object) => ({ ...req, body: new URLSearchParams(body()).toString() }),
     },
   ];
-  const clientAuth = { client_id: client.id, client_secret: client.secret };
-  const nextCode = roundRobin(store.codes);
-  const nextRefresh = roundRobin(store.refreshTokens);
-  const nextUser = roundRobin(store.usernames);
-  const grants = {
-    authorization_code: () => form({ grant_type: 'authorization_code', code: nextCode(), redirect_uri: client.redirectUri, ...clientAuth }),
-    refresh_token: () => form({ grant_type: 'refresh_token', refresh_token: nextRefresh(), ...clientAuth }),
-    password: () => form({ grant_type: 'password', username: nextUser(), password }),
+}
+
+const basic = (id: string, secret: string) => ({ authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}` });
+
+/** A server-side helper run on the servers' core: `node --import tsx bench/targets/NAME.ts ARGS`, its JSON line. */
+function runOnServerCore<T>(name: string, args: string[]): T {
+  const command = [process.execPath, '--import', 'tsx', join(root, `bench/targets/${name}.ts`), ...args];
+  const [file, argv] = pinning ? ['taskset', ['-c', pinning.servers, ...command]] : [command[0]!, command.slice(1)];
+  const result = spawnSync(file, argv, { cwd: root, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`${name} failed (exit ${result.status}): ${result.stderr}`);
+  return JSON.parse(result.stdout) as T;
+}
+
+type TokenKey = 'file' | 'postgres' | 'peer' | 'ceiling';
+const tokenTargets: Array<{ key: TokenKey; label: string }> = [
+  { key: 'file', label: 'tokenbell, JSON file (durable)' },
+  { key: 'postgres', label: 'tokenbell, PostgreSQL (durable)' },
+  { key: 'peer', label: 'node-oidc-provider 8.8.1 (memory)' },
+  { key: 'ceiling', label: 'bare Express 5 form POST (ceiling)' },
+];
+
+interface TokenTarget {
+  key: TokenKey;
+  target: Target;
+  /** Single-use refresh tokens; `refill` tops the pool up to `n` before a run where the target can mint at run time. */
+  refresh: Pool;
+  refill?: (n: number) => Promise<void>;
+  /** Access tokens to introspect (reused: introspection consumes nothing). */
+  introspect: () => string;
+  tokenPath: string;
+  introspectPath: string;
+}
+
+/** Starts node-oidc-provider (bench/targets/peer-oidc-provider.ts) and returns it with its minting route. */
+async function startPeer(): Promise<{ target: Target; mint: (refresh: number, access: number) => Promise<{ refreshTokens: string[]; accessTokens: string[] }> }> {
+  const port = await freePort();
+  const controlPort = await freePort();
+  const target = startTarget('node-oidc-provider', process.execPath, ['--import', 'tsx', join(root, 'bench/targets/peer-oidc-provider.ts'), String(port), String(controlPort), client.id, client.secret], port, { NODE_ENV: 'production' });
+  await waitFor200(target, '/.well-known/openid-configuration', {}, 60_000);
+  const mint = async (refresh: number, access: number) => {
+    const response = await fetch(`http://127.0.0.1:${controlPort}/mint?refresh=${refresh}&access=${access}`, { method: 'POST' });
+    if (response.status !== 200) throw new Error(`the peer's mint answered ${response.status}: ${await response.text()}`);
+    return (await response.json()) as { refreshTokens: string[]; accessTokens: string[] };
   };
-  // Codes and refresh tokens are single-use, so those runs are a fixed number of requests (each code used once);
-  // the password grant is scrypt-bound and runs for a fixed time.
-  const run = (grant: keyof typeof grants, amount: number, seconds: number) =>
-    grant === 'password'
-      ? load({ url: target.url, connections: tokenConnections, duration: seconds, requests: post(grants[grant]) })
-      : load({ url: target.url, connections: tokenConnections, amount, requests: post(grants[grant]) });
-  for (const grant of Object.keys(grants) as Array<keyof typeof grants>) await run(grant, config.tokenAmount, config.warmupSeconds);
+  return { target, mint };
+}
+
+/**
+ * The token endpoint, time-bounded like every other row: tokenbell on its JSON file and on PostgreSQL (the same
+ * generated store), node-oidc-provider (the peer) and a bare Express form POST answering the same JSON (the ceiling).
+ * Refresh grant (rotation; durable on tokenbell) and introspection (RFC 7662, client_secret_basic) at 10 and 50
+ * connections, each target in turn inside every round; the code grant at 10 on tokenbell's two stores.
+ *
+ * Every request takes a fresh code or refresh token (autocannon's setupRequest drawing from a Pool). How pools are
+ * sized so a run never runs dry: tokenbell's are written into its store before it starts, so a first short run on a
+ * throwaway server measures the fastest rate (code and refresh at 50 connections, after a warm-up), and each later
+ * run gets three times that rate (at least 3,000/s) times its duration, plus 1,000; the peer's pool is refilled
+ * before each of its runs to the same measure of the fastest rate it has shown so far (warm-ups included). A pool
+ * that still runs dry stops the bench with an error rather than report refused reuse.
+ */
+async function tokenBenchmark(work: string, cluster: TestCluster): Promise<void> {
+  const began = performance.now();
+  const sizingPool = 20_000;
+  log(`token: sizing the pools on a throwaway server (${sizingPool} codes, ${sizingPool} refresh tokens)`);
+  const sizing = await generateStore(join(work, 'token-sizing.json'), { users: 1_000, codes: sizingPool, refreshTokens: sizingPool });
+  const sizer = await startServer('token server (sizing)', sizing.file);
+  await waitFor200(sizer, readPath, bearer(sizing.accessTokens[0]!), 60_000);
+  const auth = basic(client.id, client.secret);
+  const codeBody = (pool: Pool) => () => ({ grant_type: 'authorization_code', code: pool.take(), redirect_uri: client.redirectUri });
+  const refreshBody = (pool: Pool) => () => ({ grant_type: 'refresh_token', refresh_token: pool.take() });
+  const sizingCodes = new Pool(sizing.codes, 'sizing code');
+  const sizingRefresh = new Pool(sizing.refreshTokens, 'sizing refresh token');
+  let fastest = 0;
+  for (const [body, pool] of [[codeBody(sizingCodes), sizingCodes], [refreshBody(sizingRefresh), sizingRefresh]] as const) {
+    await load({ url: sizer.url, connections: 50, duration: config.warmupSeconds, requests: formPost('/oauth/token', body, auth) });
+    const result = await load({ url: sizer.url, connections: 50, duration: config.warmupSeconds, requests: formPost('/oauth/token', body, auth) });
+    pool.check();
+    fastest = Math.max(fastest, result.rps);
+  }
+  await sizer.stop();
+  // Three times the first run's rate (later runs are warmer, and a busy machine may quieten), and never under
+  // 3,000 a second.
+  const size = (rate: number) => Math.ceil(Math.max(rate * 3, 3_000) * config.seconds) + 1_000;
+  const perRun = size(fastest);
+  // Runs that use tokenbell's pools: a warm-up and one per round for codes (10 connections); a warm-up and two per
+  // round for refresh tokens (10 and 50).
+  const codes = perRun * (config.rounds + 1);
+  const refreshTokens = perRun * (2 * config.rounds + 1);
+  record('token.pool.sizing_rps', fastest);
+  record('token.pool.per_run', perRun);
+  log(`token: generating the store (${codes} codes, ${refreshTokens} refresh tokens) and copying it into PostgreSQL`);
+  const store = await generateStore(join(work, 'token.json'), { users: 1_000, codes, refreshTokens });
+  const database = await createDatabase(cluster.url);
+  await migrate(database.url);
+  await copyStoreIntoDatabase(store.file, database.url);
+  const pgPort = await freePort();
+  const file = await startServer('token server (file)', store.file);
+  const postgres = startTarget('token server (PostgreSQL)', process.execPath, [join(root, 'packages/server/dist/cli.js'), '--port', String(pgPort), '--database-url', database.url], pgPort, { NODE_ENV: 'production' });
+  for (const t of [file, postgres]) await waitFor200(t, readPath, bearer(store.accessTokens[0]!), 60_000);
+  record('rss.token_file_after_start_mib', rssMiB(file.pid));
+  record('rss.token_postgres_after_start_mib', rssMiB(postgres.pid));
+
+  // Each store has its own copy of the codes and refresh tokens, so each uses every one once.
+  const pools = {
+    file: { codes: new Pool([...store.codes], 'file code'), refresh: new Pool([...store.refreshTokens], 'file refresh token') },
+    postgres: { codes: new Pool([...store.codes], 'PostgreSQL code'), refresh: new Pool([...store.refreshTokens], 'PostgreSQL refresh token') },
+  };
+  // The ceiling answers what tokenbell answers (one refresh and one introspection of the file server's, shape only).
+  const answer = async (path: string, body: Record<string, string>) => {
+    const response = await fetch(`${file.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...auth }, body: new URLSearchParams(body).toString() });
+    if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
+    return response.json() as Promise<unknown>;
+  };
+  const forms = {
+    '/oauth/token': await answer('/oauth/token', refreshBody(pools.file.refresh)()),
+    '/oauth/introspect': await answer('/oauth/introspect', { token: store.accessTokens[0]! }),
+  };
+  const ceilingPort = await freePort();
+  const ceiling = startTarget('bare Express (form POST)', process.execPath, ['--import', 'tsx', join(root, 'bench/targets/ceiling.ts'), String(ceilingPort), '{}', JSON.stringify(forms)], ceilingPort, { NODE_ENV: 'production' });
+  await waitFor200(ceiling, readPath, {}, 60_000);
+  const peer = await startPeer();
+  const peerAccess = (await peer.mint(0, 1_000)).accessTokens;
+  const peerRefresh = new Pool([], 'node-oidc-provider refresh token');
+  const ceilingRefresh = store.refreshTokens[0]!;
+  const targets: Record<TokenKey, TokenTarget> = {
+    file: { key: 'file', target: file, refresh: pools.file.refresh, introspect: roundRobin(store.accessTokens), tokenPath: '/oauth/token', introspectPath: '/oauth/introspect' },
+    postgres: { key: 'postgres', target: postgres, refresh: pools.postgres.refresh, introspect: roundRobin(store.accessTokens), tokenPath: '/oauth/token', introspectPath: '/oauth/introspect' },
+    peer: {
+      key: 'peer',
+      target: peer.target,
+      refresh: peerRefresh,
+      refill: async (n) => {
+        if (peerRefresh.left < n) peerRefresh.add((await peer.mint(n - peerRefresh.left, 0)).refreshTokens);
+      },
+      introspect: roundRobin(peerAccess),
+      tokenPath: '/token',
+      introspectPath: '/token/introspection',
+    },
+    // The ceiling parses the same-shaped form and answers the same JSON; its "refresh token" is never checked.
+    ceiling: { key: 'ceiling', target: ceiling, refresh: new Pool([], 'ceiling'), introspect: () => store.accessTokens[0]!, tokenPath: '/oauth/token', introspectPath: '/oauth/introspect' },
+  };
+  let peerPerRun = perRun;
+  const refresh = async (t: TokenTarget, connections: number, duration: number) => {
+    await t.refill?.(peerPerRun);
+    const body = t.key === 'ceiling' ? () => ({ grant_type: 'refresh_token', refresh_token: ceilingRefresh }) : refreshBody(t.refresh);
+    const result = await load({ url: t.target.url, connections, duration, requests: formPost(t.tokenPath, body, auth) });
+    t.refresh.check();
+    if (t.key === 'peer') peerPerRun = Math.max(peerPerRun, size(result.rps));
+    return result;
+  };
+  const introspect = (t: TokenTarget, connections: number, duration: number) =>
+    load({ url: t.target.url, connections, duration, requests: formPost(t.introspectPath, () => ({ token: t.introspect() }), auth) });
+  const code = async (k: 'file' | 'postgres', connections: number, duration: number) => {
+    const result = await load({ url: targets[k].target.url, connections, duration, requests: formPost('/oauth/token', codeBody(pools[k].codes), auth) });
+    pools[k].codes.check();
+    return result;
+  };
+  log('token: warming up every target');
+  for (const t of Object.values(targets)) {
+    await introspect(t, 10, config.warmupSeconds);
+    await refresh(t, 10, config.warmupSeconds);
+  }
+  for (const k of ['file', 'postgres'] as const) await code(k, 10, config.warmupSeconds);
+  // The peer's warm-up ran at 10 connections: one short run at 50 sizes its refills for the faster case too.
+  await refresh(targets.peer, 50, config.warmupSeconds);
+
   const runs = new Map<string, LoadFigures[]>();
+  const ratios = new Map<string, number[]>();
+  const add = (name: string, value: number) => ratios.set(name, [...(ratios.get(name) ?? []), value]);
+  const keep = (id: string, result: LoadFigures) => runs.set(id, [...(runs.get(id) ?? []), result]);
   for (let round = 0; round < config.rounds; round++) {
-    for (const grant of Object.keys(grants) as Array<keyof typeof grants>) {
-      log(`token round ${round + 1}/${config.rounds}: ${grant}`);
-      const result = await run(grant, config.tokenAmount, config.seconds);
-      const id = `token.${grant}.c${tokenConnections}`;
-      runs.set(id, [...(runs.get(id) ?? []), result]);
+    for (const c of tokenConnectionCounts) {
+      for (const [grant, run] of [['refresh_token', refresh], ['introspection', introspect]] as const) {
+        log(`token round ${round + 1}/${config.rounds}: ${grant}, ${c} connections`);
+        const rps = {} as Record<TokenKey, number>;
+        for (const { key } of tokenTargets) {
+          const result = await run(targets[key], c, config.seconds);
+          keep(`token.${grant}.c${c}.${key}`, result);
+          rps[key] = result.rps;
+        }
+        for (const k of ['file', 'postgres'] as const) {
+          add(`ratio.token.${grant}.c${c}.${k}_vs_peer`, rps[k] / rps.peer);
+          add(`ratio.token.${grant}.c${c}.${k}_vs_ceiling`, rps[k] / rps.ceiling);
+        }
+        add(`ratio.postgres_vs_file.token.${grant}.c${c}`, rps.postgres / rps.file);
+      }
     }
+    log(`token round ${round + 1}/${config.rounds}: authorization_code, ${tokenConnections} connections`);
+    const pair = { file: await code('file', tokenConnections, config.seconds), postgres: await code('postgres', tokenConnections, config.seconds) };
+    for (const k of ['file', 'postgres'] as const) keep(`token.authorization_code.c${tokenConnections}.${k}`, pair[k]);
+    add(`ratio.postgres_vs_file.token.authorization_code.c${tokenConnections}`, pair.postgres.rps / pair.file.rps);
   }
   for (const [id, list] of runs) summarise(id, list);
-  await target.stop();
+  for (const [name, list] of ratios) record(name, median(list));
+  record('rss.token_file_after_runs_mib', rssMiB(file.pid));
+  record('rss.token_postgres_after_runs_mib', rssMiB(postgres.pid));
+  await Promise.all([file, postgres, peer.target, ceiling].map((t) => t.stop()));
+  notes.push(
+    `token: pools sized from a first short run (${fmt(fastest)} grants/s at 50 connections): ${fmt(perRun)} codes or refresh tokens per run on tokenbell (${fmt(codes)} codes, ${fmt(refreshTokens)} refresh tokens in its store), the peer refilled to ${fmt(peerPerRun)} before each run; the section took ${fmt((performance.now() - began) / 1000, 1)} s`,
+  );
+  await passwordBenchmark(work);
+  await memoryBenchmark(work, cluster);
+}
+
+/**
+ * Item 6 of issue 20: the password grant (right passwords, every request from 127.0.0.1) at 10 and 50 connections
+ * against the KDF's own rate on the same core, with the 429s it answered; then the p99 of authenticated GETs alone
+ * and while a 50-connection password-grant storm runs. Every password run has a freshly started server, so a
+ * lockout one run provokes never carries into the next.
+ */
+async function passwordBenchmark(work: string): Promise<void> {
+  // scrypt allows tens of checks per second on one core: a 1-second run at 50 connections would end before its first
+  // answers, so the quick bench runs these for 3 seconds too.
+  const seconds = Math.max(config.seconds, 3);
+  const store = await generateStore(join(work, 'password.json'), { users: 1_000 });
+  const nextUser = roundRobin(store.usernames);
+  const body = () => ({ grant_type: 'password', username: nextUser(), password });
+  let copies = 0;
+  const fresh = async () => {
+    // Its own copy of the store: the server that took 10 connections is still running during the 50-connection run.
+    const file = join(work, `password-${copies++}.json`);
+    await copyFile(store.file, file);
+    const target = await startServer('password server', file);
+    await waitFor200(target, readPath, bearer(store.accessTokens[0]!), 60_000);
+    // One request compiles the validator's checks for the token endpoint before the clock starts.
+    await fetch(`${target.url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body()).toString() }).then((r) => r.text());
+    return target;
+  };
+  const runs = new Map<string, LoadFigures[]>();
+  const ratios = new Map<string, number[]>();
+  const add = (name: string, value: number) => ratios.set(name, [...(ratios.get(name) ?? []), value]);
+  const keep = (id: string, result: LoadFigures) => runs.set(id, [...(runs.get(id) ?? []), result]);
+  const refusals = new Map<string, number>();
+  const kdf = new Map<string, number[]>();
+  let quietServer: Target | undefined;
+  for (let round = 0; round < config.rounds; round++) {
+    for (const c of tokenConnectionCounts) {
+      log(`password round ${round + 1}/${config.rounds}: KDF alone and password grant, ${c} connections`);
+      const { rate } = runOnServerCore<{ rate: number }>('kdf', [String(c), String(seconds)]);
+      kdf.set(`token.kdf.c${c}`, [...(kdf.get(`token.kdf.c${c}`) ?? []), rate]);
+      const target = await fresh();
+      const result = await load({ url: target.url, connections: c, duration: seconds, requests: formPost('/oauth/token', body) });
+      // The server that took 10 connections goes on to the storm (its 429s above say whether it locked the address
+      // out); the one that took 50 is not reused.
+      if (c === 10) quietServer = target;
+      else await target.stop();
+      keep(`token.password.c${c}`, result);
+      refusals.set(`token.password.c${c}.status_429`, (refusals.get(`token.password.c${c}.status_429`) ?? 0) + (result.statuses['429'] ?? 0));
+      add(`ratio.password_vs_kdf.c${c}`, result.rps / rate);
+    }
+    log(`password round ${round + 1}/${config.rounds}: GETs alone, then during a password-grant storm`);
+    const target = quietServer!;
+    await load({ url: `${target.url}${readPath}`, connections: 10, duration: config.warmupSeconds, headers: bearer(store.accessTokens[0]!) });
+    const quiet = await load({ url: `${target.url}${readPath}`, connections: 10, duration: seconds, headers: bearer(store.accessTokens[0]!) });
+    const [busy, storm] = await Promise.all([
+      load({ url: `${target.url}${readPath}`, connections: 10, duration: seconds, headers: bearer(store.accessTokens[0]!) }),
+      load({ url: target.url, connections: 50, duration: seconds, requests: formPost('/oauth/token', body) }),
+    ]);
+    await target.stop();
+    keep('token.get_quiet.c10', quiet);
+    keep('token.get_during_password_storm.c10', busy);
+    keep('token.password_storm.c50', storm);
+    refusals.set('token.password_storm.c50.status_429', (refusals.get('token.password_storm.c50.status_429') ?? 0) + (storm.statuses['429'] ?? 0));
+    add('ratio.get_p99_storm_vs_quiet', busy.p99 / Math.max(quiet.p99, 1));
+  }
+  for (const [id, list] of runs) summarise(id, list);
+  for (const [id, list] of kdf) record(`${id}.rps`, median(list));
+  for (const [id, n] of refusals) record(id, n);
+  for (const [name, list] of ratios) record(name, median(list));
+}
+
+/**
+ * Item 7 of issue 20: resident memory of each server after start and after up to `memoryRequests` mixed requests
+ * (half refresh grants, half introspections, at 50 connections; a slow server stops at `memorySeconds` and the count
+ * says how many it served), each on a fresh process: tokenbell on its file and on
+ * PostgreSQL, node-oidc-provider, bare Express. Every server holds the same pool of refresh tokens before the
+ * "after start" reading (written into tokenbell's store, minted into the peer's memory).
+ */
+async function memoryBenchmark(work: string, cluster: TestCluster): Promise<void> {
+  const half = config.memoryRequests / 2;
+  log(`memory: up to ${config.memoryRequests} mixed requests per server, at most ${config.memorySeconds} s each`);
+  const store = await generateStore(join(work, 'memory.json'), { users: 1_000, refreshTokens: half + 1_000 });
+  const database = await createDatabase(cluster.url);
+  await migrate(database.url);
+  await copyStoreIntoDatabase(store.file, database.url);
+  const auth = basic(client.id, client.secret);
+  const measure = async (key: TokenKey, target: Target, refresh: () => string, access: () => string, paths: { token: string; introspect: string }) => {
+    record(`rss.${key}.after_start_mib`, rssMiB(target.pid));
+    // Batches of up to 1,000 (a refresh batch, then an introspection batch) until the count is reached or the time is up:
+    // rates do not matter here, only how many requests the process served before the reading.
+    let served = 0;
+    const until = performance.now() + config.memorySeconds * 1000;
+    const batch = Math.min(1_000, half);
+    while (served < config.memoryRequests && performance.now() < until) {
+      for (const [path, body] of [[paths.token, () => ({ grant_type: 'refresh_token', refresh_token: refresh() })], [paths.introspect, () => ({ token: access() })]] as const) {
+        const result = await load({ url: target.url, connections: 50, amount: batch, requests: formPost(path, body, auth) });
+        served += result.ok;
+        if (result.failed > 0) notes.push(`memory: ${key} ${path}: ${result.failed} failed (statuses ${JSON.stringify(result.statuses)})`);
+      }
+    }
+    record(`rss.${key}.after_mixed_mib`, rssMiB(target.pid));
+    record(`rss.${key}.requests`, served);
+    await target.stop();
+  };
+  const file = await startServer('memory server (file)', store.file);
+  await waitFor200(file, readPath, bearer(store.accessTokens[0]!), 60_000);
+  await measure('file', file, new Pool([...store.refreshTokens], 'memory file').take, roundRobin(store.accessTokens), { token: '/oauth/token', introspect: '/oauth/introspect' });
+  const pgPort = await freePort();
+  const postgres = startTarget('memory server (PostgreSQL)', process.execPath, [join(root, 'packages/server/dist/cli.js'), '--port', String(pgPort), '--database-url', database.url], pgPort, { NODE_ENV: 'production' });
+  await waitFor200(postgres, readPath, bearer(store.accessTokens[0]!), 60_000);
+  await measure('postgres', postgres, new Pool([...store.refreshTokens], 'memory PostgreSQL').take, roundRobin(store.accessTokens), { token: '/oauth/token', introspect: '/oauth/introspect' });
+  const peer = await startPeer();
+  const minted = await peer.mint(half + 1_000, 1_000);
+  await measure('peer', peer.target, new Pool(minted.refreshTokens, 'memory peer').take, roundRobin(minted.accessTokens), { token: '/token', introspect: '/token/introspection' });
+  const ceilingPort = await freePort();
+  const forms = { '/oauth/token': { access_token: 'x', token_type: 'Bearer', expires_in: 7200, refresh_token: 'y', scope: 'api', created_at: 0 }, '/oauth/introspect': { active: true } };
+  const ceiling = startTarget('bare Express (memory)', process.execPath, ['--import', 'tsx', join(root, 'bench/targets/ceiling.ts'), String(ceilingPort), '{}', JSON.stringify(forms)], ceilingPort, { NODE_ENV: 'production' });
+  await waitFor200(ceiling, readPath, {}, 60_000);
+  await measure('ceiling', ceiling, () => store.refreshTokens[0]!, () => store.accessTokens[0]!, { token: '/oauth/token', introspect: '/oauth/introspect' });
 }
 
 /** The `q`-quantile by nearest rank. */
@@ -572,15 +862,24 @@ function table(): string {
   for (const u of config.stores) {
     for (const c of config.connections) line('API write', 'PUT project settings (durable)', String(c), `${u / 1000}k`, `write.u${u}.c${c}`);
   }
-  for (const grant of ['authorization_code', 'refresh_token', 'password']) {
-    line('Token endpoint', `${grant} grant`, String(tokenConnections), '1k', `token.${grant}.c${tokenConnections}`);
+  for (const key of ['success', 'unauthenticated_401', 'malformed_400']) {
+    const label = { success: 'GET answered 200', unauthenticated_401: 'GET without a token (401)', malformed_400: 'PUT with an invalid level (400)' }[key];
+    line('API errors', `reference server: ${label}`, '50', '1k', `errors.${key}.c50`);
   }
+  for (const c of tokenConnectionCounts) {
+    for (const [grant, label] of [['refresh_token', 'refresh grant'], ['introspection', 'introspection']] as const) {
+      for (const t of tokenTargets) line(`Token: ${label}`, t.label, String(c), t.key === 'file' || t.key === 'postgres' ? '1k' : '-', `token.${grant}.c${c}.${t.key}`);
+    }
+  }
+  for (const k of ['file', 'postgres'] as const) line('Token: code grant', tokenTargets.find((t) => t.key === k)!.label, String(tokenConnections), '1k', `token.authorization_code.c${tokenConnections}.${k}`);
+  for (const c of tokenConnectionCounts) line('Token: password grant', `right passwords, one address (429s: ${fmt(figures[`token.password.c${c}.status_429`])})`, String(c), '1k', `token.password.c${c}`);
+  line('Password storm', 'GET alone', '10', '1k', 'token.get_quiet.c10');
+  line('Password storm', 'GET during a password-grant storm', '10', '1k', 'token.get_during_password_storm.c10');
+  line('Password storm', `the storm (429s: ${fmt(figures['token.password_storm.c50.status_429'])})`, '50', '1k', 'token.password_storm.c50');
   for (const [label, id, conns] of [
     ['authenticated GET', 'read.c10', '10'],
     ['authenticated GET', 'read.c50', '50'],
     ['PUT project settings (durable)', 'write.c50', '50'],
-    ['authorization_code grant', `token.authorization_code.c${tokenConnections}`, String(tokenConnections)],
-    ['refresh_token grant', `token.refresh_token.c${tokenConnections}`, String(tokenConnections)],
   ] as const) {
     line('Store: JSON file', label, conns, '1k', `postgres.${id}.file`);
     line('Store: PostgreSQL', label, conns, '1k', `postgres.${id}.postgres`);
@@ -631,11 +930,19 @@ function table(): string {
     ['read.c50', 'read, 50 conns', 60],
     ['write.c50', 'durable write, 50 conns', 50],
     [`token.authorization_code.c${tokenConnections}`, 'code grant', undefined],
-    [`token.refresh_token.c${tokenConnections}`, 'refresh grant', undefined],
+    ...tokenConnectionCounts.flatMap((c) => [[`token.refresh_token.c${c}`, `refresh grant, ${c} conns`, undefined], [`token.introspection.c${c}`, `introspection, ${c} conns`, undefined]] as const),
   ] as const) {
     ratioRows.push([`PostgreSQL / JSON file, ${label}${target ? ` (target >= ${target}%)` : ''}`, `${fmt(figures[`ratio.postgres_vs_file.${id}`]! * 100)} %`]);
   }
   extra.push(['RSS: PostgreSQL server after its benchmark', `${fmt(figures['rss.postgres_server_mib'])} MiB`]);
+  for (const c of tokenConnectionCounts) extra.push([`KDF alone (scrypt N=2^14, r=8, p=1, the server's verifyPassword), ${c} in flight`, `${fmt(figures[`token.kdf.c${c}.rps`])} checks/s`]);
+  extra.push([
+    'RSS: token servers after start / after their runs (file, PostgreSQL; pools loaded)',
+    `${fmt(figures['rss.token_file_after_start_mib'])} / ${fmt(figures['rss.token_file_after_runs_mib'])} MiB, ${fmt(figures['rss.token_postgres_after_start_mib'])} / ${fmt(figures['rss.token_postgres_after_runs_mib'])} MiB`,
+  ]);
+  for (const t of tokenTargets) {
+    extra.push([`RSS: ${t.label}, after start / after ${fmt(figures[`rss.${t.key}.requests`])} mixed requests`, `${fmt(figures[`rss.${t.key}.after_start_mib`])} / ${fmt(figures[`rss.${t.key}.after_mixed_mib`])} MiB`]);
+  }
   const spread = (prefix: string) => `${fmt(figures[`${prefix}.median_ms`], 1)} ms (${fmt(figures[`${prefix}.min_ms`], 1)}-${fmt(figures[`${prefix}.max_ms`], 1)})`;
   extra.push(
     [`Test kit: startTokenbell() -> first authenticated answer, median (min-max) of ${config.kitStarts}`, spread('testing.start.to_first_answer')],
@@ -651,6 +958,27 @@ function table(): string {
     [`Test kit: reset() after writes, JSON data file, median / p95 of ${fmt(figures['testing.reset.file.rounds'])}`, `${fmt(figures['testing.reset.file.median_ms'], 2)} / ${fmt(figures['testing.reset.file.p95_ms'], 2)} ms`],
     ['  one durable PUT notification settings on the same instance, median', `${fmt(figures['testing.reset.file.put_median_ms'], 2)} ms`],
   );
+  for (const c of tokenConnectionCounts) {
+    for (const grant of ['refresh_token', 'introspection'] as const) {
+      for (const k of ['file', 'postgres'] as const) {
+        ratioRows.push([
+          `token ${grant}, ${c} conns: tokenbell ${k} / node-oidc-provider${grant === 'refresh_token' ? ' (target >= 1x on file)' : ''}`,
+          `${fmt(figures[`ratio.token.${grant}.c${c}.${k}_vs_peer`], 2)}x`,
+        ]);
+        ratioRows.push([
+          `token ${grant}, ${c} conns: tokenbell ${k} / bare Express${grant === 'introspection' ? ' (target >= 90% on file)' : ''}`,
+          `${fmt(figures[`ratio.token.${grant}.c${c}.${k}_vs_ceiling`]! * 100)} %`,
+        ]);
+      }
+    }
+  }
+  for (const key of ['unauthenticated_401', 'malformed_400']) {
+    ratioRows.push([`errors: ${key} / successful GETs, 50 conns (target >= 100%)`, `${fmt(figures[`ratio.errors_vs_success.${key}.c50`]! * 100)} %`]);
+  }
+  for (const c of tokenConnectionCounts) {
+    ratioRows.push([`password grant / KDF alone, ${c} conns, one address (target >= 90%)`, `${fmt(figures[`ratio.password_vs_kdf.c${c}`]! * 100)} %`]);
+  }
+  ratioRows.push(['GET p99 during a password-grant storm / alone', `${fmt(figures['ratio.get_p99_storm_vs_quiet'], 2)}x`]);
   ratioRows.push(
     ['test kit start / spawned CLI start (same seed)', `${fmt(figures['ratio.testing_start_vs_spawned_cli'], 2)}x`],
     ['test kit start / bare http.createServer start', `${fmt(figures['ratio.testing_start_vs_bare_http'], 1)}x`],
@@ -662,7 +990,7 @@ function table(): string {
     return list.map(([k, v]) => `${k.padEnd(w)}  ${v}`);
   };
   return [
-    `tokenbell benchmarks (${quick ? 'quick' : 'full'}: medians of ${config.rounds} round(s), ${config.seconds} s per run; server from packages/server/dist; Node ${process.version}, ${availableParallelism()} CPUs)`,
+    `tokenbell benchmarks (${quick ? 'quick' : 'full'}: medians of ${config.rounds} round(s), ${config.seconds} s per run; server from packages/server/dist; Node ${process.version}, ${cpus().length} CPUs)`,
     '',
     ...out,
     '',
@@ -677,6 +1005,12 @@ function table(): string {
 async function main(): Promise<void> {
   const began = performance.now();
   const work = await mkdtemp(join(tmpdir(), 'tokenbell-bench-'));
+  // The load generator (autocannon, in this process) on one core, every server on the other (lib/processes.ts).
+  notes.push(
+    pin(pinning?.load ?? '')
+      ? `pinning: taskset: this process (autocannon, tinybench, the in-process test kit) on core ${pinning!.load}; every server, node-oidc-provider, bare Express, the KDF runs and PostgreSQL on core ${pinning!.servers}`
+      : 'pinning: not pinned (no taskset, or fewer than 2 cores): load generator and servers share the cores',
+  );
   try {
     build();
     if (only.has('read') || only.has('sdk')) {
@@ -688,8 +1022,16 @@ async function main(): Promise<void> {
       await reference.stop();
     }
     if (only.has('write')) await writeBenchmark(work);
-    if (only.has('token')) await tokenBenchmark(work);
-    if (only.has('postgres')) await postgresBenchmark(work);
+    if (only.has('token') || only.has('postgres')) {
+      log('starting a durable PostgreSQL cluster');
+      const cluster = await onServerCore(() => startCluster({ durable: true }));
+      try {
+        if (only.has('token')) await tokenBenchmark(work, cluster);
+        if (only.has('postgres')) await postgresBenchmark(work, cluster);
+      } finally {
+        await cluster.stop();
+      }
+    }
     if (only.has('testing')) await testingBenchmark(work);
     record('total_seconds', (performance.now() - began) / 1000);
     process.stdout.write(`${table()}\n`);

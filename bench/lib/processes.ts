@@ -1,7 +1,8 @@
 // Child processes for the benchmark targets: each target gets its own process (so it never shares the event loop
 // with autocannon), listens on 127.0.0.1 on a port we found free, and is killed at the end whatever happens.
-import { type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { connect } from 'node:net';
 import { spawnProcess, stopProcess, waitForHttp } from '../../scripts/lib/processes.js';
 
@@ -10,6 +11,32 @@ export { freePort, stopAllProcesses as stopAll } from '../../scripts/lib/process
 // Ctrl-C or a kill of the run: exiting runs the shared exit guard, which kills every target.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.once(signal, () => process.exit(130));
+}
+
+/**
+ * Pinning, where `taskset` exists and there are two cores or more: the load generator (this process, autocannon
+ * in-process) on core 0, every target on core 1, so neither steals the other's core. Otherwise nothing is pinned.
+ */
+export const pinning = availableParallelism() >= 2 && spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0
+  ? { load: '0', servers: '1' }
+  : null;
+
+/** Moves every thread of process `pid` (this one by default) to `cores`; false when not pinning. */
+export function pin(cores: string, pid = process.pid): boolean {
+  if (!pinning) return false;
+  const result = spawnSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' });
+  if (result.status !== 0) throw new Error(`taskset -a -p -c ${cores} ${pid} failed (exit ${result.status})`);
+  return true;
+}
+
+/** Runs `start` with this process on the servers' core, so whatever it spawns (PostgreSQL) inherits that core. */
+export async function onServerCore<T>(start: () => Promise<T>): Promise<T> {
+  if (!pin(pinning?.servers ?? '')) return start();
+  try {
+    return await start();
+  } finally {
+    pin(pinning!.load);
+  }
 }
 
 export interface Target {
@@ -28,7 +55,9 @@ export interface Target {
 export function startTarget(name: string, command: string, args: string[], port: number, env: NodeJS.ProcessEnv = {}): Target {
   const spawnedAt = performance.now();
   // Only the tail matters for diagnosing a failed start; Prism in particular logs every request.
-  const { child, output } = spawnProcess(command, args, { env, outputLimit: 20_000 });
+  // taskset execs the command, so the child's pid is the server's own.
+  const [file, argv] = pinning ? ['taskset', ['-c', pinning.servers, command, ...args]] : [command, args];
+  const { child, output } = spawnProcess(file, argv, { env, outputLimit: 20_000 });
   const stop = () => stopProcess(child);
   return { name, child, pid: child.pid!, port, url: `http://127.0.0.1:${port}`, spawnedAt, output, stop };
 }
