@@ -22,7 +22,9 @@ async function users(args: string[]): Promise<{ code: number | null; output: str
 const grant = (server: CliProcess, password: string) =>
   fetch(`${server.baseUrl}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'password', username: 'ops', password }) });
 
-it('creates a user and a token that a server on the same store then accepts, and resets the password', async () => {
+// Six processes in a row, each loading the CLI through tsx: 15-20 s on a quiet two-core machine, so the default 30 s
+// leaves too little room on a busy one.
+it('creates a user and a token that a server on the same store then accepts, and resets the password', { timeout: 90_000 }, async () => {
   const store = await cliStore(['--data', join(dir.path, 'users.json')]);
   try {
     await usersOn(store);
