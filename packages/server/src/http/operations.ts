@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { Router } from 'express';
-import { pinoHttp, type HttpLogger } from 'pino-http';
+import { pinoHttp, stdSerializers, type HttpLogger } from 'pino-http';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import proxyAddr from 'proxy-addr';
 import type { MaintenanceStorage } from '../store/storage.js';
@@ -127,10 +127,17 @@ export function requestLogger({ level, pretty, destination }: RequestLogOptions)
       res.setHeader('X-Request-Id', id);
       return id;
     },
+    // Unwrapped: pino-http would first copy every request and response into pino's standard shape (headers,
+    // query, remote address), only for these to keep three fields of it. They read the same fields the standard
+    // shape would have given them (the status only once sent); errors keep the standard step, which names them.
+    wrapSerializers: false,
     serializers: {
       req: (req: { id: string; method: string; url: string; originalUrl?: string }) => ({ id: req.id, method: req.method, url: loggedUrl(req.originalUrl ?? req.url) }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      err: (err: Error) => ({ type: err.name, message: err.message }),
+      res: (res: { statusCode: number; headersSent: boolean }) => ({ statusCode: res.headersSent ? res.statusCode : null }),
+      err: (raw: Error) => {
+        const err = stdSerializers.err(raw);
+        return { type: (err as { name?: string }).name, message: err.message };
+      },
     },
     customProps: (req: Request) => ({ route: req.route ? `${req.baseUrl}${String(req.route.path)}` : undefined }),
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
