@@ -28,7 +28,10 @@ async function seedOne(storage: Storage, fixture: SeedFixture): Promise<void> {
     if (!(error instanceof SeedError)) throw error;
     const [first, ...rest] = error.problems.map((problem) => problem.replace(/^\w+\[0\]\.?/, ''));
     const [field, ...message] = first!.split(': ');
-    throw new InputError(field!, [message.join(': '), ...rest].join('; '));
+    // The answer puts the field first (`username "alice" is already taken`); the fixture's message may name it again.
+    const text = message.join(': ');
+    const predicate = text.startsWith(`the ${field} `) ? text.slice(`the ${field} `.length) : text;
+    throw new InputError(field!, [predicate, ...rest].join('; '));
   }
 }
 
