@@ -4,29 +4,12 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { STATUS_CODES } from 'node:http';
 import type { components } from '@tokenbell/sdk';
-import { basicChallenge } from '../domain/oauth/client-authentication.js';
+import { basicChallenge, basicClientId } from '../domain/oauth/client-authentication.js';
 import type { FaultAnswer, FaultErrorCode, FaultQueue, RequestFacts } from '../domain/testing/faults.js';
 import { apiV3Url, errorFormatOf, oauthEndpointOf } from './areas.js';
 import { testHelpersPath } from './test-helper-routes.js';
 
 type Schemas = components['schemas'];
-
-/**
- * The client's user part of `Authorization: Basic` (RFC 6749 section 2.3.1: form-encoded, then base64), or undefined
- * when there is none or it is malformed. Only the part before the colon is decoded: the secret is never kept.
- */
-function basicClientId(header: string | undefined): string | undefined {
-  const match = header === undefined ? null : /^Basic\s+([A-Za-z0-9+/=._~-]*)\s*$/i.exec(header);
-  if (!match) return undefined;
-  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 0) return undefined;
-  try {
-    return decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '));
-  } catch {
-    return undefined;
-  }
-}
 
 const stringField = (source: unknown, name: string): string | undefined => {
   const value = (source as Record<string, unknown> | undefined)?.[name];

@@ -32,6 +32,12 @@ function parseBasic(header: string): { id: string; secret: string } | 'malformed
   }
 }
 
+/** The client a Basic header names, not authenticated (for matching faults and journal entries); its secret is not kept. */
+export function basicClientId(header: string | undefined): string | undefined {
+  const parsed = header === undefined ? undefined : parseBasic(header);
+  return typeof parsed === 'object' ? parsed.id : undefined;
+}
+
 /**
  * The authenticated client, or null when none was presented and `required` is false. Where `publicClients` is set,
  * a public client identifies itself by its client_id alone (RFC 6749 sections 2.3 and 3.2.1, "none" in RFC 8414
