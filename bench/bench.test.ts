@@ -15,7 +15,8 @@ const connections = [1, 10, 50];
 const tokenTargets = ['file', 'postgres', 'peer', 'ceiling'];
 const load = ['rps', 'p50_ms', 'p99_ms', 'failed'];
 const expected = [
-  ...['cold.spawn_to_first_200_ms', 'cold.spawn_to_listening_ms', 'cold.first_request_ms', 'cold.second_request_ms'],
+  ...['memory', 'file'].flatMap((k) => ['spawn_to_first_200_ms', 'spawn_to_listening_ms', 'first_request_ms', 'second_request_ms'].map((m) => `cold.${k}.${m}`)),
+  ...['ratio.cold_first_vs_second_request', 'postgres.spawn_to_first_200_ms'],
   ...['reference', 'ceiling', 'prism'].flatMap((t) => connections.flatMap((c) => load.map((m) => `read.${t}.c${c}.${m}`))),
   ...connections.flatMap((c) => [`ratio.read_vs_ceiling.c${c}`, `ratio.read_vs_prism.c${c}`]),
   ...connections.flatMap((c) =>

@@ -45,9 +45,9 @@ async function serve(config: Config): Promise<void> {
   for (const id of config.introspectionClients) {
     if (!(await findApplicationByUid(storage, id))) console.warn(`tokenbell: --introspection-clients names "${id}", which is not the App ID of any application here (yet)`);
   }
-  // The first request would otherwise wait for the document to load and its checks to compile (about half a second).
+  // The first request would otherwise wait for the document to load and its own checks to compile.
   const validation = openApiValidation({ validateResponses: config.validateResponses });
-  await warmUpValidation(validation);
+  await warmUpValidation(validation, { testHelpers: config.testHelpers });
   // One JSON line per request; readable lines instead when a person watches the terminal.
   const requestLog = requestLogger({ level: config.logLevel, pretty: process.stdout.isTTY === true });
   if (config.testHelpers) console.warn(`tokenbell: ${testHelpersWarning}`);

@@ -2,7 +2,7 @@
 // A temporary refusal (SMTP 4xx) or an unreachable server is retried with exponential backoff; a permanent refusal
 // (5xx) fails the message with the server's reason, as does running out of attempts. A worker that dies between
 // sending and recording leaves its claim to run out, and the message is sent again: the only way a message goes twice.
-import nodemailer from 'nodemailer';
+import { createRequire } from 'node:module';
 import type { OutboxMessageRecord } from '../store/schema.js';
 import type { MailStorage } from '../store/storage.js';
 import { epochSeconds } from './time.js';
@@ -24,6 +24,8 @@ export class DeliveryError extends Error {
 
 /** SMTP through nodemailer (`smtp://`, `smtps://`, credentials and TLS options in the URL, as nodemailer reads it). */
 export function smtpTransport(url: string, from: string): MailTransport {
+  // Loaded here, so that a server without an SMTP server does not spend its start loading nodemailer.
+  const nodemailer = createRequire(import.meta.url)('nodemailer') as typeof import('nodemailer');
   const transporter = nodemailer.createTransport(url);
   return {
     async send(message) {

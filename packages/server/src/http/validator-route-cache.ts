@@ -1,5 +1,6 @@
 // The one place that knows express-openapi-validator's internals (5.6): the names of its middleware steps, the
-// shape of what its metadata step attaches to a request (`req.openapi`), and the order in which it tries routes.
+// shape of what its metadata step attaches to a request (`req.openapi`), the order in which it tries routes, and
+// where it finds its document checker (compileDocumentCheckOnUse, below).
 //
 // Why: the validator's metadata step finds a request's operation by compiling a path-to-regexp for every documented
 // route, in order, on every request, until one matches (upstream pull request #1217, unreleased as of 5.6.2); on
@@ -12,8 +13,34 @@
 // test/http/openapi-validation.test.ts fails loudly when an upgrade changes any of this: the step names, the route
 // order (compared with the validator's own OpenApiSpecLoader) and the answers (the plain validator and the cached
 // one, side by side on generated requests). When a released validator caches its lookup itself, delete this file.
+import { createRequire } from 'node:module';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { pathToRegexp } from 'path-to-regexp';
+
+interface SchemaValidatorModule {
+  OpenAPISchemaValidator: new (options: object) => { validate(apiDoc: unknown): { errors: unknown[] } };
+}
+
+/**
+ * The validator checks the document against the OpenAPI meta-schema only with validateApiSpec, yet compiles that
+ * meta-schema at every start whatever the option (about 190 ms of a start that has 300 to spend). Here its checker
+ * is built on its first use instead, so that a start without the check skips it and one with it is unchanged. The
+ * validator reads the class from this module's exports each time it starts, which is what lets this work.
+ */
+export function compileDocumentCheckOnUse(): void {
+  const module = createRequire(import.meta.url)('express-openapi-validator/dist/framework/openapi.schema.validator.js') as SchemaValidatorModule;
+  const Eager = module.OpenAPISchemaValidator;
+  if ((Eager as { lazy?: boolean }).lazy) return;
+  module.OpenAPISchemaValidator = class OpenAPISchemaValidatorOnUse {
+    static lazy = true;
+    #checker: InstanceType<typeof Eager> | undefined;
+    constructor(private readonly options: object) {}
+    validate(apiDoc: unknown) {
+      this.#checker ??= new Eager(this.options);
+      return this.#checker.validate(apiDoc);
+    }
+  };
+}
 
 /** The validator's `req.openapi`, as its metadata step sets it. */
 interface OpenApiMetadata {

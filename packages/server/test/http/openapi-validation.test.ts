@@ -8,8 +8,8 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import { OpenApiSpecLoader } from 'express-openapi-validator/dist/framework/openapi.spec.loader.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApiValidation, warmUpRequests, warmUpValidation } from '../../src/http/openapi-validation.js';
-import { documentRoutes } from '../../src/http/validator-route-cache.js';
+import { openApiValidation, validationDocument, warmUpRequests, warmUpValidation } from '../../src/http/openapi-validation.js';
+import { compileDocumentCheckOnUse, documentRoutes } from '../../src/http/validator-route-cache.js';
 import { document, documentPath } from '../../src/openapi/document.js';
 import { rawRequest } from '../hardening/support.js';
 
@@ -27,6 +27,49 @@ describe('the route table', () => {
       'requestMiddleware',
       'responseMiddleware',
     ]);
+  });
+});
+
+describe('what the validator is given', () => {
+  const count = (value: unknown): number => (value !== null && typeof value === 'object' ? 1 + Object.values(value).reduce((n: number, v) => n + count(v), 0) : 0);
+
+  it('leaves out examples everywhere, and the answers unless they are validated, but keeps what is named like them', () => {
+    const named = { type: 'object', properties: { example: { type: 'string', example: 'x' }, examples: { type: 'integer' } }, examples: [{ example: 'y' }] };
+    const apiDoc = { ...document, components: { ...document.components, schemas: { ...document.components.schemas, Named: named } } };
+    const slim = validationDocument(apiDoc, { validateResponses: false }) as unknown as typeof apiDoc;
+    expect(slim.components.schemas.Named).toEqual({ type: 'object', properties: { example: { type: 'string' }, examples: { type: 'integer' } } });
+    expect(JSON.stringify(slim.paths)).not.toMatch(/"(responses|examples?)":/);
+    expect(slim.components.responses).toBeUndefined();
+    expect(slim.paths['/api/v3/notification_settings'].put.requestBody).toEqual(document.paths['/api/v3/notification_settings'].put.requestBody);
+    // What ajv walks once per compiled check: the point of the copy.
+    expect(count(slim.paths) + count(slim.components)).toBeLessThan(0.7 * (count(document.paths) + count(document.components)));
+    const withAnswers = validationDocument(apiDoc, { validateResponses: true }) as unknown as typeof apiDoc;
+    expect(withAnswers.paths['/api/v3/notification_settings'].get.responses['200']).toBeDefined();
+    expect(withAnswers.components.responses).toBeDefined();
+    expect(document.components.schemas.Named).toBeUndefined();
+  });
+
+  it('still checks a document on request: the meta-schema is compiled on its first use, not never', async () => {
+    compileDocumentCheckOnUse();
+    const broken = { openapi: '3.1.0', info: { title: 'broken' }, paths: { '/x': { get: { responses: 'not an object' } } } };
+    // The validator prints the document's errors as it loads it.
+    const logged = console.error;
+    console.error = () => undefined;
+    const chain = OpenApiValidator.middleware({ apiSpec: broken as never, validateApiSpec: true }) as unknown as express.RequestHandler[];
+    const errors: unknown[] = [];
+    const app = express().use(chain, ((error, _req, res, _next) => {
+      errors.push(error);
+      res.status(500).end();
+    }) as ErrorRequestHandler);
+    const { url, server } = await listen(app);
+    try {
+      await fetch(`${url}/x`);
+    } finally {
+      console.error = logged;
+      server.closeAllConnections();
+      server.close();
+    }
+    expect(String(errors[0])).toMatch(/apiDoc was invalid/);
   });
 });
 
