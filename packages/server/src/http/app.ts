@@ -16,7 +16,6 @@ import { HttpError, errorHandler, lastResortHandler } from './errors.js';
 import { oauthRouter } from './oauth-routes.js';
 import { openApiValidation, routingSettings } from './openapi-validation.js';
 import { pageAssets, pageHeaders, pagePaths, pageSessions, pagesRouter } from './pages-routes.js';
-import type { HttpLogger } from 'pino-http';
 import { documentRouter } from './document-routes.js';
 import { answerJsonExactly } from './json-answers.js';
 import { answersAnyOrigin, crossOrigin } from './cors.js';
@@ -32,7 +31,7 @@ export interface AppOptions {
   /** The mail delivery worker, told when mail was queued; without one, mail waits for whoever delivers it. */
   mailDelivery?: { kick(): void };
   /** Request logs (requestLogger in operations.ts); none when absent, as in most tests. */
-  requestLog?: HttpLogger<express.Request, express.Response>;
+  requestLog?: RequestHandler;
   /** The clock, in seconds since the epoch; tests move it to expire codes and tokens. With a test kit, the kit's. */
   now?: () => number;
   /**
@@ -108,7 +107,7 @@ export function createApp({ backend, config, now: givenNow = wallClock, log, req
   const sessions: SessionBacking = { storage: storage.sessions, secret: backend.sessionSecret };
   const app = express();
   const metrics = new Metrics(storage.maintenance);
-  if (requestLog) app.use(requestLog as unknown as RequestHandler);
+  if (requestLog) app.use(requestLog);
   // First, so that it records the path the client called and every answer, a queued fault's included.
   if (kit) app.use(requestJournal(kit.journal, now, storage));
   app.use(metrics.observeRequests);
