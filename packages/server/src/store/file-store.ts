@@ -64,6 +64,12 @@ export class Store {
   /** The snapshot's adapter; null for a memory store. */
   readonly #snapshot: DurableJsonFile<StoreData> | null;
   readonly #indexes = new Map<Collection, Map<string, Map<string, unknown>>>();
+  /**
+   * Where each record sits in its collection's array, for updates: finding it by scanning cost a refresh grant
+   * most of its CPU once the tokens ran into tens of thousands. Built on first use, kept by inserts and updates,
+   * dropped when records are removed (which scans the array anyway) or the state is replaced.
+   */
+  readonly #positions = new Map<Collection, Map<unknown, number>>();
   readonly #lock: FileLock | null;
   readonly #minCompactionBytes: number;
   #journal: Journal | null = null;
@@ -150,7 +156,9 @@ export class Store {
     }
     deepFreeze(record);
     for (const [map, key] of keys) map.set(key, record);
-    (this.#db.data[collection] as RecordOf<C>[]).push(record);
+    const records = this.#db.data[collection] as RecordOf<C>[];
+    this.#positions.get(collection)?.set(record, records.length);
+    records.push(record);
     this.#record(['insert', collection, record]);
     return record;
   }
@@ -175,6 +183,7 @@ export class Store {
     }
     records.length = kept;
     if (removed.length > 0) {
+      this.#positions.delete(collection);
       const maps = this.#indexes.get(collection)!;
       for (const record of removed) {
         this.#record(['remove', collection, this.#primaryKeyOf(collection, record)]);
@@ -372,8 +381,11 @@ export class Store {
     }
     deepFreeze(next);
     const records = this.#db.data[collection] as RecordOf<C>[];
-    // From the end: the records changed most (sessions, tokens, settings) tend to be the recent ones.
-    records[records.lastIndexOf(current)] = next;
+    const positions = this.#positionsOf(collection);
+    const position = positions.get(current)!;
+    records[position] = next;
+    positions.delete(current);
+    positions.set(next, position);
     for (const [field, spec] of specs) {
       for (const key of keysOf(next, spec)) maps.get(field)!.set(key, next);
     }
@@ -453,7 +465,17 @@ export class Store {
     this.#compactions += 1;
   }
 
+  #positionsOf(collection: Collection): Map<unknown, number> {
+    let positions = this.#positions.get(collection);
+    if (!positions) {
+      positions = new Map((this.#db.data[collection] as unknown[]).map((record, i) => [record, i]));
+      this.#positions.set(collection, positions);
+    }
+    return positions;
+  }
+
   #buildIndexes(): void {
+    this.#positions.clear();
     for (const collection of collections) {
       const maps = new Map<string, Map<string, unknown>>();
       const records = this.#db.data[collection] as unknown[];
