@@ -1,6 +1,6 @@
 // Random secrets (tokens, codes, client secrets) are high-entropy, so a fast SHA-256 digest is enough to store and
 // index them; only passwords need a slow KDF (see passwords.ts).
-import { createHash, hash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { customAlphabet } from 'nanoid';
 
 const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -33,7 +33,7 @@ export function digest(secret: string): string {
 
 /** Compares two strings without leaking, through timing, where they first differ. */
 export function constantTimeEqual(a: string, b: string): boolean {
-  const da = createHash('sha256').update(a, 'utf8').digest();
-  const db = createHash('sha256').update(b, 'utf8').digest();
+  const da = hash('sha256', a, 'buffer');
+  const db = hash('sha256', b, 'buffer');
   return timingSafeEqual(da, db) && a.length === b.length;
 }
