@@ -629,13 +629,19 @@ async function passwordBenchmark(work: string): Promise<void> {
   const refusals = new Map<string, number>();
   const kdf = new Map<string, number[]>();
   let quietServer: Target | undefined;
+  let stormSeconds = seconds;
   for (let round = 0; round < config.rounds; round++) {
     for (const c of tokenConnectionCounts) {
       log(`password round ${round + 1}/${config.rounds}: KDF alone and password grant, ${c} connections`);
       const { rate } = runOnServerCore<{ rate: number }>('kdf', [String(c), String(seconds)]);
       kdf.set(`token.kdf.c${c}`, [...(kdf.get(`token.kdf.c${c}`) ?? []), rate]);
       const target = await fresh();
-      const result = await load({ url: target.url, connections: c, duration: seconds, requests: formPost('/oauth/token', body) });
+      // Long enough for every connection to see several answers: at 50 connections and 17 checks a second, a
+      // 3-second run ended before most of the first answers came back, and reported none.
+      // (The quick bench only needs some answers; the full one takes at most 30 s per run.)
+      const duration = Math.max(seconds, Math.min(30, Math.ceil(((quick ? 2 : 8) * c) / Math.max(rate, 1))));
+      if (c === 50) stormSeconds = duration;
+      const result = await load({ url: target.url, connections: c, duration, requests: formPost('/oauth/token', body) });
       // The server that took 10 connections goes on to the storm (its 429s above say whether it locked the address
       // out); the one that took 50 is not reused.
       if (c === 10) quietServer = target;
@@ -649,8 +655,8 @@ async function passwordBenchmark(work: string): Promise<void> {
     await load({ url: `${target.url}${readPath}`, connections: 10, duration: config.warmupSeconds, headers: bearer(store.accessTokens[0]!) });
     const quiet = await load({ url: `${target.url}${readPath}`, connections: 10, duration: seconds, headers: bearer(store.accessTokens[0]!) });
     const [busy, storm] = await Promise.all([
-      load({ url: `${target.url}${readPath}`, connections: 10, duration: seconds, headers: bearer(store.accessTokens[0]!) }),
-      load({ url: target.url, connections: 50, duration: seconds, requests: formPost('/oauth/token', body) }),
+      load({ url: `${target.url}${readPath}`, connections: 10, duration: stormSeconds, headers: bearer(store.accessTokens[0]!) }),
+      load({ url: target.url, connections: 50, duration: stormSeconds, requests: formPost('/oauth/token', body) }),
     ]);
     await target.stop();
     keep('token.get_quiet.c10', quiet);
