@@ -61,16 +61,46 @@ export function validationDocument(apiDoc: Record<string, Json>, { validateRespo
     return result;
   };
   const slim = copy(apiDoc, undefined, false) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-  if (!validateResponses) {
-    for (const item of Object.values<Record<string, { responses?: unknown }>>(slim.paths ?? {})) {
-      for (const method of methods) if (item[method]) delete item[method]!.responses;
+  for (const item of Object.values<Record<string, { responses?: unknown; tags?: unknown }>>(slim.paths ?? {})) {
+    for (const method of methods) {
+      const operation = item[method];
+      if (!operation) continue;
+      // Tags only group the reference. (Security stays: the routes read an operation's scopes from it.)
+      delete operation.tags;
+      if (!validateResponses) delete operation.responses;
     }
-    if (slim.components) {
-      delete slim.components.responses;
-      delete slim.components.headers;
+  }
+  if (!validateResponses && slim.components) {
+    delete slim.components.responses;
+    delete slim.components.headers;
+    // The schemas that only answers use.
+    const used = referencedComponents(slim);
+    for (const kind of ['schemas', 'parameters', 'requestBodies'] as const) {
+      const entries = slim.components[kind] as Record<string, unknown> | undefined;
+      for (const name of Object.keys(entries ?? {})) if (!used.has(`#/components/${kind}/${name}`)) delete entries![name];
     }
   }
   return slim as unknown as DocumentObject;
+}
+
+/** Every component that `paths` refers to, directly or through other components (discriminator mappings included). */
+function referencedComponents(apiDoc: Record<string, any>): Set<string> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const used = new Set<string>();
+  const pending: unknown[] = [apiDoc.paths];
+  const visit = (value: unknown, key?: string): void => {
+    if (Array.isArray(value)) return value.forEach((item) => visit(item));
+    if (value === null || typeof value !== 'object') {
+      if ((key === '$ref' || key === 'mapping') && typeof value === 'string' && value.startsWith('#/components/') && !used.has(value)) {
+        used.add(value);
+        const [, , kind, name] = value.split('/');
+        pending.push(apiDoc.components?.[kind!]?.[name!]);
+      }
+      return;
+    }
+    for (const [k, v] of Object.entries(value)) visit(v, k === '$ref' ? '$ref' : key === 'mapping' ? 'mapping' : k);
+  };
+  while (pending.length > 0) visit(pending.pop());
+  return used;
 }
 
 interface RequestBody {
