@@ -7,7 +7,7 @@ import express, { type ErrorRequestHandler, type Request, type RequestHandler, t
 import * as OpenApiValidator from 'express-openapi-validator';
 import { document } from '../openapi/document.js';
 import { testHelpersPath } from './test-helper-routes.js';
-import { compileDocumentCheckOnUse, withCachedRouteLookup } from './validator-route-cache.js';
+import { compileDocumentCheckOnUse, refusalsWithoutStacks, withCachedRouteLookup } from './validator-route-cache.js';
 
 export interface ValidationOptions {
   validateResponses: boolean;
@@ -16,6 +16,7 @@ export interface ValidationOptions {
 /** The validator's middleware chain for the document, with the route lookup cached. */
 export function openApiValidation({ validateResponses }: ValidationOptions): RequestHandler[] {
   compileDocumentCheckOnUse();
+  refusalsWithoutStacks();
   const chain = OpenApiValidator.middleware({
     apiSpec: validationDocument(document, { validateResponses }),
     validateApiSpec: false,

@@ -1,6 +1,6 @@
 // The one place that knows express-openapi-validator's internals (5.6): the names of its middleware steps, the
 // shape of what its metadata step attaches to a request (`req.openapi`), the order in which it tries routes, and
-// where it finds its document checker (compileDocumentCheckOnUse, below).
+// where it finds its document checker and its error classes (compileDocumentCheckOnUse, refusalsWithoutStacks).
 //
 // Why: the validator's metadata step finds a request's operation by compiling a path-to-regexp for every documented
 // route, in order, on every request, until one matches (upstream pull request #1217, unreleased as of 5.6.2); on
@@ -54,6 +54,37 @@ interface OpenApiMetadata {
 
 interface OpenApiRequest extends Request {
   openapi?: OpenApiMetadata;
+}
+
+type ErrorClass = new (...args: never[]) => Error;
+
+/** The validator's refusals below 500, the classes its steps construct from its `types` module's exports. */
+const refusalClasses = ['BadRequest', 'NotFound', 'MethodNotAllowed', 'NotAcceptable', 'UnsupportedMediaType', 'RequestEntityTooLarge', 'Unauthorized', 'Forbidden'];
+
+/**
+ * The validator's refusals (a 400 for a malformed request, a 404, a 405, ...) built without capturing a stack, as
+ * ours are (errors.ts): an expected answer, whose stack nobody reads, and whose capture made a flood of malformed
+ * requests dearer than the same number of successful ones. Each class is replaced by a subclass, so the errors
+ * stay instances of the validator's own classes; its steps read the classes from the module's exports at each use.
+ */
+export function refusalsWithoutStacks(): void {
+  const types = createRequire(import.meta.url)('express-openapi-validator/dist/framework/types.js') as Record<string, ErrorClass & { withoutStack?: boolean }>;
+  for (const name of refusalClasses) {
+    const Refusal = types[name];
+    if (!Refusal || Refusal.withoutStack) continue;
+    types[name] = class extends Refusal {
+      static override withoutStack = true;
+      constructor(...args: never[]) {
+        const limit = Error.stackTraceLimit;
+        Error.stackTraceLimit = 0;
+        try {
+          super(...args);
+        } finally {
+          Error.stackTraceLimit = limit;
+        }
+      }
+    };
+  }
 }
 
 /**

@@ -1,7 +1,10 @@
 // What the per-request savings of issue 20 must not change: refusals are still their classes and still answered in
 // full, only without a captured stack; only no-store answers lose their ETag.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import express, { type ErrorRequestHandler } from 'express';
+import { error as validatorErrors } from 'express-openapi-validator';
 import { HttpError } from '../../src/http/errors.js';
+import { openApiValidation } from '../../src/http/openapi-validation.js';
 import { OAuthError } from '../../src/domain/oauth/errors.js';
 import { seed, startTestServer, type TestServer } from '../support/server.js';
 
@@ -19,6 +22,34 @@ describe('expected refusals', () => {
     expect(frames(new HttpError(500, 'broken'))).toBeGreaterThan(0);
     expect(frames(new OAuthError('invalid_request', 'broken', { status: 500 }))).toBeGreaterThan(0);
     // The limit is put back: errors made afterwards have their stacks.
+    expect(frames(new Error('later'))).toBeGreaterThan(0);
+  });
+});
+
+describe("the validator's refusals", () => {
+  it('capture no stack either, stay its classes, and are answered as before', async () => {
+    const caught: Error[] = [];
+    const app = express()
+      .use(express.json())
+      .use(openApiValidation({ validateResponses: false }))
+      .use(((error: Error & { status: number }, _req, res, _next) => {
+        caught.push(error);
+        res.status(error.status).json({ message: error.message });
+      }) as ErrorRequestHandler);
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      const answer = await fetch(`http://127.0.0.1:${port}/api/v3/notification_settings`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"level":"bogus"}' });
+      expect(answer.status).toBe(400);
+      expect(((await answer.json()) as { message: string }).message).toMatch(/level must be equal to one of the allowed values/);
+      expect((await fetch(`http://127.0.0.1:${port}/api/v3/notification_settings`, { method: 'DELETE' })).status).toBe(405);
+    } finally {
+      server.close();
+    }
+    expect(caught[0]).toBeInstanceOf(validatorErrors.BadRequest);
+    expect(caught[1]).toBeInstanceOf(validatorErrors.MethodNotAllowed);
+    for (const refusal of caught) expect(frames(refusal)).toBe(0);
     expect(frames(new Error('later'))).toBeGreaterThan(0);
   });
 });
