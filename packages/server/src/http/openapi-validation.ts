@@ -98,7 +98,8 @@ function referencedComponents(apiDoc: Record<string, any>): Set<string> { // esl
       }
       return;
     }
-    for (const [k, v] of Object.entries(value)) visit(v, k === '$ref' ? '$ref' : key === 'mapping' ? 'mapping' : k);
+    // A mapping's values are references too, under the names of the discriminator's values.
+    for (const [k, v] of Object.entries(value)) visit(v, key === 'mapping' ? 'mapping' : k);
   };
   while (pending.length > 0) visit(pending.pop());
   return used;

@@ -164,11 +164,10 @@ export function requestLogger({ level, pretty, destination }: RequestLogOptions)
         res: { statusCode: status },
         responseTime: Date.now() - started,
       };
-      if (status === null || status >= 500) {
-        logger.error({ ...line, err: new Error(status === null ? 'request aborted' : `failed with status code ${status}`) }, 'request errored');
-      } else {
-        logger[status >= 400 ? 'warn' : 'info'](line, 'request completed');
-      }
+      // A client that goes away before the answer is not the server's failure.
+      if (status === null) logger.warn(line, 'request aborted');
+      else if (status >= 500) logger.error({ ...line, err: new Error(`failed with status code ${status}`) }, 'request errored');
+      else logger[status >= 400 ? 'warn' : 'info'](line, 'request completed');
     };
     res.on('close', done);
     res.on('finish', done);
