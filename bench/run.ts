@@ -82,8 +82,16 @@ function record(key: string, value: number): void {
   figures[key] = value;
 }
 
+/** Lowest and highest of a figure's rounds, beside its median (the table prints them as "median (min-max)"). */
+const spreads: Record<string, [number, number]> = {};
+
+function recordMedian(key: string, values: number[]): void {
+  record(key, median(values));
+  spreads[key] = [Math.min(...values), Math.max(...values)];
+}
+
 function summarise(prefix: string, runs: LoadFigures[]): void {
-  record(`${prefix}.rps`, median(runs.map((r) => r.rps)));
+  recordMedian(`${prefix}.rps`, runs.map((r) => r.rps));
   record(`${prefix}.p50_ms`, median(runs.map((r) => r.p50)));
   record(`${prefix}.p99_ms`, median(runs.map((r) => r.p99)));
   const failed = runs.reduce((n, r) => n + r.failed, 0);
@@ -141,10 +149,10 @@ async function coldStart(work: string, store: GeneratedStore): Promise<Target> {
       firsts.push(answered - listening);
       last = target;
     }
-    record(`cold.${kind}.spawn_to_first_200_ms`, median(totals));
-    record(`cold.${kind}.spawn_to_listening_ms`, median(listens));
-    record(`cold.${kind}.first_request_ms`, median(firsts));
-    record(`cold.${kind}.second_request_ms`, median(seconds));
+    recordMedian(`cold.${kind}.spawn_to_first_200_ms`, totals);
+    recordMedian(`cold.${kind}.spawn_to_listening_ms`, listens);
+    recordMedian(`cold.${kind}.first_request_ms`, firsts);
+    recordMedian(`cold.${kind}.second_request_ms`, seconds);
   }
   record('ratio.cold_first_vs_second_request', figures['cold.memory.first_request_ms']! / figures['cold.memory.second_request_ms']!);
   return last!;
@@ -193,7 +201,7 @@ async function readBenchmark(reference: Target, store: GeneratedStore): Promise<
   }
   await errorBenchmark(reference, store, runs, ratios);
   for (const [id, list] of runs) summarise(id, list);
-  for (const [name, list] of ratios) record(name, median(list));
+  for (const [name, list] of ratios) recordMedian(name, list);
   record('rss.reference_after_read_mib', rssMiB(reference.pid));
   record('rss.prism_mib', rssMiB(prism.pid));
   await ceiling.stop();
@@ -378,7 +386,7 @@ async function postgresBenchmark(work: string, cluster: TestCluster): Promise<vo
       await measure(`write.c${writeConnections}`, (k) => write(k, writeConnections, config.seconds));
     }
     for (const [id, list] of runs) summarise(id, list);
-    for (const [id, list] of ratios) record(`ratio.postgres_vs_file.${id}`, median(list));
+    for (const [id, list] of ratios) recordMedian(`ratio.postgres_vs_file.${id}`, list);
     record('rss.postgres_server_mib', rssMiB(targets.postgres.pid));
     for (const target of Object.values(targets)) await target.stop();
   }
@@ -587,7 +595,7 @@ async function tokenBenchmark(work: string, cluster: TestCluster): Promise<void>
     add(`ratio.postgres_vs_file.token.authorization_code.c${tokenConnections}`, pair.postgres.rps / pair.file.rps);
   }
   for (const [id, list] of runs) summarise(id, list);
-  for (const [name, list] of ratios) record(name, median(list));
+  for (const [name, list] of ratios) recordMedian(name, list);
   record('rss.token_file_after_runs_mib', rssMiB(file.pid));
   record('rss.token_postgres_after_runs_mib', rssMiB(postgres.pid));
   await Promise.all([file, postgres, peer.target, ceiling].map((t) => t.stop()));
@@ -668,7 +676,7 @@ async function passwordBenchmark(work: string): Promise<void> {
   for (const [id, list] of runs) summarise(id, list);
   for (const [id, list] of kdf) record(`${id}.rps`, median(list));
   for (const [id, n] of refusals) record(id, n);
-  for (const [name, list] of ratios) record(name, median(list));
+  for (const [name, list] of ratios) recordMedian(name, list);
 }
 
 /**
@@ -863,8 +871,18 @@ function fmt(value: number | undefined, digits = 0): string {
   return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
+/** A figure as `format` gives it, with the lowest and highest round when they differ from it. */
+function withSpread(key: string, format: (value: number | undefined) => string): string {
+  const spread = spreads[key];
+  const text = format(figures[key]);
+  if (!spread || spread[0] === spread[1]) return text;
+  return `${text} (${format(spread[0])}-${format(spread[1])})`;
+}
+const pct = (key: string) => `${withSpread(key, (v) => fmt(v === undefined ? v : v * 100))} %`;
+const times = (key: string, digits = 2) => `${withSpread(key, (v) => fmt(v, digits))}x`;
+
 function table(): string {
-  const rows: string[][] = [['benchmark', 'target / case', 'conns', 'store', 'req/s', 'p50 ms', 'p99 ms', 'failed', 'acks/file write']];
+  const rows: string[][] = [['benchmark', 'target / case', 'conns', 'store', 'req/s (min-max)', 'p50 ms', 'p99 ms', 'failed', 'acks/file write']];
   // autocannon records whole milliseconds, so a p50 of 0 means under a millisecond.
   const line = (section: string, label: string, conns: string, store: string, prefix: string) =>
     rows.push([
@@ -872,7 +890,7 @@ function table(): string {
       label,
       conns,
       store,
-      fmt(figures[`${prefix}.rps`]),
+      withSpread(`${prefix}.rps`, (v) => fmt(v)),
       fmt(figures[`${prefix}.p50_ms`]),
       fmt(figures[`${prefix}.p99_ms`]),
       fmt(figures[`${prefix}.failed`]),
@@ -916,10 +934,10 @@ function table(): string {
     ['SDK: plain fetch, p50 per call', `${fmt(figures['sdk.fetch.p50_ms'], 3)} ms`],
     ['SDK: client.notificationSettings.global.get(), p50 per call', `${fmt(figures['sdk.client.p50_ms'], 3)} ms`],
     ...(['memory', 'file'] as const).flatMap((kind): Array<[string, string]> => [
-      [kind === 'memory' ? 'Cold start, tokenbell --memory (contract seed): spawn -> first 200 (median)' : 'Cold start, JSON file (1k users): spawn -> first 200 (median)', `${fmt(figures[`cold.${kind}.spawn_to_first_200_ms`])} ms`],
-      ['  of which spawn -> listening', `${fmt(figures[`cold.${kind}.spawn_to_listening_ms`])} ms`],
-      ['  of which first request', `${fmt(figures[`cold.${kind}.first_request_ms`], 1)} ms`],
-      ['  the same request again', `${fmt(figures[`cold.${kind}.second_request_ms`], 1)} ms`],
+      [`Cold start, ${kind === 'memory' ? 'tokenbell --memory (contract seed)' : 'JSON file (1k users)'}: spawn -> first 200, median (min-max) of ${config.coldStarts}`, `${withSpread(`cold.${kind}.spawn_to_first_200_ms`, (v) => fmt(v))} ms`],
+      ['  of which spawn -> listening', `${withSpread(`cold.${kind}.spawn_to_listening_ms`, (v) => fmt(v))} ms`],
+      ['  of which first request', `${withSpread(`cold.${kind}.first_request_ms`, (v) => fmt(v, 1))} ms`],
+      ['  the same request again', `${withSpread(`cold.${kind}.second_request_ms`, (v) => fmt(v, 1))} ms`],
     ]),
     ['Cold start, PostgreSQL (1k users): spawn -> first 200', `${fmt(figures['postgres.spawn_to_first_200_ms'])} ms`],
     ['RSS: reference server after the read benchmark (1k store)', `${fmt(figures['rss.reference_after_read_mib'])} MiB`],
@@ -936,10 +954,10 @@ function table(): string {
   }
   const ratioRows: Array<[string, string]> = [];
   for (const c of config.connections) {
-    ratioRows.push([`read: reference / ceiling, ${c} conns (target >= 80%)`, `${fmt(figures[`ratio.read_vs_ceiling.c${c}`]! * 100)} %`]);
+    ratioRows.push([`read: reference / ceiling, ${c} conns (target >= 80%)`, `${pct(`ratio.read_vs_ceiling.c${c}`)}`]);
   }
   for (const c of config.connections) {
-    ratioRows.push([`read: reference / Prism, ${c} conns (target >= 2.5x)`, `${fmt(figures[`ratio.read_vs_prism.c${c}`], 2)}x`]);
+    ratioRows.push([`read: reference / Prism, ${c} conns (target >= 2.5x)`, `${times(`ratio.read_vs_prism.c${c}`)}`]);
   }
   const top = Math.max(...config.connections);
   if (config.stores.includes(10_000)) ratioRows.push([`write: 10k store, ${top} conns (target >= 2,000/s)`, `${fmt(figures[`write.u10000.c${top}.rps`])} writes/s`]);
@@ -948,7 +966,7 @@ function table(): string {
   if (largest > smallest) {
     ratioRows.push([
       `write: cost per write ${largest / 1000}k vs ${smallest / 1000}k store, ${top} conns (store ${largest / smallest}x)`,
-      `${fmt(figures[`ratio.write_cost_${largest}_vs_${smallest}.c${top}`], 2)}x, exponent ${fmt(figures[`ratio.write_cost_growth_exponent.c${top}`], 2)} (target < 1)`,
+      `${times(`ratio.write_cost_${largest}_vs_${smallest}.c${top}`)}, exponent ${fmt(figures[`ratio.write_cost_growth_exponent.c${top}`], 2)} (target < 1)`,
     ]);
   }
   ratioRows.push(['SDK overhead over plain fetch (target <= 10%)', `${fmt(figures['ratio.sdk_overhead_pct'], 1)} %`]);
@@ -959,7 +977,7 @@ function table(): string {
     [`token.authorization_code.c${tokenConnections}`, 'code grant', undefined],
     ...tokenConnectionCounts.flatMap((c) => [[`token.refresh_token.c${c}`, `refresh grant, ${c} conns`, undefined], [`token.introspection.c${c}`, `introspection, ${c} conns`, undefined]] as const),
   ] as const) {
-    ratioRows.push([`PostgreSQL / JSON file, ${label}${target ? ` (target >= ${target}%)` : ''}`, `${fmt(figures[`ratio.postgres_vs_file.${id}`]! * 100)} %`]);
+    ratioRows.push([`PostgreSQL / JSON file, ${label}${target ? ` (target >= ${target}%)` : ''}`, `${pct(`ratio.postgres_vs_file.${id}`)}`]);
   }
   extra.push(['RSS: PostgreSQL server after its benchmark', `${fmt(figures['rss.postgres_server_mib'])} MiB`]);
   for (const c of tokenConnectionCounts) extra.push([`KDF alone (scrypt N=2^14, r=8, p=1, the server's verifyPassword), ${c} in flight`, `${fmt(figures[`token.kdf.c${c}.rps`])} checks/s`]);
@@ -990,31 +1008,31 @@ function table(): string {
       for (const k of ['file', 'postgres'] as const) {
         ratioRows.push([
           `token ${grant}, ${c} conns: tokenbell ${k} / node-oidc-provider${grant === 'refresh_token' ? ' (target >= 1x on file)' : ''}`,
-          `${fmt(figures[`ratio.token.${grant}.c${c}.${k}_vs_peer`], 2)}x`,
+          `${times(`ratio.token.${grant}.c${c}.${k}_vs_peer`)}`,
         ]);
         ratioRows.push([
           `token ${grant}, ${c} conns: tokenbell ${k} / bare Express${grant === 'introspection' ? ' (target >= 90% on file)' : ''}`,
-          `${fmt(figures[`ratio.token.${grant}.c${c}.${k}_vs_ceiling`]! * 100)} %`,
+          `${pct(`ratio.token.${grant}.c${c}.${k}_vs_ceiling`)}`,
         ]);
       }
     }
   }
   for (const key of ['unauthenticated_401', 'malformed_400']) {
-    ratioRows.push([`errors: ${key} / successful GETs, 50 conns (target >= 100%)`, `${fmt(figures[`ratio.errors_vs_success.${key}.c50`]! * 100)} %`]);
+    ratioRows.push([`errors: ${key} / successful GETs, 50 conns (target >= 100%)`, `${pct(`ratio.errors_vs_success.${key}.c50`)}`]);
   }
   for (const c of tokenConnectionCounts) {
-    ratioRows.push([`password grant / KDF alone, ${c} conns, one address (target >= 90%)`, `${fmt(figures[`ratio.password_vs_kdf.c${c}`]! * 100)} %`]);
+    ratioRows.push([`password grant / KDF alone, ${c} conns, one address (target >= 90%)`, `${pct(`ratio.password_vs_kdf.c${c}`)}`]);
   }
-  ratioRows.push(['GET p99 during a password-grant storm / alone', `${fmt(figures['ratio.get_p99_storm_vs_quiet'], 2)}x`]);
+  ratioRows.push(['GET p99 during a password-grant storm / alone', `${times('ratio.get_p99_storm_vs_quiet')}`]);
   ratioRows.push(
     ['cold start, tokenbell --memory: spawn -> first 200 (target <= 300 ms)', `${fmt(figures['cold.memory.spawn_to_first_200_ms'])} ms`],
-    ['cold start: first request / the same again (target <= 3x)', `${fmt(figures['ratio.cold_first_vs_second_request'], 2)}x`],
+    ['cold start: first request / the same again (target <= 3x)', `${times('ratio.cold_first_vs_second_request')}`],
   );
   ratioRows.push(
-    ['test kit start / spawned CLI start (same seed)', `${fmt(figures['ratio.testing_start_vs_spawned_cli'], 2)}x`],
+    ['test kit start / spawned CLI start (same seed)', `${times('ratio.testing_start_vs_spawned_cli')}`],
     ['test kit start / bare http.createServer start', `${fmt(figures['ratio.testing_start_vs_bare_http'], 1)}x`],
-    ['reset / one PUT, memory store', `${fmt(figures['ratio.testing_reset_vs_put.memory'], 2)}x`],
-    ['reset / one durable PUT, JSON data file', `${fmt(figures['ratio.testing_reset_vs_put.file'], 2)}x`],
+    ['reset / one PUT, memory store', `${times('ratio.testing_reset_vs_put.memory')}`],
+    ['reset / one durable PUT, JSON data file', `${times('ratio.testing_reset_vs_put.file')}`],
   );
   const kv = (list: Array<[string, string]>) => {
     const w = Math.max(...list.map(([k]) => k.length));
