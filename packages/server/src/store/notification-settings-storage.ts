@@ -54,11 +54,11 @@ export function fileNotificationSettingsStorage(store: Store): NotificationSetti
   };
 }
 
-/** A notification_settings row as pg reads it (bigint ids as text). */
+/** A notification_settings row as pg reads it (bigint ids as text), or as row_to_json writes it (as numbers). */
 export interface SettingRow {
-  user_id: string;
+  user_id: string | number;
   source_type: NotificationSettingRecord['source_type'];
-  source_id: string | null;
+  source_id: string | number | null;
   level: NotificationSettingRecord['level'];
   notification_email: string | null;
   events: NotificationSettingRecord['events'];

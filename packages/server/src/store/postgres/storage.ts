@@ -31,7 +31,12 @@ const FOREIGN_KEY_VIOLATION = '23503';
 const nameLock = 0x6e_61_6d_65;
 
 const at = (seconds: number) => new Date(seconds * 1000);
-const epoch = (date: Date) => Math.floor(date.getTime() / 1000);
+const epoch = (time: Timestamp) => Math.floor((typeof time === 'string' ? Date.parse(time) : time.getTime()) / 1000);
+// A row read column by column has bigints as text and times as Dates; one read through row_to_json (the credential
+// lookups below, one JSON value instead of a dozen columns, which pg turns into objects far faster) has numbers and
+// ISO text. The conversions take either.
+type Bigint = string | number;
+type Timestamp = Date | string;
 const quoted = (text: string) => JSON.stringify(text);
 // What the file store cannot find, PostgreSQL must not fail on: a NaN id from a route parameter is no bigint, and a
 // NUL character is no text, so either would be an error there instead of "not found".
@@ -72,7 +77,7 @@ const refusingTaken = <T>(statement: Promise<T>, refusals: Record<string, () => 
 const lockName = (client: pg.PoolClient, name: string) => client.query('SELECT pg_advisory_xact_lock(hashtextextended(lower($1), $2))', [name, nameLock]);
 
 interface UserRow {
-  id: string;
+  id: Bigint;
   username: string;
   email: string;
   secondary_emails: string[];
@@ -80,11 +85,11 @@ interface UserRow {
   password_hash: string;
   two_factor_enabled: boolean;
   otp_secret: string | null;
-  otp_last_step: string | null;
+  otp_last_step: Bigint | null;
   state: UserRecord['state'];
   is_admin: boolean;
   bio: string;
-  created_at: Date;
+  created_at: Timestamp;
 }
 /** The secondary addresses of the user `users` (an alias of the users table), in order: user_emails holds the primary one at 0. */
 const secondaryEmailsOf = (users: string) => `ARRAY(SELECT e.email FROM user_emails e WHERE e.user_id = ${users}.id AND e.position > 0 ORDER BY e.position)`;
@@ -106,26 +111,20 @@ const userOf = (row: UserRow): UserRecord => ({
   created_at: epoch(row.created_at),
 });
 
-/** A users row as row_to_json spells it (times as text), so that a token and its user come in one query. */
-type UserJson = Omit<UserRow, 'created_at' | 'secondary_emails'> & { created_at: string };
-
-/** A credential's user and their global setting, joined to the credential's table (aliased `credential`). */
-const accountJoin = (credential: string) =>
-  `JOIN users u ON u.id = ${credential}.user_id
-   LEFT JOIN notification_settings g ON g.user_id = u.id AND g.source_type = 'global' AND coalesce(g.source_id, 0) = 0`;
-const accountColumns = `row_to_json(u) AS owner, ${secondaryEmailsOf('u')} AS owner_secondary_emails,
-  g.level AS global_level, g.notification_email AS global_email, g.events AS global_events`;
-interface AccountRow {
-  owner: UserJson;
-  owner_secondary_emails: string[];
-  global_level: SettingRow['level'] | null;
-  global_email: string | null;
-  global_events: SettingRow['events'] | null;
+/**
+ * A credential found by its digest, with its user and their global setting, in one JSON value: `credential` is the
+ * credential's table (aliased `c`), `found` its lookup by `$1`.
+ */
+const credentialLookup = (credential: string, found: string) =>
+  `SELECT json_build_object('credential', row_to_json(c), 'owner', row_to_json(u), 'owner_secondary_emails', ${secondaryEmailsOf('u')}, 'global', row_to_json(g)) AS found
+   FROM ${credential} c JOIN users u ON u.id = c.user_id
+   LEFT JOIN notification_settings g ON g.user_id = u.id AND g.source_type = 'global' AND coalesce(g.source_id, 0) = 0
+   WHERE ${found}`;
+interface FoundCredential<R> {
+  found: { credential: R; owner: Omit<UserRow, 'secondary_emails'>; owner_secondary_emails: string[]; global: SettingRow | null };
 }
-function accountOf(row: AccountRow): Account {
-  const user = userOf({ ...row.owner, secondary_emails: row.owner_secondary_emails, created_at: new Date(row.owner.created_at) });
-  const globalSetting = row.global_level === null ? undefined : settingOf({ user_id: String(user.id), source_type: 'global', source_id: null, level: row.global_level, notification_email: row.global_email, events: row.global_events! });
-  return { user, globalSetting };
+function accountOf({ owner, owner_secondary_emails, global }: FoundCredential<unknown>['found']): Account {
+  return { user: userOf({ ...owner, secondary_emails: owner_secondary_emails }), globalSetting: global === null ? undefined : settingOf(global) };
 }
 
 interface GroupRow {
@@ -192,12 +191,12 @@ const applicationOf = (row: ApplicationRow): ApplicationRecord => ({
 });
 
 interface PersonalAccessTokenRow {
-  id: string;
-  user_id: string;
+  id: Bigint;
+  user_id: Bigint;
   name: string;
   token_digest: string;
   scopes: Scope[];
-  created_at: Date;
+  created_at: Timestamp;
   expires_at: string | null;
   revoked: boolean;
 }
@@ -218,12 +217,12 @@ interface AccessTokenRow {
   id: string;
   token_digest: string;
   refresh_digest: string | null;
-  application_id: string | null;
-  user_id: string;
+  application_id: Bigint | null;
+  user_id: Bigint;
   scopes: Scope[];
-  created_at: Date;
+  created_at: Timestamp;
   expires_in: number;
-  revoked_at: Date | null;
+  revoked_at: Timestamp | null;
   code_id: string | null;
 }
 const accessTokenColumns = 'id, token_digest, refresh_digest, application_id, user_id, scopes, created_at, expires_in, revoked_at, code_id';
@@ -239,6 +238,9 @@ const accessTokenOf = (row: AccessTokenRow): AccessTokenRecord => ({
   revoked_at: row.revoked_at === null ? null : epoch(row.revoked_at),
   code_id: row.code_id,
 });
+
+const accessTokenLookup = credentialLookup('access_tokens', 'c.token_digest = $1');
+const personalAccessTokenLookup = credentialLookup('personal_access_tokens', 'c.token_digest = $1');
 
 interface OutboxRow {
   id: string;
@@ -588,14 +590,9 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
     personalAccessTokens: {
       async withUserByDigest(tokenDigest) {
         if (!isText(tokenDigest)) return undefined;
-        const { rows } = await pool.query<PersonalAccessTokenRow & AccountRow>(
-          statement(
-            `SELECT p.id, p.user_id, p.name, p.token_digest, p.scopes, p.created_at, to_char(p.expires_at, 'YYYY-MM-DD') AS expires_at, p.revoked, ${accountColumns}
-             FROM personal_access_tokens p ${accountJoin('p')} WHERE p.token_digest = $1`,
-            [tokenDigest],
-          ),
-        );
-        return rows[0] && { token: personalAccessTokenOf(rows[0]), ...accountOf(rows[0]) };
+        // row_to_json writes the expiry date as the day itself (ISO 8601), as personalAccessTokenColumns does.
+        const { rows } = await pool.query<FoundCredential<PersonalAccessTokenRow>>(statement(personalAccessTokenLookup, [tokenDigest]));
+        return rows[0] && { token: personalAccessTokenOf(rows[0].found.credential), ...accountOf(rows[0].found) };
       },
       async ofUser(userId) {
         if (!isId(userId)) return [];
@@ -644,10 +641,8 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
       },
       async withUserByAccessDigest(tokenDigest) {
         if (!isText(tokenDigest)) return undefined;
-        const { rows } = await pool.query<AccessTokenRow & AccountRow>(
-          statement(`SELECT ${accessTokenColumns.replace(/(\w+)/g, 't.$1')}, ${accountColumns} FROM access_tokens t ${accountJoin('t')} WHERE t.token_digest = $1`, [tokenDigest]),
-        );
-        return rows[0] && { token: accessTokenOf(rows[0]), ...accountOf(rows[0]) };
+        const { rows } = await pool.query<FoundCredential<AccessTokenRow>>(statement(accessTokenLookup, [tokenDigest]));
+        return rows[0] && { token: accessTokenOf(rows[0].found.credential), ...accountOf(rows[0].found) };
       },
       async byAccessDigest(tokenDigest) {
         if (!isText(tokenDigest)) return undefined;
