@@ -43,7 +43,10 @@ const expected = [
   ...['file', 'postgres'].flatMap((k) => [`rss.token_${k}_after_start_mib`, `rss.token_${k}_after_runs_mib`]),
   ...['sdk.fetch.p50_ms', 'sdk.client.p50_ms', 'ratio.sdk_overhead_pct'],
   ...['rss.reference_after_read_mib', 'rss.prism_mib', 'rss.write_u1000_mib'],
-  ...['read.c10', 'read.c50', 'write.c50'].flatMap((id) => [...['file', 'postgres'].flatMap((k) => load.map((m) => `postgres.${id}.${k}.${m}`)), `ratio.postgres_vs_file.${id}`]),
+  ...['read.c10', 'read.c50', 'write.c50'].flatMap((id) => [
+    ...['file', 'postgres', 'postgres_one_core'].flatMap((k) => load.map((m) => `postgres.${id}.${k}.${m}`)),
+    ...['postgres', 'postgres_one_core'].map((k) => `ratio.${k}_vs_file.${id}`),
+  ]),
   ...['token.authorization_code.c10', 'token.refresh_token.c10', 'token.refresh_token.c50', 'token.introspection.c10', 'token.introspection.c50'].map((id) => `ratio.postgres_vs_file.${id}`),
   'rss.postgres_server_mib',
   ...['testing.start.to_first_answer', 'testing.baseline.bare_http', 'testing.baseline.spawned_cli'].flatMap((p) => ['median_ms', 'min_ms', 'max_ms'].map((m) => `${p}.${m}`)),

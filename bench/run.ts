@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { Bench } from 'tinybench';
 import { createTokenbellClient } from '../packages/sdk/src/index.js';
 import { type LoadFigures, Pool, load, median, roundRobin } from './lib/load.js';
-import { type Target, freePort, onServerCore, pin, pinning, rssMiB, startTarget, stopAll, waitFor200, waitForListening } from './lib/processes.js';
+import { type Target, freePort, pin, pinning, pinWithChildren, rssMiB, startTarget, stopAll, waitFor200, waitForListening } from './lib/processes.js';
 import { type GeneratedStore, client, generateStore, password, project } from './lib/store.js';
 import { copyStoreIntoDatabase } from './lib/postgres.js';
 import { type TestCluster, createDatabase, startCluster } from '../test/support/postgres.js';
@@ -343,9 +343,22 @@ async function writeBenchmark(work: string): Promise<void> {
 }
 
 /**
- * The same 1k-user store on the JSON file and on PostgreSQL (a durable cluster: fsync on, on the servers' core when
- * pinned), measured in interleaved rounds: authenticated reads and durable PUTs (the token endpoint on both stores is
- * the token section's).
+ * tokenbell on PostgreSQL (default settings) as measured beside the file store: the headline with the database on both
+ * cores, shared with the servers and the load generator as the issue's targets assume; and the same with the database
+ * squeezed onto the servers' one core, where every query is also a switch between the two processes.
+ */
+const postgresVariants = [
+  { key: 'postgres', label: 'both cores', cores: 'all' },
+  { key: 'postgres_one_core', label: "on the servers' core", cores: 'servers' },
+] as const;
+type PostgresVariant = (typeof postgresVariants)[number]['key'];
+
+/** Moves the cluster (postmaster and backends) to the cores a variant asks for. */
+const placeCluster = (cluster: TestCluster, cores: 'all' | 'servers') => pinning && pinWithChildren(pinning[cores], cluster.pid);
+
+/**
+ * The same 1k-user store on the JSON file and on PostgreSQL (a durable cluster: fsync on), measured in interleaved
+ * rounds: authenticated reads and durable PUTs (the token endpoint on both stores is the token section's).
  */
 async function postgresBenchmark(work: string, cluster: TestCluster): Promise<void> {
   log('copying a 1k-user store into PostgreSQL');
@@ -354,19 +367,35 @@ async function postgresBenchmark(work: string, cluster: TestCluster): Promise<vo
     const database = await createDatabase(cluster.url);
     await migrate(database.url);
     await copyStoreIntoDatabase(store.file, database.url);
-    const port = await freePort();
     const file = await startServer('file server (beside PostgreSQL)', store.file);
     await waitFor200(file, readPath, bearer(store.accessTokens[0]!), 60_000);
-    // Spawned once the file server has started, so that its start-up runs alone on the servers' core.
-    const postgres = startTarget('PostgreSQL server', process.execPath, [join(root, 'packages/server/dist/cli.js'), '--port', String(port), '--database-url', database.url], port, { NODE_ENV: 'production' });
-    record('postgres.spawn_to_first_200_ms', (await waitFor200(postgres, readPath, bearer(store.accessTokens[0]!), 60_000)) - postgres.spawnedAt);
-    const targets = { file, postgres };
-    const kinds = ['file', 'postgres'] as const;
+    const targets: Record<'file' | PostgresVariant, Target> = { file } as Record<'file' | PostgresVariant, Target>;
+    // Spawned one after the other once the file server has started, so that each start-up runs alone on the servers' core.
+    for (const variant of postgresVariants) {
+      const port = await freePort();
+      const args = [join(root, 'packages/server/dist/cli.js'), '--port', String(port), '--database-url', database.url];
+      const target = startTarget(`PostgreSQL server (${variant.label})`, process.execPath, args, port, { NODE_ENV: 'production' });
+      const first = await waitFor200(target, readPath, bearer(store.accessTokens[0]!), 60_000);
+      if (variant.key === 'postgres') record('postgres.spawn_to_first_200_ms', first - target.spawnedAt);
+      targets[variant.key] = target;
+    }
+    const kinds = ['file', ...postgresVariants.map((v) => v.key)] as const;
     const next = Object.fromEntries(kinds.map((k) => [k, { token: roundRobin(store.accessTokens) }])) as Record<(typeof kinds)[number], { token: () => string }>;
     const read = (k: (typeof kinds)[number], connections: number, duration: number) =>
       load({ url: targets[k].url, connections, duration, requests: [{ method: 'GET', path: readPath, setupRequest: (req: object) => ({ ...req, headers: bearer(next[k].token()) }) }] });
     const write = (k: (typeof kinds)[number], connections: number, duration: number) =>
       load({ url: targets[k].url, connections, duration, requests: [{ method: 'PUT', path: writePath, headers: { 'content-type': 'application/json' }, body: writeBody, setupRequest: (req: { headers?: Record<string, string> }) => ({ ...req, headers: { ...req.headers, ...bearer(next[k].token()) } }) }] });
+    /** `run` on target `k`, with the cluster where that target's variant puts it (and back on both cores after). */
+    const placed = async (k: (typeof kinds)[number], run: () => Promise<LoadFigures>) => {
+      const variant = postgresVariants.find((v) => v.key === k);
+      if (variant?.cores !== 'servers') return run();
+      placeCluster(cluster, 'servers');
+      try {
+        return await run();
+      } finally {
+        placeCluster(cluster, 'all');
+      }
+    };
     const readConnections = [10, 50];
     const writeConnections = 50;
     for (const k of kinds) {
@@ -375,10 +404,12 @@ async function postgresBenchmark(work: string, cluster: TestCluster): Promise<vo
     }
     const runs = new Map<string, LoadFigures[]>();
     const ratios = new Map<string, number[]>();
+    const add = (map: Map<string, unknown[]>, key: string, value: unknown) => map.set(key, [...(map.get(key) ?? []), value]);
     const measure = async (id: string, run: (k: (typeof kinds)[number]) => Promise<LoadFigures>) => {
-      const pair = { file: await run('file'), postgres: await run('postgres') };
-      for (const k of kinds) runs.set(`postgres.${id}.${k}`, [...(runs.get(`postgres.${id}.${k}`) ?? []), pair[k]]);
-      ratios.set(id, [...(ratios.get(id) ?? []), pair.postgres.rps / pair.file.rps]);
+      const figures = new Map<(typeof kinds)[number], LoadFigures>();
+      for (const k of kinds) figures.set(k, await placed(k, () => run(k)));
+      for (const [k, f] of figures) add(runs, `postgres.${id}.${k}`, f);
+      for (const v of postgresVariants) add(ratios, `ratio.${v.key}_vs_file.${id}`, figures.get(v.key)!.rps / figures.get('file')!.rps);
     };
     for (let round = 0; round < config.rounds; round++) {
       log(`PostgreSQL round ${round + 1}/${config.rounds}`);
@@ -386,7 +417,7 @@ async function postgresBenchmark(work: string, cluster: TestCluster): Promise<vo
       await measure(`write.c${writeConnections}`, (k) => write(k, writeConnections, config.seconds));
     }
     for (const [id, list] of runs) summarise(id, list);
-    for (const [id, list] of ratios) recordMedian(`ratio.postgres_vs_file.${id}`, list);
+    for (const [id, list] of ratios) recordMedian(id, list as number[]);
     record('rss.postgres_server_mib', rssMiB(targets.postgres.pid));
     for (const target of Object.values(targets)) await target.stop();
   }
@@ -924,7 +955,7 @@ function table(): string {
     ['PUT project settings (durable)', 'write.c50', '50'],
   ] as const) {
     line('Store: JSON file', label, conns, '1k', `postgres.${id}.file`);
-    line('Store: PostgreSQL', label, conns, '1k', `postgres.${id}.postgres`);
+    for (const v of postgresVariants) line('Store: PostgreSQL', `${label}, ${v.label}`, conns, '1k', `postgres.${id}.${v.key}`);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const render = (r: string[]) => r.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' | ');
@@ -974,10 +1005,17 @@ function table(): string {
     ['read.c10', 'read, 10 conns', 60],
     ['read.c50', 'read, 50 conns', 60],
     ['write.c50', 'durable write, 50 conns', 50],
-    [`token.authorization_code.c${tokenConnections}`, 'code grant', undefined],
-    ...tokenConnectionCounts.flatMap((c) => [[`token.refresh_token.c${c}`, `refresh grant, ${c} conns`, undefined], [`token.introspection.c${c}`, `introspection, ${c} conns`, undefined]] as const),
   ] as const) {
-    ratioRows.push([`PostgreSQL / JSON file, ${label}${target ? ` (target >= ${target}%)` : ''}`, `${pct(`ratio.postgres_vs_file.${id}`)}`]);
+    for (const v of postgresVariants) {
+      const headline = v.key === 'postgres';
+      ratioRows.push([`PostgreSQL (${v.label}) / JSON file, ${label}${headline ? ` (target >= ${target}%)` : ''}`, `${pct(`ratio.${v.key}_vs_file.${id}`)}`]);
+    }
+  }
+  for (const [id, label] of [
+    [`token.authorization_code.c${tokenConnections}`, 'code grant'],
+    ...tokenConnectionCounts.flatMap((c) => [[`token.refresh_token.c${c}`, `refresh grant, ${c} conns`], [`token.introspection.c${c}`, `introspection, ${c} conns`]] as const),
+  ] as const) {
+    ratioRows.push([`PostgreSQL / JSON file, ${label}`, `${pct(`ratio.postgres_vs_file.${id}`)}`]);
   }
   extra.push(['RSS: PostgreSQL server after its benchmark', `${fmt(figures['rss.postgres_server_mib'])} MiB`]);
   for (const c of tokenConnectionCounts) extra.push([`KDF alone (scrypt N=2^14, r=8, p=1, the server's verifyPassword), ${c} in flight`, `${fmt(figures[`token.kdf.c${c}.rps`])} checks/s`]);
@@ -1057,7 +1095,7 @@ async function main(): Promise<void> {
   // The load generator (autocannon, in this process) on one core, every server on the other (lib/processes.ts).
   notes.push(
     pin(pinning?.load ?? '')
-      ? `pinning: taskset: this process (autocannon, tinybench, the in-process test kit) on core ${pinning!.load}; every server, node-oidc-provider, bare Express, the KDF runs and PostgreSQL on core ${pinning!.servers}`
+      ? `pinning: taskset: this process (autocannon, tinybench, the in-process test kit) on core ${pinning!.load}; every server, node-oidc-provider, bare Express and the KDF runs on core ${pinning!.servers}; PostgreSQL on both (cores ${pinning!.all}) but for the rows that say it is on the servers' core`
       : 'pinning: not pinned (no taskset, or fewer than 2 cores): load generator and servers share the cores',
   );
   try {
@@ -1073,7 +1111,9 @@ async function main(): Promise<void> {
     if (only.has('write')) await writeBenchmark(work);
     if (only.has('token') || only.has('postgres')) {
       log('starting a durable PostgreSQL cluster');
-      const cluster = await onServerCore(() => startCluster({ durable: true }));
+      const cluster = await startCluster({ durable: true });
+      // Beside the servers and the load generator on both cores, as the issue's PostgreSQL targets assume.
+      placeCluster(cluster, 'all');
       try {
         if (only.has('token')) await tokenBenchmark(work, cluster);
         if (only.has('postgres')) await postgresBenchmark(work, cluster);

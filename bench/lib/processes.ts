@@ -1,7 +1,7 @@
 // Child processes for the benchmark targets: each target gets its own process (so it never shares the event loop
 // with autocannon), listens on 127.0.0.1 on a port we found free, and is killed at the end whatever happens.
 import { type ChildProcess, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { connect } from 'node:net';
 import { spawnProcess, stopProcess, waitForHttp } from '../../scripts/lib/processes.js';
@@ -18,7 +18,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
  * in-process) on core 0, every target on core 1, so neither steals the other's core. Otherwise nothing is pinned.
  */
 export const pinning = availableParallelism() >= 2 && spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0
-  ? { load: '0', servers: '1' }
+  ? { load: '0', servers: '1', all: '0,1' }
   : null;
 
 /** Moves every thread of process `pid` (this one by default) to `cores`; false when not pinning. */
@@ -27,6 +27,31 @@ export function pin(cores: string, pid = process.pid): boolean {
   const result = spawnSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' });
   if (result.status !== 0) throw new Error(`taskset -a -p -c ${cores} ${pid} failed (exit ${result.status})`);
   return true;
+}
+
+/**
+ * Moves process `pid` and its children to `cores` (PostgreSQL: the postmaster and its backends; backends forked
+ * later inherit the postmaster's cores); false when not pinning. A child that ends meanwhile is no longer there to move.
+ */
+export function pinWithChildren(cores: string, pid: number): boolean {
+  if (!pin(cores, pid)) return false;
+  for (const child of childrenOf(pid)) spawnSync('taskset', ['-a', '-p', '-c', cores, String(child)], { stdio: 'ignore' });
+  return true;
+}
+
+function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // The parent is the second field after the command, which is in parentheses and may hold spaces.
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) children.push(Number(entry));
+    } catch {
+      // Ended while listing.
+    }
+  }
+  return children;
 }
 
 /** Runs `start` with this process on the servers' core, so whatever it spawns (PostgreSQL) inherits that core. */

@@ -44,6 +44,8 @@ async function postgresUser(): Promise<{ uid: number; gid: number }> {
 export interface TestCluster {
   /** A superuser URL for the `postgres` database of the cluster. */
   url: string;
+  /** The postmaster's process id (the benchmark moves the cluster between cores). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -79,6 +81,7 @@ export async function startCluster({ durable = false }: { durable?: boolean } = 
   }
   return {
     url,
+    pid: server.pid!,
     async stop() {
       if (server.exitCode === null) {
         // SIGINT: "fast" shutdown, which ends client connections instead of waiting for them.
