@@ -3,6 +3,7 @@
 // its own write and concurrent PUTs never lose one another's fields.
 import type pg from 'pg';
 import type { Store } from './file-store.js';
+import { batchedWrites } from './postgres/batch.js';
 import { statement } from './postgres/statements.js';
 import { notificationSettingKey } from './indexes.js';
 import type { NotificationEvents, NotificationSettingRecord } from './schema.js';
@@ -76,37 +77,45 @@ export const settingOf = (row: SettingRow): NotificationSettingRecord => ({
 const selectOne = `SELECT user_id, source_type, source_id, level, notification_email, events FROM notification_settings
   WHERE user_id = $1 AND source_type = $2 AND coalesce(source_id, 0) = coalesce($3::bigint, 0)`;
 
+/**
+ * Settings changed at once, one per key: the first write of a key inserts the patched defaults; a later one, or one
+ * racing the first, updates the row it finds locked, with its patch applied to what is stored. One statement for the
+ * whole batch (batch.ts), so one round trip and one commit however many requests it answers.
+ */
+const changeAll = `WITH q AS (
+    SELECT * FROM json_to_recordset($1::json) AS q(key text, user_id bigint, source_type text, source_id bigint, level text, notification_email text,
+      events jsonb, patch_level text, patch_sets_email boolean, patch_email text, patch_events jsonb)
+  )
+  INSERT INTO notification_settings AS s (user_id, source_type, source_id, level, notification_email, events)
+  SELECT user_id, source_type, source_id, level, notification_email, events FROM q ORDER BY key
+  ON CONFLICT (user_id, source_type, coalesce(source_id, 0)) DO UPDATE
+    SET (level, notification_email, events) = (
+      SELECT coalesce(q.patch_level, s.level), CASE WHEN q.patch_sets_email THEN q.patch_email ELSE s.notification_email END, s.events || q.patch_events
+      FROM q WHERE q.user_id = excluded.user_id AND q.source_type = excluded.source_type AND coalesce(q.source_id, 0) = coalesce(excluded.source_id, 0))
+  RETURNING (SELECT q.key FROM q WHERE q.user_id = s.user_id AND q.source_type = s.source_type AND coalesce(q.source_id, 0) = coalesce(s.source_id, 0)) AS key,
+    s.user_id, s.source_type, s.source_id, s.level, s.notification_email, s.events`;
+
 export function postgresNotificationSettingsStorage(pool: pg.Pool): NotificationSettingsStorage {
+  type Change = { key: string; first: NotificationSettingRecord; patch: SettingPatch };
+  const change = batchedWrites<Change, SettingRow & { key: string }>(async (changes) => {
+    const asks = changes.map(({ key, first, patch }) => ({
+      key,
+      ...first,
+      patch_level: patch.level ?? null,
+      patch_sets_email: patch.notification_email !== undefined,
+      patch_email: patch.notification_email ?? null,
+      patch_events: patch.events,
+    }));
+    return (await pool.query<SettingRow & { key: string }>(statement(changeAll, [JSON.stringify(asks)]))).rows;
+  });
   return {
     async find({ user_id, source_type, source_id }) {
       const { rows } = await pool.query<SettingRow>(statement(selectOne, [user_id, source_type, source_id]));
       return rows[0] ? settingOf(rows[0]) : undefined;
     },
     async change(fresh, patch) {
-      const first = patched(fresh, patch);
-      // One statement, so one round trip and no transaction to open: the first write inserts the patched defaults; a
-      // later one, or one racing the first, updates the row it finds locked, with the patch applied to what is stored.
-      const { rows } = await pool.query<SettingRow>(
-        statement(
-          `INSERT INTO notification_settings AS s (user_id, source_type, source_id, level, notification_email, events) VALUES ($1, $2, $3, $4, $5, $6)
-           ON CONFLICT (user_id, source_type, coalesce(source_id, 0)) DO UPDATE
-             SET level = coalesce($7, s.level), notification_email = CASE WHEN $8 THEN $9 ELSE s.notification_email END, events = s.events || $10::jsonb
-           RETURNING s.user_id, s.source_type, s.source_id, s.level, s.notification_email, s.events`,
-          [
-            first.user_id,
-            first.source_type,
-            first.source_id,
-            first.level,
-            first.notification_email,
-            JSON.stringify(first.events),
-            patch.level ?? null,
-            patch.notification_email !== undefined,
-            patch.notification_email ?? null,
-            JSON.stringify(patch.events),
-          ],
-        ),
-      );
-      return settingOf(rows[0]!);
+      const key = notificationSettingKey(fresh.user_id, fresh.source_type, fresh.source_id);
+      return settingOf(await change({ key, first: patched(fresh, patch), patch }));
     },
   };
 }

@@ -73,3 +73,48 @@ describe.each(Object.keys(implementations))('notification settings on %s', (name
     expect(await settings.find(global)).toEqual(cleared);
   });
 });
+
+// PostgreSQL sends the changes that arrive in one turn as one statement (store/postgres/batch.ts): what each caller
+// gets must not change, and one refused change must not take the others down with it.
+describe('notification settings on PostgreSQL, changed together', () => {
+  async function database(users: number) {
+    const { pools, close } = await migratedDatabase(inject('postgresUrl'), 1);
+    cleanups.push(close);
+    const pool = pools[0]!;
+    await pool.query(`INSERT INTO users (id, username, email, name, password_hash) SELECT i, 'user' || i, 'user' || i || '@example.com', 'U', 'x' FROM generate_series(1, $1::int) AS i`, [users]);
+    const statements: string[] = [];
+    const query = pool.query.bind(pool);
+    pool.query = ((config: string | { text: string }, ...rest: unknown[]) => {
+      statements.push(typeof config === 'string' ? config : config.text);
+      return (query as (...args: unknown[]) => unknown)(config, ...rest);
+    }) as typeof pool.query;
+    return { settings: postgresNotificationSettingsStorage(pool), statements };
+  }
+  const forUser = (user_id: number) => ({ ...fresh(project), user_id });
+
+  it('answers thirty changes of thirty users from one statement, each with its own row', async () => {
+    const { settings, statements } = await database(30);
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => settings.change(forUser(i + 1), { level: i % 2 ? 'watch' : 'disabled', events: { new_note: i % 3 === 0 } })));
+    expect(statements).toHaveLength(1);
+    answers.forEach((answer, i) => expect(answer).toEqual({ ...forUser(i + 1), level: i % 2 ? 'watch' : 'disabled', events: { ...noEvents(), new_note: i % 3 === 0 } }));
+    for (const [i, answer] of answers.entries()) expect(await settings.find(forUser(i + 1))).toEqual(answer);
+  });
+
+  it('applies two changes of one setting from one turn in order, in two statements', async () => {
+    const { settings, statements } = await database(1);
+    const [first, second] = await Promise.all([settings.change(forUser(1), { level: 'custom', events: { new_note: true } }), settings.change(forUser(1), { events: { failed_pipeline: true } })]);
+    expect(statements).toHaveLength(2);
+    expect(first).toEqual({ ...forUser(1), level: 'custom', events: { ...noEvents(), new_note: true } });
+    expect(second).toEqual({ ...first, events: { ...first!.events, failed_pipeline: true } });
+    expect(await settings.find(forUser(1))).toEqual(second);
+  });
+
+  it('fails only the change that is refused (a user who no longer exists), and stores the others', async () => {
+    const { settings } = await database(3);
+    const results = await Promise.allSettled([1, 99, 2, 3].map((user) => settings.change(forUser(user), { level: 'watch', events: {} })));
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: '23503' });
+    for (const user of [1, 2, 3]) expect(await settings.find(forUser(user))).toMatchObject({ level: 'watch' });
+    expect(await settings.find(forUser(99))).toBeUndefined();
+  });
+});

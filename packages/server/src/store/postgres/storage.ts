@@ -19,6 +19,7 @@ import type {
 } from '../schema.js';
 import type { Account, Audience, AudienceMember, FoundNames, Group, GroupAccess, NamespaceRef, NewApplicationRow, NewGroupRow, NewPersonalAccessTokenRow, NewProjectRow, NewUserRow, Project, ProjectAccess, SeedRows, Storage } from '../storage.js';
 import { instanceSecret, pruneExpired } from './maintenance.js';
+import { type Ask, batched } from './batch.js';
 import { statement } from './statements.js';
 import { transaction } from './transaction.js';
 import type pg from 'pg';
@@ -112,15 +113,16 @@ const userOf = (row: UserRow): UserRecord => ({
 });
 
 /**
- * A credential found by its digest, with its user and their global setting, in one JSON value: `credential` is the
- * credential's table (aliased `c`), `found` its lookup by `$1`.
+ * Credentials found by their digests (`$1`, an array), each with its user and their global setting in one JSON value:
+ * `credential` is the credential's table, aliased `c` (both kinds have a unique `token_digest`).
  */
-const credentialLookup = (credential: string, found: string) =>
-  `SELECT json_build_object('credential', row_to_json(c), 'owner', row_to_json(u), 'owner_secondary_emails', ${secondaryEmailsOf('u')}, 'global', row_to_json(g)) AS found
+const credentialsLookup = (credential: string) =>
+  `SELECT c.token_digest AS key, json_build_object('credential', row_to_json(c), 'owner', row_to_json(u), 'owner_secondary_emails', ${secondaryEmailsOf('u')}, 'global', row_to_json(g)) AS found
    FROM ${credential} c JOIN users u ON u.id = c.user_id
    LEFT JOIN notification_settings g ON g.user_id = u.id AND g.source_type = 'global' AND coalesce(g.source_id, 0) = 0
-   WHERE ${found}`;
+   WHERE c.token_digest = ANY($1::text[])`;
 interface FoundCredential<R> {
+  key: string;
   found: { credential: R; owner: Omit<UserRow, 'secondary_emails'>; owner_secondary_emails: string[]; global: SettingRow | null };
 }
 function accountOf({ owner, owner_secondary_emails, global }: FoundCredential<unknown>['found']): Account {
@@ -141,21 +143,35 @@ interface ProjectRow extends GroupRow {
   namespace: string;
   group_id: string | null;
 }
-/** A user's standing on a group or project, as the queries below read it; `$2` is the user. */
+/** A user's standing on a group or project, as the queries below read it; `user` is the user's id in SQL. */
 interface AccessRow {
   direct: number | null;
   inherited?: number | null;
   in_a_project?: boolean;
 }
-const projectStanding = `(SELECT access_level FROM project_members WHERE project_id = p.id AND user_id = $2) AS direct,
-  (SELECT access_level FROM group_members WHERE group_id = p.group_id AND user_id = $2) AS inherited`;
-const groupStanding = `(SELECT access_level FROM group_members WHERE group_id = g.id AND user_id = $2) AS direct,
+const projectStanding = (user: string) => `(SELECT access_level FROM project_members WHERE project_id = p.id AND user_id = ${user}) AS direct,
+  (SELECT access_level FROM group_members WHERE group_id = p.group_id AND user_id = ${user}) AS inherited`;
+const groupStanding = (user: string) => `(SELECT access_level FROM group_members WHERE group_id = g.id AND user_id = ${user}) AS direct,
   EXISTS (SELECT 1 FROM project_members JOIN projects ON projects.id = project_members.project_id
-          WHERE project_members.user_id = $2 AND projects.group_id = g.id) AS in_a_project`;
+          WHERE project_members.user_id = ${user} AND projects.group_id = g.id) AS in_a_project`;
 const projectAccessOf = (row: AccessRow): ProjectAccess => ({ direct: row.direct, inherited: row.inherited ?? null });
 const groupAccessOf = (row: AccessRow): GroupAccess => ({ direct: row.direct, inAProject: row.in_a_project === true });
 
 const projectColumns = 'id, namespace, path, name, visibility, group_id, created_at';
+
+/**
+ * Groups or projects (`table`, aliased `alias`, read as `columns`) each with a user's standing, for the asks `$1`
+ * (keys), `$2` (ids, or paths matched lower-cased by `path`) and `$3` (users).
+ */
+function namespaceLookups(table: 'groups' | 'projects', alias: 'g' | 'p', columns: string, standing: (user: string) => string, path: string) {
+  const select = `SELECT q.key, ${columns.split(', ').map((column) => `${alias}.${column}`).join(', ')}, ${standing('q.user_id')}`;
+  return {
+    byId: `${select} FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS q(key, id, user_id) JOIN ${table} ${alias} ON ${alias}.id = q.id`,
+    byPath: `${select} FROM unnest($1::text[], $2::text[], $3::bigint[]) AS q(key, path, user_id) JOIN ${table} ${alias} ON ${path} = lower(q.path)`,
+  };
+}
+const projectLookups = namespaceLookups('projects', 'p', projectColumns, projectStanding, `lower(p.namespace || '/' || p.path)`);
+const groupLookups = namespaceLookups('groups', 'g', groupColumns, groupStanding, 'lower(g.path)');
 const projectOf = (row: ProjectRow): Project => ({
   id: Number(row.id),
   namespace: row.namespace,
@@ -238,9 +254,6 @@ const accessTokenOf = (row: AccessTokenRow): AccessTokenRecord => ({
   revoked_at: row.revoked_at === null ? null : epoch(row.revoked_at),
   code_id: row.code_id,
 });
-
-const accessTokenLookup = credentialLookup('access_tokens', 'c.token_digest = $1');
-const personalAccessTokenLookup = credentialLookup('personal_access_tokens', 'c.token_digest = $1');
 
 interface OutboxRow {
   id: string;
@@ -441,13 +454,25 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
     return rows[0] && convert(rows[0]);
   }
 
-  /** The group or project `select` reads (its table aliased `alias`), found by id or by `path` (lower-cased SQL). */
-  async function namespaceWithAccess<R extends GroupRow>(ref: NamespaceRef, select: string, path: string, alias: string, userId: number): Promise<(R & AccessRow) | undefined> {
-    if ('id' in ref ? !isId(ref.id) : !isText(ref.path)) return undefined;
-    const where = 'id' in ref ? `${alias}.id = $1` : `${path} = lower($1)`;
-    const { rows } = await pool.query<R & AccessRow>(statement(`${select} WHERE ${where}`, ['id' in ref ? ref.id : ref.path, userId]));
-    return rows[0];
-  }
+  /** Batched lookups (batch.ts) of one statement whose `$1` is the asks' keys and whose other parameters `values` reads. */
+  const lookup = <A extends Ask, R extends Ask>(sql: string, values: (asks: A[]) => unknown[] = () => []) =>
+    batched<A, R>(async (asks) => (await pool.query<R>(statement(sql, [asks.map((ask) => ask.key), ...values(asks)]))).rows);
+
+  const accessTokenByDigest = lookup<Ask, FoundCredential<AccessTokenRow>>(credentialsLookup('access_tokens'));
+  const personalAccessTokenByDigest = lookup<Ask, FoundCredential<PersonalAccessTokenRow>>(credentialsLookup('personal_access_tokens'));
+
+  type NamespaceAsk = Ask & { value: number | string; userId: number };
+  const namespaceLookup = <R extends Ask>(sql: string) => lookup<NamespaceAsk, R>(sql, (asks) => [asks.map((ask) => ask.value), asks.map((ask) => ask.userId)]);
+  const namespaceFinders = <R extends Ask>(lookups: { byId: string; byPath: string }) => {
+    const [byId, byPath] = [namespaceLookup<R>(lookups.byId), namespaceLookup<R>(lookups.byPath)];
+    /** The group or project `ref` names, with the standing of user `userId`. */
+    return (ref: NamespaceRef, userId: number): Promise<R | undefined> => {
+      if ('id' in ref ? !isId(ref.id) : !isText(ref.path)) return Promise.resolve(undefined);
+      return 'id' in ref ? byId({ key: `${userId}:${ref.id}`, value: ref.id, userId }) : byPath({ key: `${userId}:${ref.path}`, value: ref.path, userId });
+    };
+  };
+  const projectWithAccess = namespaceFinders<ProjectRow & AccessRow & Ask>(projectLookups);
+  const groupWithAccess = namespaceFinders<GroupRow & AccessRow & Ask>(groupLookups);
 
   async function projectById(id: number): Promise<Project | undefined> {
     if (!isId(id)) return undefined;
@@ -520,20 +545,20 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
       },
       async projectAccess(userId, project) {
         if (!isId(userId)) return { direct: null, inherited: null };
-        const { rows } = await pool.query<AccessRow>(statement(`SELECT ${projectStanding} FROM projects p WHERE p.id = $1`, [project.id, userId]));
+        const { rows } = await pool.query<AccessRow>(statement(`SELECT ${projectStanding('$2')} FROM projects p WHERE p.id = $1`, [project.id, userId]));
         return rows[0] ? projectAccessOf(rows[0]) : { direct: null, inherited: null };
       },
       async groupAccess(userId, group) {
         if (!isId(userId)) return { direct: null, inAProject: false };
-        const { rows } = await pool.query<AccessRow>(statement(`SELECT ${groupStanding} FROM groups g WHERE g.id = $1`, [group.id, userId]));
+        const { rows } = await pool.query<AccessRow>(statement(`SELECT ${groupStanding('$2')} FROM groups g WHERE g.id = $1`, [group.id, userId]));
         return rows[0] ? groupAccessOf(rows[0]) : { direct: null, inAProject: false };
       },
       async projectWithAccess(ref, userId) {
-        const found = await namespaceWithAccess<ProjectRow>(ref, `SELECT ${projectColumns}, ${projectStanding} FROM projects p`, `lower(p.namespace || '/' || p.path)`, 'p', userId);
+        const found = await projectWithAccess(ref, userId);
         return found && { project: projectOf(found), access: projectAccessOf(found) };
       },
       async groupWithAccess(ref, userId) {
-        const found = await namespaceWithAccess<GroupRow>(ref, `SELECT ${groupColumns}, ${groupStanding} FROM groups g`, 'lower(g.path)', 'g', userId);
+        const found = await groupWithAccess(ref, userId);
         return found && { group: groupOf(found), access: groupAccessOf(found) };
       },
       createGroup(group, members) {
@@ -591,8 +616,8 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
       async withUserByDigest(tokenDigest) {
         if (!isText(tokenDigest)) return undefined;
         // row_to_json writes the expiry date as the day itself (ISO 8601), as personalAccessTokenColumns does.
-        const { rows } = await pool.query<FoundCredential<PersonalAccessTokenRow>>(statement(personalAccessTokenLookup, [tokenDigest]));
-        return rows[0] && { token: personalAccessTokenOf(rows[0].found.credential), ...accountOf(rows[0].found) };
+        const row = await personalAccessTokenByDigest({ key: tokenDigest });
+        return row && { token: personalAccessTokenOf(row.found.credential), ...accountOf(row.found) };
       },
       async ofUser(userId) {
         if (!isId(userId)) return [];
@@ -641,8 +666,8 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
       },
       async withUserByAccessDigest(tokenDigest) {
         if (!isText(tokenDigest)) return undefined;
-        const { rows } = await pool.query<FoundCredential<AccessTokenRow>>(statement(accessTokenLookup, [tokenDigest]));
-        return rows[0] && { token: accessTokenOf(rows[0].found.credential), ...accountOf(rows[0].found) };
+        const row = await accessTokenByDigest({ key: tokenDigest });
+        return row && { token: accessTokenOf(row.found.credential), ...accountOf(row.found) };
       },
       async byAccessDigest(tokenDigest) {
         if (!isText(tokenDigest)) return undefined;
