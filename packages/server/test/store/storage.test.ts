@@ -326,6 +326,40 @@ describe.each(Object.keys(implementations))('storage on %s', (name) => {
       for (const ref of [{ id: 9999 }, { id: 1.5 }, { path: 'acme/nothing' }, { path: 'acme' }]) expect(await projectWithAccess(ref, owner!.id)).toBeUndefined();
       for (const ref of [{ id: 9999 }, { path: 'nothing' }]) expect(await groupWithAccess(ref, owner!.id)).toBeUndefined();
     });
+
+    // PostgreSQL answers what is asked in one turn from one statement (store/postgres/batch.ts): each caller must still
+    // get its own answer, whatever else shares the statement.
+    it('answers credentials and namespaces asked all at once, each caller its own', async () => {
+      const { storages: [storage] } = await subject();
+      const users = await Promise.all(Array.from({ length: 40 }, (_, i) => storage.users.create(newUser(`user${i}`))));
+      for (const user of users) {
+        await storage.tokens.issue(newPair(`of-${user.username}`, null, user.id));
+        await storage.personalAccessTokens.create(newToken(user.id, `pat-of-${user.username}`));
+      }
+      const acme = await storage.namespaces.createGroup(newGroup('acme'), [{ user_id: users[0]!.id, access_level: 50 }]);
+      const widgets = await storage.namespaces.createProject(newProject('acme', 'widgets'), [{ user_id: users[1]!.id, access_level: 30 }]);
+      // Every user's token and personal access token, one of them twice, and two that do not exist, all at once.
+      const asked = [...users.map((user) => user.username), 'user7', 'nobody'];
+      const [tokens, personal, projects, groups] = await Promise.all([
+        Promise.all(asked.map((name) => storage.tokens.withUserByAccessDigest(`access-of-${name}`))),
+        Promise.all(asked.map((name) => storage.personalAccessTokens.withUserByDigest(`pat-of-${name}`))),
+        Promise.all(users.slice(0, 3).flatMap((user) => [{ id: widgets.id }, { path: 'ACME/widgets' }, { id: 9999 }].map((ref) => storage.namespaces.projectWithAccess(ref, user.id)))),
+        Promise.all(users.slice(0, 3).flatMap((user) => [{ id: acme.id }, { path: 'acme' }].map((ref) => storage.namespaces.groupWithAccess(ref, user.id)))),
+      ]);
+      expect(tokens.map((found) => found?.user.username ?? null)).toEqual([...users.map((user) => user.username), 'user7', null]);
+      expect(tokens.slice(0, 40).map((found) => found!.token.token_digest)).toEqual(users.map((user) => `access-of-${user.username}`));
+      expect(personal.map((found) => found?.user.username ?? null)).toEqual([...users.map((user) => user.username), 'user7', null]);
+      expect(projects.map((found) => found && found.access)).toEqual([
+        ...[{ direct: null, inherited: 50 }, { direct: null, inherited: 50 }, undefined],
+        ...[{ direct: 30, inherited: null }, { direct: 30, inherited: null }, undefined],
+        ...[{ direct: null, inherited: null }, { direct: null, inherited: null }, undefined],
+      ]);
+      expect(groups.map((found) => found!.access)).toEqual([
+        ...[{ direct: 50, inAProject: false }, { direct: 50, inAProject: false }],
+        ...[{ direct: null, inAProject: true }, { direct: null, inAProject: true }],
+        ...[{ direct: null, inAProject: false }, { direct: null, inAProject: false }],
+      ]);
+    });
   });
 
   describe('applications', () => {

@@ -20,7 +20,7 @@ import type {
 import type { Account, Audience, AudienceMember, FoundNames, Group, GroupAccess, NamespaceRef, NewApplicationRow, NewGroupRow, NewPersonalAccessTokenRow, NewProjectRow, NewUserRow, Project, ProjectAccess, SeedRows, Storage } from '../storage.js';
 import { instanceSecret, pruneExpired } from './maintenance.js';
 import { type Ask, batched } from './batch.js';
-import { statement } from './statements.js';
+import { askedRows, largestBatch, statement } from './statements.js';
 import { transaction } from './transaction.js';
 import type pg from 'pg';
 
@@ -113,14 +113,16 @@ const userOf = (row: UserRow): UserRecord => ({
 });
 
 /**
- * Credentials found by their digests (`$1`, an array), each with its user and their global setting in one JSON value:
- * `credential` is the credential's table, aliased `c` (both kinds have a unique `token_digest`).
+ * Credentials found by their digests (the asks `q`, askedRows), each with its user and their global setting in one JSON
+ * value: `credential` is the credential's table, aliased `c` (both kinds have a unique `token_digest`). Each ask is
+ * looked up on its own (LATERAL, kept apart from the join by OFFSET 0), by the index, whatever the batch's size.
  */
-const credentialsLookup = (credential: string) =>
-  `SELECT c.token_digest AS key, json_build_object('credential', row_to_json(c), 'owner', row_to_json(u), 'owner_secondary_emails', ${secondaryEmailsOf('u')}, 'global', row_to_json(g)) AS found
-   FROM ${credential} c JOIN users u ON u.id = c.user_id
-   LEFT JOIN notification_settings g ON g.user_id = u.id AND g.source_type = 'global' AND coalesce(g.source_id, 0) = 0
-   WHERE c.token_digest = ANY($1::text[])`;
+const credentialsLookup = (credential: string) => (asked: string) =>
+  `SELECT q.key, f.found FROM ${asked} CROSS JOIN LATERAL (
+     SELECT json_build_object('credential', row_to_json(c), 'owner', row_to_json(u), 'owner_secondary_emails', ${secondaryEmailsOf('u')}, 'global', row_to_json(g)) AS found
+     FROM ${credential} c JOIN users u ON u.id = c.user_id
+     LEFT JOIN notification_settings g ON g.user_id = u.id AND g.source_type = 'global' AND coalesce(g.source_id, 0) = 0
+     WHERE c.token_digest = q.key OFFSET 0) f`;
 interface FoundCredential<R> {
   key: string;
   found: { credential: R; owner: Omit<UserRow, 'secondary_emails'>; owner_secondary_emails: string[]; global: SettingRow | null };
@@ -160,15 +162,14 @@ const groupAccessOf = (row: AccessRow): GroupAccess => ({ direct: row.direct, in
 const projectColumns = 'id, namespace, path, name, visibility, group_id, created_at';
 
 /**
- * Groups or projects (`table`, aliased `alias`, read as `columns`) each with a user's standing, for the asks `$1`
- * (keys), `$2` (ids, or paths matched lower-cased by `path`) and `$3` (users).
+ * Groups or projects (`table`, aliased `alias`, read as `columns`) each with a user's standing, for the asks `q`
+ * (askedRows: a key, an id or a path matched lower-cased by `path`, and a user), each looked up on its own.
  */
 function namespaceLookups(table: 'groups' | 'projects', alias: 'g' | 'p', columns: string, standing: (user: string) => string, path: string) {
-  const select = `SELECT q.key, ${columns.split(', ').map((column) => `${alias}.${column}`).join(', ')}, ${standing('q.user_id')}`;
-  return {
-    byId: `${select} FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS q(key, id, user_id) JOIN ${table} ${alias} ON ${alias}.id = q.id`,
-    byPath: `${select} FROM unnest($1::text[], $2::text[], $3::bigint[]) AS q(key, path, user_id) JOIN ${table} ${alias} ON ${path} = lower(q.path)`,
-  };
+  const select = (where: string) => (asked: string) =>
+    `SELECT q.key, f.* FROM ${asked} CROSS JOIN LATERAL (
+       SELECT ${columns.split(', ').map((column) => `${alias}.${column}`).join(', ')}, ${standing('q.user_id')} FROM ${table} ${alias} WHERE ${where} OFFSET 0) f`;
+  return { byId: select(`${alias}.id = q.id`), byPath: select(`${path} = lower(q.path)`) };
 }
 const projectLookups = namespaceLookups('projects', 'p', projectColumns, projectStanding, `lower(p.namespace || '/' || p.path)`);
 const groupLookups = namespaceLookups('groups', 'g', groupColumns, groupStanding, 'lower(g.path)');
@@ -454,17 +455,30 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
     return rows[0] && convert(rows[0]);
   }
 
-  /** Batched lookups (batch.ts) of one statement whose `$1` is the asks' keys and whose other parameters `values` reads. */
-  const lookup = <A extends Ask, R extends Ask>(sql: string, values: (asks: A[]) => unknown[] = () => []) =>
-    batched<A, R>(async (asks) => (await pool.query<R>(statement(sql, [asks.map((ask) => ask.key), ...values(asks)]))).rows);
+  /**
+   * Batched lookups (batch.ts): `sql` reads the asks from the rows `q` whose `columns` (of `types`) `values` gives for
+   * each ask (askedRows), in statements of at most `largestBatch` asks.
+   */
+  function lookup<A extends Ask, R extends Ask>(sql: (asked: string) => string, columns: readonly string[], types: readonly string[], values: (ask: A) => unknown[]) {
+    const read = async (asks: A[]) => {
+      const { sql: asked, padding } = askedRows(asks.length, columns, types);
+      return (await pool.query<R>(statement(sql(asked), [...asks.flatMap(values), ...Array(padding).fill(null)]))).rows;
+    };
+    return batched<A, R>(async (asks) => {
+      const chunks = Array.from({ length: Math.ceil(asks.length / largestBatch) }, (_, i) => asks.slice(i * largestBatch, (i + 1) * largestBatch));
+      return (await Promise.all(chunks.map(read))).flat();
+    });
+  }
 
-  const accessTokenByDigest = lookup<Ask, FoundCredential<AccessTokenRow>>(credentialsLookup('access_tokens'));
-  const personalAccessTokenByDigest = lookup<Ask, FoundCredential<PersonalAccessTokenRow>>(credentialsLookup('personal_access_tokens'));
+  const credentialFinder = <R>(table: string) => lookup<Ask, FoundCredential<R>>(credentialsLookup(table), ['key'], ['text'], (ask) => [ask.key]);
+  const accessTokenByDigest = credentialFinder<AccessTokenRow>('access_tokens');
+  const personalAccessTokenByDigest = credentialFinder<PersonalAccessTokenRow>('personal_access_tokens');
 
   type NamespaceAsk = Ask & { value: number | string; userId: number };
-  const namespaceLookup = <R extends Ask>(sql: string) => lookup<NamespaceAsk, R>(sql, (asks) => [asks.map((ask) => ask.value), asks.map((ask) => ask.userId)]);
-  const namespaceFinders = <R extends Ask>(lookups: { byId: string; byPath: string }) => {
-    const [byId, byPath] = [namespaceLookup<R>(lookups.byId), namespaceLookup<R>(lookups.byPath)];
+  const namespaceFinders = <R extends Ask>(lookups: { byId: (asked: string) => string; byPath: (asked: string) => string }) => {
+    const values = (ask: NamespaceAsk) => [ask.key, ask.value, ask.userId];
+    const byId = lookup<NamespaceAsk, R>(lookups.byId, ['key', 'id', 'user_id'], ['text', 'bigint', 'bigint'], values);
+    const byPath = lookup<NamespaceAsk, R>(lookups.byPath, ['key', 'path', 'user_id'], ['text', 'text', 'bigint'], values);
     /** The group or project `ref` names, with the standing of user `userId`. */
     return (ref: NamespaceRef, userId: number): Promise<R | undefined> => {
       if ('id' in ref ? !isId(ref.id) : !isText(ref.path)) return Promise.resolve(undefined);
