@@ -329,7 +329,7 @@ describe.each(Object.keys(implementations))('storage on %s', (name) => {
 
     // PostgreSQL answers what is asked in one turn from one statement (store/postgres/batch.ts): each caller must still
     // get its own answer, whatever else shares the statement.
-    it('answers credentials and namespaces asked all at once, each caller its own', async () => {
+    it('answers credentials, applications and namespaces asked all at once, each caller its own', async () => {
       const { storages: [storage] } = await subject();
       const users = await Promise.all(Array.from({ length: 40 }, (_, i) => storage.users.create(newUser(`user${i}`))));
       for (const user of users) {
@@ -338,6 +338,7 @@ describe.each(Object.keys(implementations))('storage on %s', (name) => {
       }
       const acme = await storage.namespaces.createGroup(newGroup('acme'), [{ user_id: users[0]!.id, access_level: 50 }]);
       const widgets = await storage.namespaces.createProject(newProject('acme', 'widgets'), [{ user_id: users[1]!.id, access_level: 30 }]);
+      const applications = await Promise.all(users.slice(0, 5).map((user) => storage.applications.create(newApplication(user.id, `app-of-${user.username}`))));
       // Every user's token and personal access token, one of them twice, and two that do not exist, all at once.
       const asked = [...users.map((user) => user.username), 'user7', 'nobody'];
       const [tokens, personal, projects, groups] = await Promise.all([
@@ -346,6 +347,12 @@ describe.each(Object.keys(implementations))('storage on %s', (name) => {
         Promise.all(users.slice(0, 3).flatMap((user) => [{ id: widgets.id }, { path: 'ACME/widgets' }, { id: 9999 }].map((ref) => storage.namespaces.projectWithAccess(ref, user.id)))),
         Promise.all(users.slice(0, 3).flatMap((user) => [{ id: acme.id }, { path: 'acme' }].map((ref) => storage.namespaces.groupWithAccess(ref, user.id)))),
       ]);
+      const [byUid, byId] = await Promise.all([
+        Promise.all([...applications.map((app) => app.uid), 'app-of-user2', 'app-of-nobody'].map((uid) => storage.applications.byUid(uid))),
+        Promise.all([...applications.map((app) => app.id), 9999].map((id) => storage.applications.byId(id))),
+      ]);
+      expect(byUid.map((app) => app?.owner_id ?? null)).toEqual([...users.slice(0, 5).map((user) => user.id), users[2]!.id, null]);
+      expect(byId).toEqual([...applications, undefined]);
       expect(tokens.map((found) => found?.user.username ?? null)).toEqual([...users.map((user) => user.username), 'user7', null]);
       expect(tokens.slice(0, 40).map((found) => found!.token.token_digest)).toEqual(users.map((user) => `access-of-${user.username}`));
       expect(personal.map((found) => found?.user.username ?? null)).toEqual([...users.map((user) => user.username), 'user7', null]);

@@ -195,6 +195,9 @@ interface ApplicationRow {
   created_at: Date;
 }
 const applicationColumns = 'id, uid, secret_digest, confidential, name, redirect_uris, scopes, owner_id, created_at';
+/** Applications for the asks `q` (askedRows) that `where` matches, each looked up on its own. */
+const applicationsLookup = (where: string) => (asked: string) =>
+  `SELECT q.key, f.* FROM ${asked} CROSS JOIN LATERAL (SELECT ${applicationColumns.split(', ').map((column) => `a.${column}`).join(', ')} FROM applications a WHERE ${where} OFFSET 0) f`;
 const applicationOf = (row: ApplicationRow): ApplicationRecord => ({
   id: Number(row.id),
   uid: row.uid,
@@ -474,6 +477,10 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
   const accessTokenByDigest = credentialFinder<AccessTokenRow>('access_tokens');
   const personalAccessTokenByDigest = credentialFinder<PersonalAccessTokenRow>('personal_access_tokens');
 
+  // Every token request authenticates its client, and introspection also names the token's application.
+  const applicationByUid = lookup<Ask, ApplicationRow & Ask>(applicationsLookup('a.uid = q.key'), ['key'], ['text'], (ask) => [ask.key]);
+  const applicationById = lookup<Ask & { id: number }, ApplicationRow & Ask>(applicationsLookup('a.id = q.id'), ['key', 'id'], ['text', 'bigint'], (ask) => [ask.key, ask.id]);
+
   type NamespaceAsk = Ask & { value: number | string; userId: number };
   const namespaceFinders = <R extends Ask>(lookups: { byId: (asked: string) => string; byPath: (asked: string) => string }) => {
     const values = (ask: NamespaceAsk) => [ask.key, ask.value, ask.userId];
@@ -600,11 +607,13 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
     applications: {
       async byId(id) {
         if (!isId(id)) return undefined;
-        return one(`SELECT ${applicationColumns} FROM applications WHERE id = $1`, [id], applicationOf);
+        const row = await applicationById({ key: String(id), id });
+        return row && applicationOf(row);
       },
       async byUid(uid) {
         if (!isText(uid)) return undefined;
-        return one(`SELECT ${applicationColumns} FROM applications WHERE uid = $1`, [uid], applicationOf);
+        const row = await applicationByUid({ key: uid });
+        return row && applicationOf(row);
       },
       async ownedBy(ownerId) {
         if (!isId(ownerId)) return [];
