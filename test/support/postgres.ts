@@ -198,3 +198,14 @@ export async function setDatabaseReadOnly(url: string, readOnly: boolean): Promi
   // The pool that held them hears of their end on its own event loop, a moment later.
   await new Promise((resolve) => setTimeout(resolve, 100));
 }
+
+/** The text of every statement sent through `pool.query` from now on, in order (tests of what a store sends). */
+export function recordStatements(pool: import('pg').Pool): string[] {
+  const sent: string[] = [];
+  const query = pool.query.bind(pool);
+  pool.query = ((config: string | { text: string }, ...rest: unknown[]) => {
+    sent.push(typeof config === 'string' ? config : config.text);
+    return (query as (...args: unknown[]) => unknown)(config, ...rest);
+  }) as typeof pool.query;
+  return sent;
+}

@@ -8,7 +8,7 @@ import { noEvents } from '../../src/domain/notification-levels.js';
 import { openStore } from '../../src/store/file-store.js';
 import { fileNotificationSettingsStorage, postgresNotificationSettingsStorage, type NotificationSettingsStorage } from '../../src/store/notification-settings-storage.js';
 import type { NotificationSettingRecord } from '../../src/store/schema.js';
-import { migratedDatabase } from '../../../../test/support/postgres.js';
+import { migratedDatabase, recordStatements } from '../../../../test/support/postgres.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -82,13 +82,7 @@ describe('notification settings on PostgreSQL, changed together', () => {
     cleanups.push(close);
     const pool = pools[0]!;
     await pool.query(`INSERT INTO users (id, username, email, name, password_hash) SELECT i, 'user' || i, 'user' || i || '@example.com', 'U', 'x' FROM generate_series(1, $1::int) AS i`, [users]);
-    const statements: string[] = [];
-    const query = pool.query.bind(pool);
-    pool.query = ((config: string | { text: string }, ...rest: unknown[]) => {
-      statements.push(typeof config === 'string' ? config : config.text);
-      return (query as (...args: unknown[]) => unknown)(config, ...rest);
-    }) as typeof pool.query;
-    return { settings: postgresNotificationSettingsStorage(pool), statements };
+    return { settings: postgresNotificationSettingsStorage(pool), statements: recordStatements(pool) };
   }
   const forUser = (user_id: number) => ({ ...fresh(project), user_id });
 

@@ -2,7 +2,7 @@
 // the storage contract's, test/store/storage.test.ts); this counts the statements.
 import { afterEach, expect, inject, it } from 'vitest';
 import { postgresStorage } from '../../../src/store/postgres/storage.js';
-import { migratedDatabase } from '../../../../../test/support/postgres.js';
+import { migratedDatabase, recordStatements } from '../../../../../test/support/postgres.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -16,12 +16,7 @@ it('looks up the tokens asked in one turn in one statement per 32, and those of 
   await pool.query(`INSERT INTO users (id, username, email, name, password_hash) SELECT i, 'user' || i, 'user' || i || '@example.com', 'U', 'x' FROM generate_series(1, 40) AS i`);
   await pool.query(`INSERT INTO access_tokens (id, token_digest, user_id, scopes, created_at, expires_in) SELECT 't' || i, 'digest-' || i, i, '{api}', now(), 7200 FROM generate_series(1, 40) AS i`);
   const storage = postgresStorage(pool);
-  const sent: string[] = [];
-  const query = pool.query.bind(pool);
-  pool.query = ((config: string | { text: string }, ...rest: unknown[]) => {
-    sent.push(typeof config === 'string' ? config : config.text);
-    return (query as (...args: unknown[]) => unknown)(config, ...rest);
-  }) as typeof pool.query;
+  const sent = recordStatements(pool);
 
   const found = await Promise.all(Array.from({ length: 40 }, (_, i) => storage.tokens.withUserByAccessDigest(`digest-${i + 1}`)));
   expect(found.map((account) => account?.user.username)).toEqual(Array.from({ length: 40 }, (_, i) => `user${i + 1}`));
