@@ -353,6 +353,13 @@ describe.each(Object.keys(implementations))('storage on %s', (name) => {
       ]);
       expect(byUid.map((app) => app?.owner_id ?? null)).toEqual([...users.slice(0, 5).map((user) => user.id), users[2]!.id, null]);
       expect(byId).toEqual([...applications, undefined]);
+      const [usersById, byAccess, byRefresh] = await Promise.all([
+        Promise.all([...users.map((user) => user.id), 9999].map((id) => storage.users.byId(id))),
+        Promise.all(asked.map((name) => storage.tokens.byAccessDigest(`access-of-${name}`))),
+        Promise.all(asked.map((name) => storage.tokens.byRefreshDigest(`refresh-of-${name}`))),
+      ]);
+      expect(usersById).toEqual([...users, undefined]);
+      for (const found of [byAccess, byRefresh]) expect(found.map((token) => token?.id ?? null)).toEqual([...users.map((user) => `of-${user.username}`), 'of-user7', null]);
       expect(tokens.map((found) => found?.user.username ?? null)).toEqual([...users.map((user) => user.username), 'user7', null]);
       expect(tokens.slice(0, 40).map((found) => found!.token.token_digest)).toEqual(users.map((user) => `access-of-${user.username}`));
       expect(personal.map((found) => found?.user.username ?? null)).toEqual([...users.map((user) => user.username), 'user7', null]);

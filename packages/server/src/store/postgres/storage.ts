@@ -113,16 +113,23 @@ const userOf = (row: UserRow): UserRecord => ({
 });
 
 /**
- * Credentials found by their digests (the asks `q`, askedRows), each with its user and their global setting in one JSON
- * value: `credential` is the credential's table, aliased `c` (both kinds have a unique `token_digest`). Each ask is
- * looked up on its own (LATERAL, kept apart from the join by OFFSET 0), by the index, whatever the batch's size.
+ * What `select` reads from `from` where `where` holds, for each ask of the rows `q` (askedRows) on its own: LATERAL,
+ * kept from merging into a join by OFFSET 0, so each ask is an index lookup whatever the batch's size.
  */
-const credentialsLookup = (credential: string) => (asked: string) =>
-  `SELECT q.key, f.found FROM ${asked} CROSS JOIN LATERAL (
-     SELECT json_build_object('credential', row_to_json(c), 'owner', row_to_json(u), 'owner_secondary_emails', ${secondaryEmailsOf('u')}, 'global', row_to_json(g)) AS found
-     FROM ${credential} c JOIN users u ON u.id = c.user_id
-     LEFT JOIN notification_settings g ON g.user_id = u.id AND g.source_type = 'global' AND coalesce(g.source_id, 0) = 0
-     WHERE c.token_digest = q.key OFFSET 0) f`;
+const eachAsk = (select: string, from: string, where: string) => (asked: string) =>
+  `SELECT q.key, f.* FROM ${asked} CROSS JOIN LATERAL (SELECT ${select} FROM ${from} WHERE ${where} OFFSET 0) f`;
+
+/**
+ * Credentials found by their digests, each with its user and their global setting in one JSON value: `credential` is
+ * the credential's table, aliased `c` (both kinds have a unique `token_digest`).
+ */
+const credentialsLookup = (credential: string) =>
+  eachAsk(
+    `json_build_object('credential', row_to_json(c), 'owner', row_to_json(u), 'owner_secondary_emails', ${secondaryEmailsOf('u')}, 'global', row_to_json(g)) AS found`,
+    `${credential} c JOIN users u ON u.id = c.user_id
+     LEFT JOIN notification_settings g ON g.user_id = u.id AND g.source_type = 'global' AND coalesce(g.source_id, 0) = 0`,
+    'c.token_digest = q.key',
+  );
 interface FoundCredential<R> {
   key: string;
   found: { credential: R; owner: Omit<UserRow, 'secondary_emails'>; owner_secondary_emails: string[]; global: SettingRow | null };
@@ -166,10 +173,8 @@ const projectColumns = 'id, namespace, path, name, visibility, group_id, created
  * (askedRows: a key, an id or a path matched lower-cased by `path`, and a user), each looked up on its own.
  */
 function namespaceLookups(table: 'groups' | 'projects', alias: 'g' | 'p', columns: string, standing: (user: string) => string, path: string) {
-  const select = (where: string) => (asked: string) =>
-    `SELECT q.key, f.* FROM ${asked} CROSS JOIN LATERAL (
-       SELECT ${columns.split(', ').map((column) => `${alias}.${column}`).join(', ')}, ${standing('q.user_id')} FROM ${table} ${alias} WHERE ${where} OFFSET 0) f`;
-  return { byId: select(`${alias}.id = q.id`), byPath: select(`${path} = lower(q.path)`) };
+  const select = `${columns.split(', ').map((column) => `${alias}.${column}`).join(', ')}, ${standing('q.user_id')}`;
+  return { byId: eachAsk(select, `${table} ${alias}`, `${alias}.id = q.id`), byPath: eachAsk(select, `${table} ${alias}`, `${path} = lower(q.path)`) };
 }
 const projectLookups = namespaceLookups('projects', 'p', projectColumns, projectStanding, `lower(p.namespace || '/' || p.path)`);
 const groupLookups = namespaceLookups('groups', 'g', groupColumns, groupStanding, 'lower(g.path)');
@@ -195,9 +200,6 @@ interface ApplicationRow {
   created_at: Date;
 }
 const applicationColumns = 'id, uid, secret_digest, confidential, name, redirect_uris, scopes, owner_id, created_at';
-/** Applications for the asks `q` (askedRows) that `where` matches, each looked up on its own. */
-const applicationsLookup = (where: string) => (asked: string) =>
-  `SELECT q.key, f.* FROM ${asked} CROSS JOIN LATERAL (SELECT ${applicationColumns.split(', ').map((column) => `a.${column}`).join(', ')} FROM applications a WHERE ${where} OFFSET 0) f`;
 const applicationOf = (row: ApplicationRow): ApplicationRecord => ({
   id: Number(row.id),
   uid: row.uid,
@@ -477,9 +479,16 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
   const accessTokenByDigest = credentialFinder<AccessTokenRow>('access_tokens');
   const personalAccessTokenByDigest = credentialFinder<PersonalAccessTokenRow>('personal_access_tokens');
 
-  // Every token request authenticates its client, and introspection also names the token's application.
-  const applicationByUid = lookup<Ask, ApplicationRow & Ask>(applicationsLookup('a.uid = q.key'), ['key'], ['text'], (ask) => [ask.key]);
-  const applicationById = lookup<Ask & { id: number }, ApplicationRow & Ask>(applicationsLookup('a.id = q.id'), ['key', 'id'], ['text', 'bigint'], (ask) => [ask.key, ask.id]);
+  // Every token request authenticates its client; introspection and revocation find a token, its user and its
+  // application.
+  type IdAsk = Ask & { id: number };
+  const byId = <R>(select: string, from: string) => lookup<IdAsk, R & Ask>(eachAsk(select, from, `${from}.id = q.id`), ['key', 'id'], ['text', 'bigint'], (ask) => [ask.key, ask.id]);
+  const byText = <R>(select: string, from: string, column: string) => lookup<Ask, R & Ask>(eachAsk(select, from, `${from}.${column} = q.key`), ['key'], ['text'], (ask) => [ask.key]);
+  const applicationByUid = byText<ApplicationRow>(applicationColumns, 'applications', 'uid');
+  const applicationById = byId<ApplicationRow>(applicationColumns, 'applications');
+  const userById = byId<UserRow>(userColumns, 'users');
+  const tokenByAccessDigest = byText<AccessTokenRow>(accessTokenColumns, 'access_tokens', 'token_digest');
+  const tokenByRefreshDigest = byText<AccessTokenRow>(accessTokenColumns, 'access_tokens', 'refresh_digest');
 
   type NamespaceAsk = Ask & { value: number | string; userId: number };
   const namespaceFinders = <R extends Ask>(lookups: { byId: (asked: string) => string; byPath: (asked: string) => string }) => {
@@ -515,7 +524,8 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
     users: {
       async byId(id) {
         if (!isId(id)) return undefined;
-        return one(`SELECT ${userColumns} FROM users WHERE id = $1`, [id], userOf);
+        const row = await userById({ key: String(id), id });
+        return row && userOf(row);
       },
       async byUsername(username) {
         if (!isText(username)) return undefined;
@@ -694,11 +704,13 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
       },
       async byAccessDigest(tokenDigest) {
         if (!isText(tokenDigest)) return undefined;
-        return one(`SELECT ${accessTokenColumns} FROM access_tokens WHERE token_digest = $1`, [tokenDigest], accessTokenOf);
+        const row = await tokenByAccessDigest({ key: tokenDigest });
+        return row && accessTokenOf(row);
       },
       async byRefreshDigest(refreshDigest) {
         if (!isText(refreshDigest)) return undefined;
-        return one(`SELECT ${accessTokenColumns} FROM access_tokens WHERE refresh_digest = $1`, [refreshDigest], accessTokenOf);
+        const row = await tokenByRefreshDigest({ key: refreshDigest });
+        return row && accessTokenOf(row);
       },
       async revoke(id, now) {
         if (!isText(id)) return;
