@@ -139,12 +139,20 @@ export function postgresGrantStorage(pool: pg.Pool): GrantStorage {
   const lockChain = (client: pg.PoolClient, codeId: string) => client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7))', [codeId]);
   const revokeChain = (client: pg.PoolClient, codeId: string, now: number) =>
     client.query('UPDATE access_tokens SET revoked_at = $2 WHERE code_id = $1 AND revoked_at IS NULL', [codeId, at(now)]);
-  const insertPair = (client: pg.PoolClient, pair: NewTokenPair, codeId: string | null) =>
-    client.query(
-      `INSERT INTO access_tokens (id, token_digest, refresh_digest, application_id, user_id, scopes, created_at, expires_in, code_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [pair.id, pair.token_digest, pair.refresh_digest, pair.application_id, pair.user_id, [...pair.scopes], at(pair.now), pair.ttl, codeId],
+  /**
+   * Spends a code or a refresh token and issues the pair that replaces it, in one statement: `spend` is an UPDATE of
+   * the used row (`$10` and `$11` its parameters) answering a row when it spent it, and the pair goes in only then.
+   * Answers whether it did.
+   */
+  const spendForPair = async (client: pg.PoolClient, spend: string, spent: [string, number], pair: NewTokenPair, codeId: string | null) => {
+    const { rowCount } = await client.query(
+      `WITH spent AS (${spend} RETURNING 1)
+       INSERT INTO access_tokens (id, token_digest, refresh_digest, application_id, user_id, scopes, created_at, expires_in, code_id)
+       SELECT $1::text, $2::text, $3::text, $4::bigint, $5::bigint, $6::text[], $7::timestamptz, $8::integer, $9::text WHERE EXISTS (SELECT FROM spent)`,
+      [pair.id, pair.token_digest, pair.refresh_digest, pair.application_id, pair.user_id, [...pair.scopes], at(pair.now), pair.ttl, codeId, spent[0], at(spent[1])],
     );
+    return rowCount === 1;
+  };
 
   return {
     redeemCode(codeDigest, applicationId, check, pair, now) {
@@ -163,15 +171,21 @@ export function postgresGrantStorage(pool: pg.Pool): GrantStorage {
         const code: StoredCode = { id: row.id, application_id: Number(row.application_id), user_id: Number(row.user_id), redirect_uri: row.redirect_uri, scopes: row.scopes, code_challenge: row.code_challenge, expires_at: epoch(row.expires_at), userActive: await userActive(client, row.user_id) };
         const reason = check(code);
         if (reason !== undefined) return { outcome: 'refused', reason } as const;
-        await client.query('UPDATE authorization_codes SET used_at = $2 WHERE id = $1', [row.id, at(now)]);
-        await insertPair(client, pair(code), row.id);
+        // The code's row is locked FOR UPDATE since the read above: nothing can have spent it meanwhile.
+        await spendForPair(client, 'UPDATE authorization_codes SET used_at = $11 WHERE id = $10', [row.id, now], pair(code), row.id);
         return { outcome: 'issued' } as const;
       });
     },
     rotateRefresh(refreshDigest, applicationId, check, pair, now) {
       return transaction(async (client) => {
-        const read = () => client.query('SELECT id, application_id, user_id, scopes, code_id, revoked_at FROM access_tokens WHERE refresh_digest = $1', [refreshDigest]);
-        let row = (await read()).rows[0] as { id: string; application_id: string | null; user_id: string; scopes: Scope[]; code_id: string | null; revoked_at: Date | null } | undefined;
+        // The token with its user's standing, the user's row held FOR SHARE as userActive does.
+        const read = () =>
+          client.query(
+            `SELECT t.id, t.application_id, t.user_id, t.scopes, t.code_id, t.revoked_at, u.state = 'active' AS user_active
+             FROM access_tokens t JOIN users u ON u.id = t.user_id WHERE t.refresh_digest = $1 FOR SHARE OF u`,
+            [refreshDigest],
+          );
+        let row = (await read()).rows[0] as { id: string; application_id: string | null; user_id: string; scopes: Scope[]; code_id: string | null; revoked_at: Date | null; user_active: boolean } | undefined;
         if (!row || row.application_id === null || Number(row.application_id) !== applicationId) return { outcome: 'unknown' } as const;
         if (row.code_id !== null) {
           // Under the chain's lock, read again: a rotation or a revocation may have committed while this waited.
@@ -184,17 +198,16 @@ export function postgresGrantStorage(pool: pg.Pool): GrantStorage {
           await revokeChain(client, row.code_id, now);
           return { outcome: 'replayed' } as const;
         }
-        const previous: StoredRefresh = { id: row.id, application_id: applicationId, user_id: Number(row.user_id), scopes: row.scopes, code_id: row.code_id, userActive: await userActive(client, row.user_id) };
+        const previous: StoredRefresh = { id: row.id, application_id: applicationId, user_id: Number(row.user_id), scopes: row.scopes, code_id: row.code_id, userActive: row.user_active };
         const reason = check(previous);
         if (reason !== undefined) return { outcome: 'refused', reason } as const;
         // Only if still unrevoked: a revocation outside the chain's lock (the user revoking the application, its
         // deletion) may have committed since the read; then this is a replay of a revoked token, and ends the chain.
-        const rotated = await client.query('UPDATE access_tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL', [row.id, at(now)]);
-        if (rotated.rowCount === 0) {
+        const rotated = await spendForPair(client, 'UPDATE access_tokens SET revoked_at = $11 WHERE id = $10 AND revoked_at IS NULL', [row.id, now], pair(previous), row.code_id);
+        if (!rotated) {
           if (row.code_id !== null) await revokeChain(client, row.code_id, now);
           return { outcome: 'replayed' } as const;
         }
-        await insertPair(client, pair(previous), row.code_id);
         return { outcome: 'issued' } as const;
       });
     },
