@@ -1,11 +1,11 @@
-// Lookups that arrive in the same turn of the event loop share one statement: under load a round trip to the database
-// costs the server more than the rows it brings, so ten requests that each need their token found ask for ten tokens
-// at once (the DataLoader pattern). Nothing waits for a batch to fill: the statement goes out at the end of the turn in
-// which its first lookup came, which under no load is at once, and a batch already in flight never delays the next.
-// Reads only, each a statement of its own as before, so what a lookup sees is unchanged: whatever was committed
-// before it was asked.
+// What arrives in the same turn of the event loop goes to the database together (the DataLoader pattern): under load
+// a round trip costs the server more than the rows it brings, so ten requests that each need their token found ask
+// for ten tokens in one statement, and ten settings changes commit together. Nothing waits for a batch to fill: the
+// statement goes out at the end of the turn in which its first ask came, which under no load is at once, and a batch
+// in flight never delays the next. Each batch is one statement, as each ask was before, so what an ask sees or writes
+// is unchanged: a lookup sees whatever was committed before it was asked.
 
-/** One lookup: `key` names what it asks for, the same key for the same question. */
+/** One ask, a lookup or a write: `key` names what it is about, the same key for the same row. */
 export interface Ask {
   key: string;
 }
@@ -42,13 +42,13 @@ export function batched<A extends Ask, R extends Ask>(findAll: (asks: A[]) => Pr
 }
 
 /**
- * Writes that arrive in the same turn of the event loop share one statement, and so one commit and one flush of the
- * write-ahead log, as the file store's commits share one fsync. `writeAll` applies every ask in one statement and
- * answers a row per ask, keyed alike. Asks of one key never share a batch: a second one goes in the next batch, sent
- * once the one before has committed, so writes to one key apply in the order they came. `writeAll` must write its rows
- * in the order of their keys, so that batches in flight at once (from this instance or another) lock them in the same
- * order and never deadlock. A batch that fails is sent again one ask at a time: a failed statement wrote nothing, and one refused ask
- * must fail only its own request.
+ * Writes that arrive in the same turn share one statement, and so one commit and one flush of the write-ahead log, as
+ * the file store's commits share one fsync. `writeAll` applies every ask in one statement and answers a row per ask,
+ * keyed alike. Asks of one key never share a batch: the second goes in the next batch, sent once the one before has
+ * committed, so the writes of one key from one turn apply in the order they came. `writeAll` must write its rows in
+ * the order of their keys, so that batches in flight at once (from this instance or another) lock them in the same
+ * order and never deadlock. A batch that fails is sent again one ask at a time: a failed statement wrote nothing, and
+ * one refused ask must fail only its own request.
  */
 export function batchedWrites<A extends Ask, R extends Ask>(writeAll: (asks: A[]) => Promise<R[]>): (ask: A) => Promise<R> {
   type Entry = { ask: A; resolve(row: R): void; reject(error: unknown): void };
