@@ -20,6 +20,8 @@
 // attempt waits for one of them to settle (a success frees room, a failure may fill the last of it) rather than being
 // refused, so right passwords, however many at once, never lock anyone out. A refused attempt gives back the point its
 // consume took, so refusals count nothing: only failures hold an address or a login at its limit (Budget, below).
+// A consume still unanswered may hold a point too (on a shared count a refusal can come back before the success that
+// took the last point), so an attempt refused meanwhile waits for it as for a reservation.
 // Which points are reservations only the process holding them knows, so waiting is per process: on a backing every
 // instance shares, an attempt is refused while the count is full of another instance's reservations (that refusal
 // also counts nothing), and a process that dies mid-check leaves its reservations counted as failures for the window.
@@ -229,6 +231,11 @@ interface Reservation {
 interface InFlight {
   /** Reservations this process holds on the key. */
   reserved: number;
+  /**
+   * Consumes of this process on the key still awaiting their answer: each may have taken a point already. Answers
+   * from a shared count come back in any order, so a refusal can arrive before the success that took the last point.
+   */
+  consuming: number;
   /** How many of them have settled so far: an attempt refused while one settled tries again at once. */
   settled: number;
   /** Attempts on the key in this process, reserving or reserved; the entry goes when none is left. */
@@ -249,26 +256,33 @@ class Budget {
   /** A point on `key`, once there is room for one; throws LoginThrottledError when recorded failures fill the count. */
   async reserve(key: string): Promise<Reservation> {
     let inFlight = this.#keys.get(key);
-    if (!inFlight) this.#keys.set(key, (inFlight = { reserved: 0, settled: 0, attempts: 0, waiting: [] }));
+    if (!inFlight) this.#keys.set(key, (inFlight = { reserved: 0, consuming: 0, settled: 0, attempts: 0, waiting: [] }));
     inFlight.attempts += 1;
     let waited = false;
     try {
       for (;;) {
         const settled = inFlight.settled;
         let refusal: RateLimiterRes;
+        inFlight.consuming += 1;
         try {
           const counted = await this.#limiter.consume(key);
+          inFlight.consuming -= 1;
           inFlight.reserved += 1;
           // A success that cleared the count may have made room for more than this one.
           this.#wakeNext(inFlight);
           return { key, windowEndsMs: windowEnd(counted) };
         } catch (error) {
-          if (!(error instanceof RateLimiterRes)) throw error;
+          inFlight.consuming -= 1;
+          if (!(error instanceof RateLimiterRes)) {
+            // A waiter may be waiting on this consume: it must look again rather than wait for a settle.
+            this.#wakeNext(inFlight);
+            throw error;
+          }
           refusal = error;
         }
         await this.#giveBack(key, windowEnd(refusal));
         if (inFlight.settled !== settled) continue;
-        if (inFlight.reserved === 0) {
+        if (inFlight.reserved === 0 && inFlight.consuming === 0) {
           // Every waiter finds the same and must hear it rather than wait for a settle that never comes: all at once, as
           // one after another a large burst's refusals would take a round trip to the count each.
           for (const wake of inFlight.waiting.splice(0)) wake();
