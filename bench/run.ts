@@ -90,6 +90,11 @@ function recordMedian(key: string, values: number[]): void {
   spreads[key] = [Math.min(...values), Math.max(...values)];
 }
 
+/** Adds `value` to the list of a figure's rounds in `map`. */
+function append<T>(map: Map<string, T[]>, key: string, value: T): void {
+  map.set(key, [...(map.get(key) ?? []), value]);
+}
+
 function summarise(prefix: string, runs: LoadFigures[]): void {
   recordMedian(`${prefix}.rps`, runs.map((r) => r.rps));
   record(`${prefix}.p50_ms`, median(runs.map((r) => r.p50)));
@@ -190,13 +195,12 @@ async function readBenchmark(reference: Target, store: GeneratedStore): Promise<
         log(`read round ${round + 1}/${config.rounds}: ${key}, ${connections} connections`);
         const figures = await load({ url: `${target.url}${readPath}`, headers, connections, duration: config.seconds });
         const id = `read.${key}.c${connections}`;
-        runs.set(id, [...(runs.get(id) ?? []), figures]);
+        append(runs, id, figures);
         rps[key] = figures.rps;
       }
       // Ratios per round, then the median: both sides of each ratio ran back to back under the same load.
-      const add = (name: string, value: number) => ratios.set(name, [...(ratios.get(name) ?? []), value]);
-      add(`ratio.read_vs_ceiling.c${connections}`, rps.reference! / rps.ceiling!);
-      add(`ratio.read_vs_prism.c${connections}`, rps.reference! / rps.prism!);
+      append(ratios, `ratio.read_vs_ceiling.c${connections}`, rps.reference! / rps.ceiling!);
+      append(ratios, `ratio.read_vs_prism.c${connections}`, rps.reference! / rps.prism!);
     }
   }
   await errorBenchmark(reference, store, runs, ratios);
@@ -225,11 +229,11 @@ async function errorBenchmark(reference: Target, store: GeneratedStore, runs: Ma
     for (const [key, options] of Object.entries(cases)) {
       log(`errors round ${round + 1}/${config.rounds}: ${key}, ${connections} connections`);
       const result = await load({ ...options, connections, duration: config.seconds });
-      runs.set(`errors.${key}.c${connections}`, [...(runs.get(`errors.${key}.c${connections}`) ?? []), result]);
+      append(runs, `errors.${key}.c${connections}`, result);
       rps[key] = result.rps;
     }
     for (const key of ['unauthenticated_401', 'malformed_400']) {
-      ratios.set(`ratio.errors_vs_success.${key}.c${connections}`, [...(ratios.get(`ratio.errors_vs_success.${key}.c${connections}`) ?? []), rps[key]! / rps.success!]);
+      append(ratios, `ratio.errors_vs_success.${key}.c${connections}`, rps[key]! / rps.success!);
     }
   }
 }
@@ -308,7 +312,7 @@ async function writeBenchmark(work: string): Promise<void> {
         const result = await load({ url: s.target.url, connections, duration: config.seconds, requests: request(s.next) });
         const after = await storeStats(s.target, s.statsFile);
         const id = `write.u${s.users}.c${connections}`;
-        runs.set(id, [...(runs.get(id) ?? []), result]);
+        append(runs, id, result);
         for (const key of [id, `write.u${s.users}`]) {
           const c = counts.get(key) ?? { acknowledged: 0, fileWrites: 0, ok: 0 };
           c.acknowledged += after.acknowledged - before.acknowledged;
@@ -404,12 +408,11 @@ async function postgresBenchmark(work: string, cluster: TestCluster): Promise<vo
     }
     const runs = new Map<string, LoadFigures[]>();
     const ratios = new Map<string, number[]>();
-    const add = (map: Map<string, unknown[]>, key: string, value: unknown) => map.set(key, [...(map.get(key) ?? []), value]);
     const measure = async (id: string, run: (k: (typeof kinds)[number]) => Promise<LoadFigures>) => {
       const figures = new Map<(typeof kinds)[number], LoadFigures>();
       for (const k of kinds) figures.set(k, await placed(k, () => run(k)));
-      for (const [k, f] of figures) add(runs, `postgres.${id}.${k}`, f);
-      for (const v of postgresVariants) add(ratios, `ratio.${v.key}_vs_file.${id}`, figures.get(v.key)!.rps / figures.get('file')!.rps);
+      for (const [k, f] of figures) append(runs, `postgres.${id}.${k}`, f);
+      for (const v of postgresVariants) append(ratios, `ratio.${v.key}_vs_file.${id}`, figures.get(v.key)!.rps / figures.get('file')!.rps);
     };
     for (let round = 0; round < config.rounds; round++) {
       log(`PostgreSQL round ${round + 1}/${config.rounds}`);
@@ -417,7 +420,7 @@ async function postgresBenchmark(work: string, cluster: TestCluster): Promise<vo
       await measure(`write.c${writeConnections}`, (k) => write(k, writeConnections, config.seconds));
     }
     for (const [id, list] of runs) summarise(id, list);
-    for (const [id, list] of ratios) recordMedian(id, list as number[]);
+    for (const [id, list] of ratios) recordMedian(id, list);
     record('rss.postgres_server_mib', rssMiB(targets.postgres.pid));
     for (const target of Object.values(targets)) await target.stop();
   }
@@ -601,8 +604,8 @@ async function tokenBenchmark(work: string, cluster: TestCluster): Promise<void>
 
   const runs = new Map<string, LoadFigures[]>();
   const ratios = new Map<string, number[]>();
-  const add = (name: string, value: number) => ratios.set(name, [...(ratios.get(name) ?? []), value]);
-  const keep = (id: string, result: LoadFigures) => runs.set(id, [...(runs.get(id) ?? []), result]);
+  const add = (name: string, value: number) => append(ratios, name, value);
+  const keep = (id: string, result: LoadFigures) => append(runs, id, result);
   for (let round = 0; round < config.rounds; round++) {
     for (const c of tokenConnectionCounts) {
       for (const [grant, run] of [['refresh_token', refresh], ['introspection', introspect]] as const) {
@@ -663,8 +666,8 @@ async function passwordBenchmark(work: string): Promise<void> {
   };
   const runs = new Map<string, LoadFigures[]>();
   const ratios = new Map<string, number[]>();
-  const add = (name: string, value: number) => ratios.set(name, [...(ratios.get(name) ?? []), value]);
-  const keep = (id: string, result: LoadFigures) => runs.set(id, [...(runs.get(id) ?? []), result]);
+  const add = (name: string, value: number) => append(ratios, name, value);
+  const keep = (id: string, result: LoadFigures) => append(runs, id, result);
   const refusals = new Map<string, number>();
   const kdf = new Map<string, number[]>();
   let quietServer: Target | undefined;

@@ -54,16 +54,6 @@ function childrenOf(pid: number): number[] {
   return children;
 }
 
-/** Runs `start` with this process on the servers' core, so whatever it spawns (PostgreSQL) inherits that core. */
-export async function onServerCore<T>(start: () => Promise<T>): Promise<T> {
-  if (!pin(pinning?.servers ?? '')) return start();
-  try {
-    return await start();
-  } finally {
-    pin(pinning!.load);
-  }
-}
-
 export interface Target {
   name: string;
   child: ChildProcess;

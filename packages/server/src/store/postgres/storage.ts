@@ -465,9 +465,15 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
    * each ask (askedRows), in statements of at most `largestBatch` asks.
    */
   function lookup<A extends Ask, R extends Ask>(sql: (asked: string) => string, columns: readonly string[], types: readonly string[], values: (ask: A) => unknown[]) {
+    // The statement for each number of asks, built once rather than per batch.
+    const shapes = new Map<number, { text: string; padding: number }>();
     const read = async (asks: A[]) => {
-      const { sql: asked, padding } = askedRows(asks.length, columns, types);
-      return (await pool.query<R>(statement(sql(asked), [...asks.flatMap(values), ...Array(padding).fill(null)]))).rows;
+      let shape = shapes.get(asks.length);
+      if (!shape) {
+        const { sql: asked, padding } = askedRows(asks.length, columns, types);
+        shapes.set(asks.length, (shape = { text: sql(asked), padding }));
+      }
+      return (await pool.query<R>(statement(shape.text, [...asks.flatMap(values), ...Array(shape.padding).fill(null)]))).rows;
     };
     return batched<A, R>(async (asks) => {
       const chunks = Array.from({ length: Math.ceil(asks.length / largestBatch) }, (_, i) => asks.slice(i * largestBatch, (i + 1) * largestBatch));
@@ -493,12 +499,12 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
   type NamespaceAsk = Ask & { value: number | string; userId: number };
   const namespaceFinders = <R extends Ask>(lookups: { byId: (asked: string) => string; byPath: (asked: string) => string }) => {
     const values = (ask: NamespaceAsk) => [ask.key, ask.value, ask.userId];
-    const byId = lookup<NamespaceAsk, R>(lookups.byId, ['key', 'id', 'user_id'], ['text', 'bigint', 'bigint'], values);
-    const byPath = lookup<NamespaceAsk, R>(lookups.byPath, ['key', 'path', 'user_id'], ['text', 'text', 'bigint'], values);
+    const findById = lookup<NamespaceAsk, R>(lookups.byId, ['key', 'id', 'user_id'], ['text', 'bigint', 'bigint'], values);
+    const findByPath = lookup<NamespaceAsk, R>(lookups.byPath, ['key', 'path', 'user_id'], ['text', 'text', 'bigint'], values);
     /** The group or project `ref` names, with the standing of user `userId`. */
     return (ref: NamespaceRef, userId: number): Promise<R | undefined> => {
       if ('id' in ref ? !isId(ref.id) : !isText(ref.path)) return Promise.resolve(undefined);
-      return 'id' in ref ? byId({ key: `${userId}:${ref.id}`, value: ref.id, userId }) : byPath({ key: `${userId}:${ref.path}`, value: ref.path, userId });
+      return 'id' in ref ? findById({ key: `${userId}:${ref.id}`, value: ref.id, userId }) : findByPath({ key: `${userId}:${ref.path}`, value: ref.path, userId });
     };
   };
   const projectWithAccess = namespaceFinders<ProjectRow & AccessRow & Ask>(projectLookups);
