@@ -6,7 +6,7 @@ import type { UserStorage } from '../store/storage.js';
 import type { UserRecord } from '../store/schema.js';
 import { isoOf } from './time.js';
 
-export const isActive = (user: UserRecord | null | undefined): user is UserRecord => user != null && user.state === 'active';
+export const isActive = <U extends Pick<UserRecord, 'state'>>(user: U | null | undefined): user is U => user != null && user.state === 'active';
 
 /** The user with this id while they may act; undefined when unknown or blocked. */
 export async function activeUser(users: UserStorage, id: number): Promise<UserRecord | undefined> {

@@ -5,8 +5,7 @@
 // means it leaked: the whole chain issued from the code is revoked.
 import type pg from 'pg';
 import type { Store } from './file-store.js';
-import type { AccessTokenRecord, AuthorizationCodeRecord, Scope } from './schema.js';
-import { isActive } from '../domain/users.js';
+import type { AccessTokenRecord, AuthorizationCodeRecord, Scope, UserRecord } from './schema.js';
 import { transaction as inTransaction } from './postgres/transaction.js';
 
 /** A token pair to store, by digests only (the plain tokens go to the client and nowhere else). */
@@ -22,9 +21,13 @@ export interface NewTokenPair {
   ttl: number;
 }
 
-/** `userActive`: whether the user it was issued to may still act, read in the same operation. */
-export type StoredCode = Pick<AuthorizationCodeRecord, 'id' | 'application_id' | 'user_id' | 'redirect_uri' | 'scopes' | 'code_challenge' | 'expires_at'> & { userActive: boolean };
-export type StoredRefresh = Pick<AccessTokenRecord, 'id' | 'application_id' | 'user_id' | 'scopes' | 'code_id'> & { userActive: boolean };
+/**
+ * `user`: the standing of the user it was issued to (undefined when they are gone), read in the same operation; whether
+ * they may still act is the domain's rule, applied by the check.
+ */
+export type UserStanding = Pick<UserRecord, 'state'> | undefined;
+export type StoredCode = Pick<AuthorizationCodeRecord, 'id' | 'application_id' | 'user_id' | 'redirect_uri' | 'scopes' | 'code_challenge' | 'expires_at'> & { user: UserStanding };
+export type StoredRefresh = Pick<AccessTokenRecord, 'id' | 'application_id' | 'user_id' | 'scopes' | 'code_id'> & { user: UserStanding };
 
 export type SingleUseOutcome<E> =
   | { outcome: 'issued' }
@@ -66,6 +69,11 @@ export function tokenRecordOf(pair: NewTokenPair, codeId: string | null): Access
   };
 }
 
+function standingOf(store: Store, userId: number): UserStanding {
+  const user = store.lookup('users', 'id', userId);
+  return user && { state: user.state };
+}
+
 export function fileGrantStorage(store: Store): GrantStorage {
   const revokeChain = (codeId: string, now: number) => {
     for (const t of store.data.access_tokens.filter((t) => t.code_id === codeId && t.revoked_at === null)) store.update('access_tokens', t, { revoked_at: now });
@@ -84,7 +92,7 @@ export function fileGrantStorage(store: Store): GrantStorage {
           result = { outcome: 'replayed' };
           return;
         }
-        const stored = { ...code, userActive: isActive(store.lookup('users', 'id', code.user_id)) };
+        const stored = { ...code, user: standingOf(store, code.user_id) };
         const reason = check(stored);
         if (reason !== undefined) {
           result = { outcome: 'refused', reason };
@@ -107,7 +115,7 @@ export function fileGrantStorage(store: Store): GrantStorage {
           result = { outcome: 'replayed' };
           return;
         }
-        const stored = { ...previous, userActive: isActive(store.lookup('users', 'id', previous.user_id)) };
+        const stored = { ...previous, user: standingOf(store, previous.user_id) };
         const reason = check(stored);
         if (reason !== undefined) {
           result = { outcome: 'refused', reason };
@@ -134,8 +142,8 @@ export function postgresGrantStorage(pool: pg.Pool): GrantStorage {
 
   const transaction = <T>(work: (client: pg.PoolClient) => Promise<T>) => inTransaction(pool, work);
   // FOR SHARE: blocking the user waits for this grant to finish, and a grant after the block sees it.
-  const userActive = async (client: pg.PoolClient, userId: string) =>
-    (await client.query<{ active: boolean }>(`SELECT state = 'active' AS active FROM users WHERE id = $1 FOR SHARE`, [userId])).rows[0]?.active === true;
+  const standing = async (client: pg.PoolClient, userId: string): Promise<UserStanding> =>
+    (await client.query<{ state: UserRecord['state'] }>(`SELECT state FROM users WHERE id = $1 FOR SHARE`, [userId])).rows[0];
   const lockChain = (client: pg.PoolClient, codeId: string) => client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7))', [codeId]);
   const revokeChain = (client: pg.PoolClient, codeId: string, now: number) =>
     client.query('UPDATE access_tokens SET revoked_at = $2 WHERE code_id = $1 AND revoked_at IS NULL', [codeId, at(now)]);
@@ -168,7 +176,7 @@ export function postgresGrantStorage(pool: pg.Pool): GrantStorage {
           await revokeChain(client, row.id, now);
           return { outcome: 'replayed' } as const;
         }
-        const code: StoredCode = { id: row.id, application_id: Number(row.application_id), user_id: Number(row.user_id), redirect_uri: row.redirect_uri, scopes: row.scopes, code_challenge: row.code_challenge, expires_at: epoch(row.expires_at), userActive: await userActive(client, row.user_id) };
+        const code: StoredCode = { id: row.id, application_id: Number(row.application_id), user_id: Number(row.user_id), redirect_uri: row.redirect_uri, scopes: row.scopes, code_challenge: row.code_challenge, expires_at: epoch(row.expires_at), user: await standing(client, row.user_id) };
         const reason = check(code);
         if (reason !== undefined) return { outcome: 'refused', reason } as const;
         // The code's row is locked FOR UPDATE since the read above: nothing can have spent it meanwhile.
@@ -178,14 +186,14 @@ export function postgresGrantStorage(pool: pg.Pool): GrantStorage {
     },
     rotateRefresh(refreshDigest, applicationId, check, pair, now) {
       return transaction(async (client) => {
-        // The token with its user's standing, the user's row held FOR SHARE as userActive does.
+        // The token with its user's standing, the user's row held FOR SHARE as standing does.
         const read = () =>
           client.query(
-            `SELECT t.id, t.application_id, t.user_id, t.scopes, t.code_id, t.revoked_at, u.state = 'active' AS user_active
+            `SELECT t.id, t.application_id, t.user_id, t.scopes, t.code_id, t.revoked_at, u.state AS user_state
              FROM access_tokens t JOIN users u ON u.id = t.user_id WHERE t.refresh_digest = $1 FOR SHARE OF u`,
             [refreshDigest],
           );
-        let row = (await read()).rows[0] as { id: string; application_id: string | null; user_id: string; scopes: Scope[]; code_id: string | null; revoked_at: Date | null; user_active: boolean } | undefined;
+        let row = (await read()).rows[0] as { id: string; application_id: string | null; user_id: string; scopes: Scope[]; code_id: string | null; revoked_at: Date | null; user_state: UserRecord['state'] | null } | undefined;
         if (!row || row.application_id === null || Number(row.application_id) !== applicationId) return { outcome: 'unknown' } as const;
         if (row.code_id !== null) {
           // Under the chain's lock, read again: a rotation or a revocation may have committed while this waited.
@@ -198,7 +206,7 @@ export function postgresGrantStorage(pool: pg.Pool): GrantStorage {
           await revokeChain(client, row.code_id, now);
           return { outcome: 'replayed' } as const;
         }
-        const previous: StoredRefresh = { id: row.id, application_id: applicationId, user_id: Number(row.user_id), scopes: row.scopes, code_id: row.code_id, userActive: row.user_active };
+        const previous: StoredRefresh = { id: row.id, application_id: applicationId, user_id: Number(row.user_id), scopes: row.scopes, code_id: row.code_id, user: row.user_state === null ? undefined : { state: row.user_state } };
         const reason = check(previous);
         if (reason !== undefined) return { outcome: 'refused', reason } as const;
         // Only if still unrevoked: a revocation outside the chain's lock (the user revoking the application, its

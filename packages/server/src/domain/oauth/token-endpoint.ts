@@ -11,6 +11,7 @@ import { scopes as allScopes } from '../../openapi/document.js';
 import { narrowScope } from './scopes.js';
 import { type TokenResponse, issueTokenPair, newTokenPair } from './tokens.js';
 import { isConfidential } from '../applications.js';
+import { isActive } from '../users.js';
 
 type Schemas = components['schemas'];
 export interface GrantContext {
@@ -68,7 +69,7 @@ export async function exchangeAuthorizationCode(
         // A verifier with no challenge is a downgrade attempt or a broken client (OAuth 2.0 Security BCP, RFC 9700 2.1.1).
         return new OAuthError('invalid_grant', 'A code_verifier was sent but the authorization request had no code_challenge.');
       }
-      return code.userActive ? undefined : invalidGrant();
+      return isActive(code.user) ? undefined : invalidGrant();
     },
     (code) => {
       const { pair, response } = newTokenPair({ user_id: code.user_id, application_id: client.id, scopes: code.scopes, withRefreshToken: true, now, ttl: ctx.tokenTtl });
@@ -113,7 +114,7 @@ export async function refreshGrant(
     digest(params.refresh_token),
     client.id,
     (previous) => {
-      if (!previous.userActive) return invalidGrant();
+      if (!isActive(previous.user)) return invalidGrant();
       const narrowed = narrowScope(params.scope, previous.scopes, previous.scopes);
       if (!narrowed) return invalidScope();
       scopes = narrowed;
