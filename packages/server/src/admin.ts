@@ -5,7 +5,7 @@ import { createPersonalAccessToken, createUser, resetPassword } from './domain/a
 import { ConfigError, defaultOf } from './config.js';
 import { InputError } from './explained-error.js';
 import { openBackend } from './store/backend.js';
-import type { Scope } from './store/schema.js';
+import type { Scope } from './domain/storage/records.js';
 
 export const usersUsage = `Usage: tokenbell users <command> [--data FILE | --database-url URL]
 

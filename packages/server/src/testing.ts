@@ -15,10 +15,11 @@ import { ExplainedError } from './explained-error.js';
 import { createApp } from './http/app.js';
 import { openApiValidation } from './http/openapi-validation.js';
 import { openBackend } from './store/backend.js';
-import { loadSeed, loadSeedFile, type SeedFixture } from './store/seed.js';
-import type { Storage } from './store/storage.js';
+import { loadSeed, loadSeedFile } from './domain/seed/load.js';
+import { type SeedFixture } from './domain/seed/fixture.js';
+import type { Storage } from './domain/storage/index.js';
 
-export type { SeedFixture } from './store/seed.js';
+export type { SeedFixture } from './domain/seed/fixture.js';
 export type { TestHelpers } from './domain/testing/helpers.js';
 
 /**

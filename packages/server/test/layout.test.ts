@@ -19,13 +19,61 @@ describe('the README’s test layout', () => {
     const sentence = readme.slice(start, readme.indexOf('; `packages/server/test/http/*`', start));
     expect(sentence).toContain('has a file for each domain module of the same name');
 
-    const domain = await modules(new URL('src/domain/', server), '.ts');
+    // The ports are interfaces: the store's suite holds them, aggregate by aggregate on every backend.
+    const domain = (await modules(new URL('src/domain/', server), '.ts')).filter((m) => !m.startsWith('storage/'));
+    expect(sentence).toContain('the ports under `domain/storage/` are interfaces');
     const tested = new Set(await modules(new URL('test/domain/', server), '.test.ts'));
-    const named = [...sentence.matchAll(/`([^`]+)`/g)].map((m) => m[1]!).filter((name) => !name.startsWith('packages/'));
+    const named = [...sentence.matchAll(/`([^`]+)`/g)].map((m) => m[1]!).filter((name) => !name.startsWith('packages/') && !name.endsWith('/'));
     expect(named.filter((name) => domain.includes(name)).sort()).toEqual(domain.filter((m) => !tested.has(m)));
 
     // The rest are the tests that cover them, under test/http/ unless the path says otherwise.
     const tests = new Set(await modules(new URL('test/', server), '.test.ts'));
     for (const name of named.filter((n) => !domain.includes(n))) expect(tests.has(name) || tests.has(`http/${name}`), name).toBe(true);
+  });
+});
+
+/** Every relative import in `src/`, as [importing file, imported file], both relative to `src/` (`.js` read as `.ts`). */
+async function sourceImports(): Promise<Array<[string, string]>> {
+  const src = new URL('src/', server);
+  const files = (await modules(src, '.ts')).map((m) => `${m}.ts`);
+  const edges: Array<[string, string]> = [];
+  for (const file of files) {
+    const text = await readFile(new URL(file, src), 'utf8');
+    for (const [, specifier] of text.matchAll(/(?:from|import\()\s*'(\.[^']+)'/g)) {
+      const target = new URL(specifier!, new URL(file, src)).pathname.slice(src.pathname.length).replace(/\.js$/, '.ts');
+      edges.push([file, target]);
+    }
+  }
+  return edges;
+}
+
+/** The room of a file: its first folder under `src/`, or the file itself at the root (`config.ts`, `testing.ts`, ...). */
+const roomOf = (file: string) => file.split('/')[0]!.replace(/\.ts$/, '');
+
+describe('the direction of imports (http → domain ← store)', () => {
+  it('the domain imports no store, HTTP, page or command module: it owns the storage interfaces it asks (domain/storage)', async () => {
+    const outward = (await sourceImports()).filter(([from, to]) => roomOf(from) === 'domain' && !['domain', 'openapi', 'explained-error'].includes(roomOf(to)));
+    expect(outward).toEqual([]);
+  });
+
+  it('the store imports from the domain only its ports (domain/storage), never a rule', async () => {
+    const rules = (await sourceImports()).filter(([from, to]) => roomOf(from) === 'store' && roomOf(to) === 'domain' && !to.startsWith('domain/storage/'));
+    expect(rules).toEqual([]);
+  });
+
+  it('pages and the document import no HTTP handler or store', async () => {
+    const wrong = (await sourceImports()).filter(([from, to]) => ['pages', 'openapi'].includes(roomOf(from)) && ['http', 'store'].includes(roomOf(to)));
+    expect(wrong).toEqual([]);
+  });
+
+  it('no two rooms import each other, even through others', async () => {
+    const rooms = new Map<string, Set<string>>();
+    for (const [from, to] of await sourceImports()) {
+      if (roomOf(from) !== roomOf(to)) rooms.set(roomOf(from), (rooms.get(roomOf(from)) ?? new Set()).add(roomOf(to)));
+    }
+    const reaches = (start: string, goal: string, seen = new Set<string>()): boolean =>
+      [...(rooms.get(start) ?? [])].some((next) => next === goal || (!seen.has(next) && (seen.add(next), reaches(next, goal, seen))));
+    const circles = [...rooms.keys()].filter((room) => reaches(room, room));
+    expect(circles).toEqual([]);
   });
 });

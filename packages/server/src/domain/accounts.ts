@@ -3,8 +3,8 @@
 import type { components } from '@tokenbell/sdk';
 import { InputError } from '../explained-error.js';
 import { checkScopes } from './oauth/scopes.js';
-import type { Account, NewUserRow, Storage } from '../store/storage.js';
-import type { PersonalAccessTokenRecord, Scope, UserRecord } from '../store/schema.js';
+import type { Account, NewUserRow, Storage } from './storage/index.js';
+import type { PersonalAccessTokenRecord, Scope, UserRecord } from './storage/records.js';
 import { hashPassword, verifyPassword, verifyPasswordAgainstNothing } from './passwords.js';
 import { digest, newSecret } from './secrets.js';
 import { checkOtpSecret } from './two-factor.js';

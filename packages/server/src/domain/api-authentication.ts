@@ -1,7 +1,7 @@
 // Spec 5: an API call authenticates with an OAuth access token (query `access_token` or `Authorization: Bearer`)
 // or a personal access token (`PRIVATE-TOKEN`). A token acts only for the user it was issued to.
-import type { Account, Storage } from '../store/storage.js';
-import type { Scope } from '../store/schema.js';
+import type { Account, Storage } from './storage/index.js';
+import type { Scope } from './storage/records.js';
 import { findActivePersonalAccessToken } from './accounts.js';
 import { findActiveAccessToken } from './oauth/tokens.js';
 

@@ -1,8 +1,8 @@
 // OAuth client registration (spec 2.1). The App Secret is shown once at registration and stored only as a digest.
 import { InputError } from '../explained-error.js';
 import { checkScopes } from './oauth/scopes.js';
-import type { NewApplicationRow, Storage } from '../store/storage.js';
-import type { ApplicationRecord, Scope } from '../store/schema.js';
+import type { NewApplicationRow, Storage } from './storage/index.js';
+import type { ApplicationRecord, Scope } from './storage/records.js';
 import { constantTimeEqual, digest, newClientId, newSecret } from './secrets.js';
 import { epochSeconds } from './time.js';
 

@@ -1,6 +1,6 @@
 // The applications a user has let into their account (through the authorization code flow), and taking that back.
-import type { Storage } from '../store/storage.js';
-import type { AccessTokenRecord, ApplicationRecord, EpochSeconds, Scope } from '../store/schema.js';
+import type { Storage } from './storage/index.js';
+import type { AccessTokenRecord, ApplicationRecord, EpochSeconds, Scope } from './storage/records.js';
 import { scopes as knownScopes } from '../openapi/document.js';
 import { isExpired } from './oauth/tokens.js';
 

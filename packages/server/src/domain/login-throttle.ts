@@ -33,9 +33,9 @@
 // limits: only someone who knew the password gets that far, so the account's id reveals nothing. For such an account
 // the right password alone completes nothing, and where no second factor can follow (the password grant) it is
 // a failure like any wrong password, so that neither the answer nor the count tells a guesser it was right.
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Storage } from '../store/storage.js';
-import type { UserRecord } from '../store/schema.js';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Storage, ThrottleBacking } from './storage/index.js';
+import type { UserRecord } from './storage/records.js';
 import { authenticate } from './accounts.js';
 import { useCode } from './two-factor.js';
 
@@ -67,54 +67,6 @@ const windowEnd = (res: RateLimiterRes): number => (res.msBeforeNext < 0 ? Infin
 const accountOf = (userId: number) => `user:${userId}`;
 const loginKey = (login: string) => `login:${login.toLowerCase()}`;
 
-/** The addresses each account signed in from: where they are kept is the backing's choice. */
-export interface SignInAddresses {
-  /** Whether the account signed in from the address at `sinceMs` or later. */
-  wasUsedSince(userId: number, address: string, sinceMs: number): Promise<boolean>;
-  /** Notes a successful sign-in; only the most recent few addresses of an account are kept. */
-  remember(userId: number, address: string, atMs: number): Promise<void>;
-}
-
-/** Where the throttle keeps its counts and the known addresses. */
-export interface ThrottleBacking {
-  limiter(options: { keyPrefix: string; points: number; duration: number }): RateLimiterAbstract;
-  addresses: SignInAddresses;
-  /**
-   * Readies a fresh start (a test kit's reset): forgets the known addresses when asked, and answers whether the
-   * throttle may drop its counts, which it does by asking `limiter` for new limiters. False, forgetting nothing, where
-   * every instance on a database shares them (PostgreSQL): no one instance may clear every instance's throttle.
-   */
-  forget(addresses: boolean): Promise<boolean>;
-}
-
-/** How many addresses an account keeps: only successful sign-ins add them, so this grows with real users only. */
-export const knownAddressesPerAccount = 16;
-
-export function memoryThrottleBacking(): ThrottleBacking {
-  const known = new Map<number, Map<string, number>>();
-  return {
-    limiter: (options) => new RateLimiterMemory(options),
-    addresses: {
-      async wasUsedSince(userId, address, sinceMs) {
-        const at = known.get(userId)?.get(address);
-        return at !== undefined && at >= sinceMs;
-      },
-      async remember(userId, address, atMs) {
-        const addresses = known.get(userId) ?? new Map<string, number>();
-        addresses.delete(address);
-        addresses.set(address, atMs);
-        // The oldest go first.
-        while (addresses.size > knownAddressesPerAccount) addresses.delete(addresses.keys().next().value!);
-        known.set(userId, addresses);
-      },
-    },
-    async forget(addresses) {
-      if (addresses) known.clear();
-      return true;
-    },
-  };
-}
-
 export interface PasswordCheckOptions {
   /**
    * Whether a right password of a two-factor account may go on to the code step (the sign-in form) or, with no
@@ -132,7 +84,7 @@ export class LoginThrottle {
   /** Failed passwords per login string, and failed codes per account (keys from loginKey and accountOf). */
   #byLogin: Budget;
 
-  constructor(policy: LoginThrottlePolicy, backing: ThrottleBacking = memoryThrottleBacking(), nowMs: () => number = Date.now) {
+  constructor(policy: LoginThrottlePolicy, backing: ThrottleBacking, nowMs: () => number = Date.now) {
     this.#policy = policy;
     this.#backing = backing;
     this.#nowMs = nowMs;

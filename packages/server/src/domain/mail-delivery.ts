@@ -3,8 +3,8 @@
 // (5xx) fails the message with the server's reason, as does running out of attempts. A worker that dies between
 // sending and recording leaves its claim to run out, and the message is sent again: the only way a message goes twice.
 import { createRequire } from 'node:module';
-import type { OutboxMessageRecord } from '../store/schema.js';
-import type { MailStorage } from '../store/storage.js';
+import type { OutboxMessageRecord } from './storage/records.js';
+import type { MailStorage } from './storage/index.js';
 import { epochSeconds } from './time.js';
 
 export interface MailTransport {

@@ -3,8 +3,8 @@
 // notification settings, as python-gitlab's `gl.projects.get('acme/widgets')`, and read its id, paths and namespace).
 import type { components } from '@tokenbell/sdk';
 import { InputError } from '../explained-error.js';
-import type { Group, NamespaceStorage, Project, UserStorage } from '../store/storage.js';
-import type { Visibility } from '../store/schema.js';
+import type { Group, NamespaceStorage, Project, UserStorage } from './storage/index.js';
+import type { Visibility } from './storage/records.js';
 import { isoOf } from './time.js';
 import { usernamePattern } from './accounts.js';
 import { projectFullPath } from './visibility.js';

@@ -2,8 +2,8 @@
 // #find_notification_setting (app/models/notification_recipient.rb): the project setting unless it is `global` or
 // absent, then the project's group setting on the same terms, then the user's global setting.
 import { notificationEvents } from '../openapi/document.js';
-import type { AudienceMember } from '../store/storage.js';
-import type { NotificationEvents, NotificationLevel, NotificationSettingRecord, UserRecord } from '../store/schema.js';
+import type { AudienceMember } from './storage/index.js';
+import type { NotificationEvents, NotificationLevel, NotificationSettingRecord, UserRecord } from './storage/records.js';
 
 /** A level after resolution; `global` only ever points elsewhere, so it never comes out. */
 export type ResolvedLevel = Exclude<NotificationLevel, 'global'>;

@@ -5,8 +5,8 @@
 import { nanoid } from 'nanoid';
 import type { components } from '@tokenbell/sdk';
 import { InputError } from '../explained-error.js';
-import type { NotificationEventRecord, OutboxMessageRecord, UserRecord } from '../store/schema.js';
-import type { NewOutboxMessage, Project, Storage } from '../store/storage.js';
+import type { NotificationEventRecord, OutboxMessageRecord, UserRecord } from './storage/records.js';
+import type { NewOutboxMessage, Project, Storage } from './storage/index.js';
 import { isPipelineEvent, recipientsAmong, type NotifiableEvent, type Recipient } from './recipients.js';
 import { epochSeconds, isoOf } from './time.js';
 import { canSeeProjectWith, projectFullPath } from './visibility.js';

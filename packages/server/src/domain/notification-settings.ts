@@ -5,9 +5,9 @@ import { InputError } from '../explained-error.js';
 import { notificationEvents } from '../openapi/document.js';
 import { ownsEmail } from './accounts.js';
 import { DEFAULT_GLOBAL_LEVEL, noEvents, notificationEmailOf } from './notification-levels.js';
-import type { NotificationSettingsStorage } from '../store/notification-settings-storage.js';
-import type { Account } from '../store/storage.js';
-import type { NotificationEvents, NotificationSettingRecord, UserRecord } from '../store/schema.js';
+import type { NotificationSettingsStorage } from './storage/index.js';
+import type { Account } from './storage/index.js';
+import type { NotificationEvents, NotificationSettingRecord, UserRecord } from './storage/records.js';
 
 type Schemas = components['schemas'];
 export type SourceType = 'group' | 'project';

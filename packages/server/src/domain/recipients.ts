@@ -8,8 +8,8 @@
 // keeps a candidate only when the user's resolved level accepts that tag, and finally keeps one entry per user. The
 // same three steps are below.
 import { notificationEvents } from '../openapi/document.js';
-import type { Audience, RecipientStorage } from '../store/storage.js';
-import type { NotificationEvent } from '../store/schema.js';
+import type { Audience, RecipientStorage } from './storage/index.js';
+import type { NotificationEvent } from './storage/records.js';
 import { effectiveSetting, notificationEmailOf, type EffectiveSetting } from './notification-levels.js';
 import { canSeeProjectWith } from './visibility.js';
 import { isActive } from './users.js';

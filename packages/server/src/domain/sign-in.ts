@@ -1,7 +1,7 @@
 // Signing in to the pages, as two steps: the password and, for a two-factor account, the code of its authenticator.
 // Both go through the brute-force throttle; what the visitor is told is the page's business.
-import type { Storage } from '../store/storage.js';
-import type { UserRecord } from '../store/schema.js';
+import type { Storage } from './storage/index.js';
+import type { UserRecord } from './storage/records.js';
 import type { LoginThrottle } from './login-throttle.js';
 
 export type PasswordStep =

@@ -3,8 +3,8 @@
 // password grant refuses these accounts outright (spec 5.4); the pages ask for the code after the password.
 import { Secret, TOTP } from 'otpauth';
 import { InputError } from '../explained-error.js';
-import type { Storage } from '../store/storage.js';
-import type { UserRecord } from '../store/schema.js';
+import type { Storage } from './storage/index.js';
+import type { UserRecord } from './storage/records.js';
 import { activeUser } from './users.js';
 
 const period = 30;

@@ -2,8 +2,8 @@
 // refresh, codes), two-factor codes, visibility and mail recipients all ask here, so blocking a user takes effect
 // everywhere at once.
 import type { components } from '@tokenbell/sdk';
-import type { UserStorage } from '../store/storage.js';
-import type { UserRecord } from '../store/schema.js';
+import type { UserStorage } from './storage/index.js';
+import type { UserRecord } from './storage/records.js';
 import { isoOf } from './time.js';
 
 export const isActive = <U extends Pick<UserRecord, 'state'>>(user: U | null | undefined): user is U => user != null && user.state === 'active';

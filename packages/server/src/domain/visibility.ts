@@ -1,8 +1,8 @@
 // The single visibility rule. The API answers 404 for a group or project the caller may not see, exactly as for a
 // missing one (GitLab's API does the same, so private names do not leak), and the notification code drops recipients
 // who could not open the project the mail is about. Both must agree, so both come here.
-import type { Group, GroupAccess, NamespaceRef, NamespaceStorage, Project, ProjectAccess } from '../store/storage.js';
-import type { UserRecord } from '../store/schema.js';
+import type { Group, GroupAccess, NamespaceRef, NamespaceStorage, Project, ProjectAccess } from './storage/index.js';
+import type { UserRecord } from './storage/records.js';
 import { isActive } from './users.js';
 
 /**

@@ -11,8 +11,8 @@ import {
 } from '../domain/notification-settings.js';
 import { satisfies } from '../domain/oauth/scopes.js';
 import { visibleGroup, visibleProject } from '../domain/visibility.js';
-import type { Group, Project, Storage } from '../store/storage.js';
-import type { Scope, UserRecord } from '../store/schema.js';
+import type { Group, Project, Storage } from '../domain/storage/index.js';
+import type { Scope, UserRecord } from '../domain/storage/records.js';
 import { presentGroup, presentProject } from '../domain/namespaces.js';
 import { presentUser } from '../domain/users.js';
 import { HttpError } from './errors.js';

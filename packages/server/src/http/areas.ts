@@ -13,7 +13,6 @@ const apiPath = /^\/api(?:\/|$)/i;
 /** Health, readiness and metrics, under /-/ as the service has them. */
 const operationsPath = /^\/-(?:\/|$)/;
 const servedApiPath = /^\/api\/v3(?:\/|$)/i;
-const v4Prefix = /^\/api\/v4(?=[/?]|$)/i;
 
 // As Express matches them (non-strict routing): a trailing slash names the same route.
 const oauthEndpoints: Array<[RegExp, OAuthEndpoint]> = [
@@ -50,9 +49,4 @@ export function errorFormatOf(path: string): ErrorFormat {
 /** Whether the API branch serves the path (authentication, validation, routes); other API paths are only 404s. */
 export function isServedApiPath(path: string): boolean {
   return servedApiPath.test(path);
-}
-
-/** `/api/v4/...` as `/api/v3/...`, in any case; other URLs unchanged. */
-export function apiV3Url(url: string): string {
-  return url.replace(v4Prefix, '/api/v3');
 }

@@ -11,8 +11,8 @@ import type { LoginThrottle } from '../domain/login-throttle.js';
 import { type GrantRegistry } from '../domain/oauth/grants.js';
 import type { Metrics } from './operations.js';
 import { scopes } from '../openapi/document.js';
-import type { Storage } from '../store/storage.js';
-import type { ApplicationRecord } from '../store/schema.js';
+import type { Storage } from '../domain/storage/index.js';
+import type { ApplicationRecord } from '../domain/storage/records.js';
 
 type Schemas = components['schemas'];
 

@@ -8,7 +8,7 @@ import { Router } from 'express';
 import { pino, type Logger } from 'pino';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import proxyAddr from 'proxy-addr';
-import type { MaintenanceStorage } from '../store/storage.js';
+import type { MaintenanceStorage } from '../domain/storage/index.js';
 import { HttpError } from './errors.js';
 
 /** The server's metrics, in a registry of its own, so that several servers in one process do not mix theirs. */

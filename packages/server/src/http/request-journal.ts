@@ -6,8 +6,8 @@ import type { Request, RequestHandler, Response } from 'express';
 import { performance } from 'node:perf_hooks';
 import type { ApiPrincipal } from '../domain/api-authentication.js';
 import type { RecordedRequest, RequestJournal } from '../domain/testing/request-journal.js';
-import type { Storage } from '../store/storage.js';
-import { apiV3Url } from './areas.js';
+import type { Storage } from '../domain/storage/index.js';
+import { apiV3Url } from '../domain/api-paths.js';
 import { isTestHelperPath, presentedClientId, presentedGrantType } from './faults.js';
 
 /**

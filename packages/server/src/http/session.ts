@@ -12,7 +12,7 @@ import { csrfSync } from 'csrf-sync';
 import type { Request, RequestHandler, Response } from 'express';
 import session from 'express-session';
 import { digest } from '../domain/secrets.js';
-import type { SessionStorage, StoredSession } from '../store/session-storage.js';
+import type { SessionStorage, StoredSession } from '../domain/storage/index.js';
 
 declare module 'express-session' {
   interface SessionData {

@@ -2,7 +2,12 @@
 // scopes, grant types) are taken from it here rather than written again.
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { NotificationEvent, NotificationLevel, Scope } from '../store/schema.js';
+import type { components } from '@tokenbell/sdk';
+
+type NotificationEvent = components['schemas']['NotificationEvent'];
+type NotificationLevel = components['schemas']['NotificationLevel'];
+/** Scopes as the document's oauth2 scheme lists them (the list below is read from it). */
+export type Scope = 'api' | 'read_api' | 'read_user';
 
 const near = (relative: string) => fileURLToPath(new URL(relative, import.meta.url));
 

@@ -1,7 +1,7 @@
 // The applications page: the user's registered OAuth applications, the registration form, and the applications
 // the user has authorized.
 import type { AuthorizedApplication } from '../domain/authorized-applications.js';
-import type { ApplicationRecord, UserRecord } from '../store/schema.js';
+import type { ApplicationRecord, UserRecord } from '../domain/storage/records.js';
 import { isConfidential } from '../domain/applications.js';
 import { html } from './html.js';
 import { csrfField, formError, isoDate, listTable, scopeCheckboxes, signedInPage } from './frame.js';

@@ -1,6 +1,6 @@
 // The consent page of the authorization endpoint: who asks, for what, and the two answers.
 import type { AuthorizationRequest, ValidAuthorizationRequest } from '../domain/oauth/authorization.js';
-import type { UserRecord } from '../store/schema.js';
+import type { UserRecord } from '../domain/storage/records.js';
 import { html } from './html.js';
 import { csrfField, describeScope, signedInPage } from './frame.js';
 

@@ -1,5 +1,5 @@
 // The landing page at /: where a visitor starts, signed in or not.
-import type { UserRecord } from '../store/schema.js';
+import type { UserRecord } from '../domain/storage/records.js';
 import { signedInPage } from './frame.js';
 import { html, layout } from './html.js';
 

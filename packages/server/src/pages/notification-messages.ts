@@ -1,7 +1,7 @@
 // The administrators' mail page: the notification mail this instance queued, newest first, with where each message
 // stands (queued, sent, failed) and why, like the service's development mail viewer.
 import type { components } from '@tokenbell/sdk';
-import type { UserRecord } from '../store/schema.js';
+import type { UserRecord } from '../domain/storage/records.js';
 import { html } from './html.js';
 import { listTable, signedInPage } from './frame.js';
 

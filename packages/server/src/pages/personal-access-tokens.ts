@@ -1,5 +1,5 @@
 // The personal access tokens page: the user's tokens (never their values), the creation form, revoke buttons.
-import type { PersonalAccessTokenRecord, UserRecord } from '../store/schema.js';
+import type { PersonalAccessTokenRecord, UserRecord } from '../domain/storage/records.js';
 import { html } from './html.js';
 import { isoOf } from '../domain/time.js';
 import { csrfField, formError, listTable, scopeCheckboxes, signedInPage } from './frame.js';

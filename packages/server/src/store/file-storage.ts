@@ -9,21 +9,7 @@ import { fileNotificationSettingsStorage } from './notification-settings-storage
 import { fileSessionStorage } from './session-storage.js';
 import { notificationSettingKey } from './indexes.js';
 import type { ApplicationRecord, GroupRecord, Membership, OutboxMessageRecord, PersonalAccessTokenRecord, ProjectRecord, UserRecord } from './schema.js';
-import type {
-  Audience,
-  AudienceMember,
-  FoundNames,
-  Group,
-  GroupAccess,
-  NewGroupRow,
-  NewProjectRow,
-  NewUserRow,
-  Project,
-  ProjectAccess,
-  SeedRows,
-  Storage,
-  StoreSnapshot,
-} from './storage.js';
+import type { Audience, AudienceMember, FoundNames, Group, GroupAccess, NewGroupRow, NewProjectRow, NewUserRow, Project, ProjectAccess, SeedRows, Storage, StoreSnapshot } from '../domain/storage/index.js';
 
 // Member lists reach thousands (every user of a big instance in one project), and every API call on a project asks.
 // Records are frozen, so a table built once per list stays right for as long as the list exists.

@@ -37,7 +37,7 @@ import {
   specsOf,
 } from './indexes.js';
 
-import type { PruneResult } from './storage.js';
+import type { PruneResult } from '../domain/storage/index.js';
 export { StoreAccessError, StoreClosedError, StoreCorruptError, StoreLockedError, StoreVersionError } from './errors.js';
 export { notificationSettingKey, type Collection, type IndexField, type Patch, type RecordOf, type Sequence } from './indexes.js';
 

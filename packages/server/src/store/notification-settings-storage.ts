@@ -6,28 +6,8 @@ import type { Store } from './file-store.js';
 import { batchedWrites } from './postgres/batch.js';
 import { statement } from './postgres/statements.js';
 import { notificationSettingKey } from './indexes.js';
+import type { NotificationSettingsStorage, SettingKey, SettingPatch } from '../domain/storage/index.js';
 import type { NotificationEvents, NotificationSettingRecord } from './schema.js';
-
-export type SettingKey = Pick<NotificationSettingRecord, 'user_id' | 'source_type' | 'source_id'>;
-
-export interface NotificationSettingsStorage {
-  find(key: SettingKey): Promise<NotificationSettingRecord | undefined>;
-  /**
-   * Applies `change` to the stored setting, or to `fresh` when there is none, and stores the result; answers the
-   * version written.
-   */
-  change(fresh: NotificationSettingRecord, patch: SettingPatch): Promise<NotificationSettingRecord>;
-}
-
-/**
- * What a PUT changes: the level and the e-mail address when it sends them, and the events it names; everything else
- * stays as stored. Declarative, so that a database applies it in the statement that writes (one round trip).
- */
-export interface SettingPatch {
-  level?: NotificationSettingRecord['level'];
-  notification_email?: string | null;
-  events: Partial<NotificationEvents>;
-}
 
 /** The patch applied to a record; PostgreSQL's upsert below applies the same rule in SQL. */
 export function patched(record: NotificationSettingRecord, patch: SettingPatch): NotificationSettingRecord {

@@ -3,19 +3,7 @@
 // store's `sessions` collection, and PostgreSQL's `sessions` table, shared by every instance on the database.
 import type pg from 'pg';
 import type { Store } from './file-store.js';
-import type { SessionRecord } from './schema.js';
-
-export type StoredSession = SessionRecord['session'];
-
-export interface SessionStorage {
-  /** The session, unless it is unknown or expired at `nowMs`. */
-  find(sidDigest: string, nowMs: number): Promise<StoredSession | null>;
-  /** Creates or replaces the session. */
-  save(sidDigest: string, session: StoredSession, expiresMs: number): Promise<void>;
-  /** Replaces the cookie of an existing session and pushes its expiry back; a no-op for an unknown one. */
-  refresh(sidDigest: string, cookie: unknown, expiresMs: number): Promise<void>;
-  remove(sidDigest: string): Promise<void>;
-}
+import type { SessionStorage, StoredSession } from '../domain/storage/index.js';
 
 /** The file store keeps times in whole seconds; a session may outlive its expiry by less than one. */
 const toSeconds = (ms: number) => Math.ceil(ms / 1000);

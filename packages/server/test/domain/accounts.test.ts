@@ -12,8 +12,8 @@ import {
 import { InputError } from '../../src/explained-error.js';
 import { openStore, type Store } from '../../src/store/file-store.js';
 import { fileStorage } from '../../src/store/file-storage.js';
-import type { Storage } from '../../src/store/storage.js';
-import type { UserRecord } from '../../src/store/schema.js';
+import type { Storage } from '../../src/domain/storage/index.js';
+import type { UserRecord } from '../../src/domain/storage/records.js';
 
 let store: Store;
 let storage: Storage;

@@ -3,7 +3,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createPersonalAccessToken } from '../../src/domain/accounts.js';
 import { authenticateApiRequest, presentedAccessToken } from '../../src/domain/api-authentication.js';
-import type { UserRecord } from '../../src/store/schema.js';
+import type { UserRecord } from '../../src/domain/storage/records.js';
 import { activeAndBlocked, issueAccessToken } from './fixtures.js';
 
 describe('presentedAccessToken', () => {

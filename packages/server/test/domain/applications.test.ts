@@ -11,7 +11,7 @@ import {
 } from '../../src/domain/applications.js';
 import { openStore, type Store } from '../../src/store/file-store.js';
 import { fileStorage } from '../../src/store/file-storage.js';
-import type { Storage } from '../../src/store/storage.js';
+import type { Storage } from '../../src/domain/storage/index.js';
 
 let store: Store;
 let storage: Storage;

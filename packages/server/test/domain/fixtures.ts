@@ -5,19 +5,9 @@ import { type TokenResponse, issueTokenPair } from '../../src/domain/oauth/token
 import { notificationEvents } from '../../src/openapi/document.js';
 import { freshData, memoryStoreOf, type Store } from '../../src/store/file-store.js';
 import { fileStorage } from '../../src/store/file-storage.js';
-import type { Storage } from '../../src/store/storage.js';
-import {
-  type GroupRecord,
-  type Membership,
-  type NotificationEvent,
-  type NotificationEvents,
-  type NotificationLevel,
-  type ProjectRecord,
-  type Scope,
-  type StoreData,
-  type UserRecord,
-  type Visibility,
-} from '../../src/store/schema.js';
+import type { Storage } from '../../src/domain/storage/index.js';
+import { type GroupRecord, type Membership, type NotificationEvent, type NotificationEvents, type NotificationLevel, type ProjectRecord, type Scope, type UserRecord, type Visibility } from '../../src/domain/storage/records.js';
+import { type StoreData } from '../../src/store/schema.js';
 
 export const GUEST = 10;
 export const DEVELOPER = 30;

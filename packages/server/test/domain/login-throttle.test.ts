@@ -3,11 +3,13 @@
 // test/store/postgres/throttle.test.ts.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
-import { LoginThrottle, LoginThrottledError, memoryThrottleBacking, type LoginThrottlePolicy, type ThrottleBacking } from '../../src/domain/login-throttle.js';
+import { LoginThrottle, LoginThrottledError, type LoginThrottlePolicy } from '../../src/domain/login-throttle.js';
+import type { ThrottleBacking } from '../../src/domain/storage/index.js';
+import { memoryThrottleBacking } from '../../src/store/memory-throttle.js';
 import { openStore, type Store } from '../../src/store/file-store.js';
 import { fileStorage } from '../../src/store/file-storage.js';
 import { postgresThrottleBacking } from '../../src/store/postgres/throttle.js';
-import { loadSeed } from '../../src/store/seed.js';
+import { loadSeed } from '../../src/domain/seed/load.js';
 import { migratedDatabase } from '../../../../test/support/postgres.js';
 
 const policy: LoginThrottlePolicy = { perAddress: { failures: 5, windowSeconds: 600 }, perLogin: { failures: 3, windowSeconds: 600 }, knownAddressSeconds: 3600 };
@@ -31,14 +33,14 @@ const signIn = (throttle: LoginThrottle, secret: string, address: string) =>
 
 describe('the throttle in memory, forgetting', () => {
   it("ends every window: a login's and an address's attempts are all there again", async () => {
-    const throttle = new LoginThrottle(policy);
+    const throttle = new LoginThrottle(policy, memoryThrottleBacking());
     for (let i = 0; i < 3; i++) await signIn(throttle, 'wrong', `10.0.0.${i}`);
     expect(await signIn(throttle, password, '10.0.0.9')).toBe('throttled');
     await throttle.forget();
     expect(await Promise.all([1, 2, 3].map(() => signIn(throttle, 'wrong', '10.0.1.1')))).toEqual(['wrong', 'wrong', 'wrong']);
     expect(await signIn(throttle, password, '10.0.1.2')).toBe('throttled');
 
-    const byAddress = new LoginThrottle({ ...policy, perLogin: { failures: 100, windowSeconds: 600 } });
+    const byAddress = new LoginThrottle({ ...policy, perLogin: { failures: 100, windowSeconds: 600 } }, memoryThrottleBacking());
     for (let i = 0; i < 5; i++) await signIn(byAddress, 'wrong', '10.0.2.1');
     expect(await signIn(byAddress, password, '10.0.2.1')).toBe('throttled');
     await byAddress.forget();
@@ -46,7 +48,7 @@ describe('the throttle in memory, forgetting', () => {
   });
 
   it('keeps the addresses an account signed in from unless asked to forget them too', async () => {
-    const throttle = new LoginThrottle(policy);
+    const throttle = new LoginThrottle(policy, memoryThrottleBacking());
     expect(await signIn(throttle, password, '192.0.2.7')).toBe('signed in');
     const exhaust = async () => {
       for (let i = 0; i < 3; i++) await signIn(throttle, 'wrong', '198.51.100.1');
@@ -63,7 +65,7 @@ describe('the throttle in memory, forgetting', () => {
 
   it('judges a known address by the clock it is given', async () => {
     let nowMs = Date.UTC(2026, 10, 25, 12);
-    const throttle = new LoginThrottle(policy, undefined, () => nowMs);
+    const throttle = new LoginThrottle(policy, memoryThrottleBacking(), () => nowMs);
     expect(await signIn(throttle, password, '192.0.2.8')).toBe('signed in');
     for (let i = 0; i < 3; i++) await signIn(throttle, 'wrong', `198.51.100.${i}`);
     // Still known at the last moment of its hour, which the success renews.

@@ -8,8 +8,8 @@ import { logTransport, smtpTransport, startMailDelivery, type MailDelivery } fro
 import { recordNotification } from '../../src/domain/notification-mail.js';
 import { fileBackend } from '../../src/store/backend.js';
 import { openStore } from '../../src/store/file-store.js';
-import { loadSeed } from '../../src/store/seed.js';
-import type { Storage } from '../../src/store/storage.js';
+import { loadSeed } from '../../src/domain/seed/load.js';
+import type { Storage } from '../../src/domain/storage/index.js';
 import { exampleSeedPath } from '../support/server.js';
 import { freshMigratedDatabase } from '../../../../test/support/postgres.js';
 import { startSmtpServer, type TestSmtpServer } from '../../../../test/support/smtp.js';

@@ -4,7 +4,7 @@ import { newUserRow } from '../../src/domain/accounts.js';
 import { checkNamespaceEntryFields, presentProject } from '../../src/domain/namespaces.js';
 import { openStore, type Store } from '../../src/store/file-store.js';
 import { fileStorage } from '../../src/store/file-storage.js';
-import type { Storage } from '../../src/store/storage.js';
+import type { Storage } from '../../src/domain/storage/index.js';
 
 let store: Store;
 let storage: Storage;

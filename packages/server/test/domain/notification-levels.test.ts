@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { NotificationLevel } from '../../src/store/schema.js';
+import type { NotificationLevel } from '../../src/domain/storage/records.js';
 import { notificationLevels } from '../../src/openapi/document.js';
 import { effectiveSetting, notificationEmailOf } from '../../src/domain/notification-levels.js';
-import type { ProjectRecord } from '../../src/store/schema.js';
+import type { ProjectRecord } from '../../src/domain/storage/records.js';
 import { events, StoreBuilder } from './fixtures.js';
 
 /** The user's settings that bear on the project, as storage reads them for recipients. */

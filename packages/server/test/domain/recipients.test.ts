@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { NotificationEvent } from '../../src/store/schema.js';
+import type { NotificationEvent } from '../../src/domain/storage/records.js';
 import { notificationEvents } from '../../src/openapi/document.js';
 import { recipientsFor, type NotifiableEvent, type Recipient } from '../../src/domain/recipients.js';
 import { events, eventsExcept, storageOf, StoreBuilder } from './fixtures.js';

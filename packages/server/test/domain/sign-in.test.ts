@@ -3,15 +3,16 @@ import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { limits } from '../../src/config.js';
 import { LoginThrottle } from '../../src/domain/login-throttle.js';
+import { memoryThrottleBacking } from '../../src/store/memory-throttle.js';
 import { codeStep, passwordStep } from '../../src/domain/sign-in.js';
 import { openStore, type Store } from '../../src/store/file-store.js';
-import { loadSeed } from '../../src/store/seed.js';
+import { loadSeed } from '../../src/domain/seed/load.js';
 import { seed as accounts, exampleSeedPath } from '../support/server.js';
 import { createUser } from '../../src/domain/accounts.js';
 import { currentCode } from '../support/two-factor.js';
 
 let store: Store;
-const throttle = new LoginThrottle(limits.loginThrottle);
+const throttle = new LoginThrottle(limits.loginThrottle, memoryThrottleBacking());
 const now = Math.floor(Date.now() / 1000);
 beforeAll(async () => {
   store = await openStore({ file: null });

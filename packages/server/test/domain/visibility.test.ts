@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Visibility } from '../../src/store/schema.js';
+import type { Visibility } from '../../src/domain/storage/records.js';
 import {
   canSeeGroup,
   canSeeProject,
@@ -9,7 +9,8 @@ import {
 } from '../../src/domain/visibility.js';
 import { memoryStoreOf } from '../../src/store/file-store.js';
 import { fileStorage } from '../../src/store/file-storage.js';
-import type { GroupRecord, ProjectRecord, StoreData, UserRecord } from '../../src/store/schema.js';
+import type { GroupRecord, ProjectRecord, UserRecord } from '../../src/domain/storage/records.js';
+import type { StoreData } from '../../src/store/schema.js';
 import { DEVELOPER, GUEST, StoreBuilder, storageOf } from './fixtures.js';
 
 /** The rule as the API asks it: the user's standing read from storage over `data`. */

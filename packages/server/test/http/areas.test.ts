@@ -2,7 +2,7 @@
 // written: Express and the validator match paths whatever their case, so the format of the answer (API JSON,
 // RFC 6749 JSON, HTML pages) and its headers must not depend on it either.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiV3Url, areaOf, errorFormatOf, isServedApiPath, oauthEndpointOf } from '../../src/http/areas.js';
+import { areaOf, errorFormatOf, isServedApiPath, oauthEndpointOf } from '../../src/http/areas.js';
 import { document } from '../../src/openapi/document.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -49,13 +49,6 @@ describe('areaOf', () => {
   it('tells the metadata apart from the endpoints that answer RFC 6749 errors', () => {
     expect(oauthEndpointOf('/.well-known/oauth-authorization-server')).toBe('metadata');
     expect(oauthEndpointOf('/OAUTH/TOKEN/INFO')).toBe('token_info');
-  });
-
-  it('rewrites /api/v4 to /api/v3 in any case, and nothing else', () => {
-    expect(apiV3Url('/API/V4/user?x=1')).toBe('/api/v3/user?x=1');
-    expect(apiV3Url('/api/v4')).toBe('/api/v3');
-    expect(apiV3Url('/api/v45/user')).toBe('/api/v45/user');
-    expect(apiV3Url('/oauth/api/v4/user')).toBe('/oauth/api/v4/user');
   });
 });
 

@@ -1,7 +1,7 @@
 // The demo application ends its first authorization on the server's own callback page, which shows the code and
 // the exact request that exchanges it; that request works.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ensureDemoData } from '../../src/store/seed.js';
+import { ensureDemoData } from '../../src/domain/seed/demo.js';
 import { Agent, consentFields, signIn } from '../support/agent.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 

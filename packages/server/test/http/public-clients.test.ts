@@ -3,7 +3,7 @@
 // nowhere else.
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSeed } from '../../src/store/seed.js';
+import { loadSeed } from '../../src/domain/seed/load.js';
 import { Agent, consentFields, csrfOf, signIn } from '../support/agent.js';
 import { form, seed, startTestServer, type TestServer } from '../support/server.js';
 

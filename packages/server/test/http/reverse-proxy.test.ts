@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { limits } from '../../src/config.js';
 import { LoginThrottle } from '../../src/domain/login-throttle.js';
+import { memoryThrottleBacking } from '../../src/store/memory-throttle.js';
 import { Agent, signIn } from '../support/agent.js';
 import { seed, startTestServer, type TestServer } from '../support/server.js';
 
@@ -49,7 +50,7 @@ describe('behind a reverse proxy', () => {
       ...limits.loginThrottle,
       perAddress: { failures: 3, windowSeconds: 600 },
       perLogin: { failures: 100, windowSeconds: 600 },
-    });
+    }, memoryThrottleBacking());
     server = await startTestServer({ throttle, proxy: { baseUrl: 'https://tokenbell.example', trustProxy } });
     const grant = (address: string) =>
       fetch(`${server!.baseUrl}/oauth/token`, {

@@ -7,7 +7,7 @@ import { limits } from '../../src/config.js';
 import { LoginThrottle } from '../../src/domain/login-throttle.js';
 import type { Backend } from '../../src/store/backend.js';
 import { openPostgresBackend } from '../../src/store/postgres/backend.js';
-import { loadSeed } from '../../src/store/seed.js';
+import { loadSeed } from '../../src/domain/seed/load.js';
 import { Agent, consentFields, signIn } from '../support/agent.js';
 import { exampleSeedPath, seed, startTestServer, type TestServer } from '../support/server.js';
 import { freshMigratedDatabase } from '../../../../test/support/postgres.js';

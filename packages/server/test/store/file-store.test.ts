@@ -15,7 +15,8 @@ import {
   type Store,
 } from '../../src/store/file-store.js';
 import { Journal, journalFileOf } from '../../src/store/journal.js';
-import { SCHEMA_VERSION, type AccessTokenRecord, type StoreData, type UserRecord } from '../../src/store/schema.js';
+import { SCHEMA_VERSION, type StoreData } from '../../src/store/schema.js';
+import { type AccessTokenRecord, type UserRecord } from '../../src/domain/storage/records.js';
 import { useTempStores } from './temp-store.js';
 
 const t = useTempStores();

@@ -6,8 +6,9 @@ import { newUserRow } from '../../src/domain/accounts.js';
 import { fileStorage } from '../../src/store/file-storage.js';
 import { noEvents } from '../../src/domain/notification-levels.js';
 import { openStore } from '../../src/store/file-store.js';
-import { fileNotificationSettingsStorage, postgresNotificationSettingsStorage, type NotificationSettingsStorage } from '../../src/store/notification-settings-storage.js';
-import type { NotificationSettingRecord } from '../../src/store/schema.js';
+import { fileNotificationSettingsStorage, postgresNotificationSettingsStorage } from '../../src/store/notification-settings-storage.js';
+import { type NotificationSettingsStorage } from '../../src/domain/storage/index.js';
+import type { NotificationSettingRecord } from '../../src/domain/storage/records.js';
 import { migratedDatabase, recordStatements } from '../../../../test/support/postgres.js';
 
 const cleanups: Array<() => Promise<void>> = [];

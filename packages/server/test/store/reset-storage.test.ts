@@ -10,8 +10,8 @@ import { openStore, readDurableData, type Store } from '../../src/store/file-sto
 import { fileStorage } from '../../src/store/file-storage.js';
 import { postgresStorage } from '../../src/store/postgres/storage.js';
 import type { StoreData } from '../../src/store/schema.js';
-import { loadSeedFile } from '../../src/store/seed.js';
-import type { NewUserRow, Storage, StoreSnapshot } from '../../src/store/storage.js';
+import { loadSeedFile } from '../../src/domain/seed/load.js';
+import type { NewUserRow, Storage, StoreSnapshot } from '../../src/domain/storage/index.js';
 import { migratedDatabase } from '../../../../test/support/postgres.js';
 import { exampleAccounts, exampleApplication } from '../support/example-seed.js';
 import { useTempStores } from './temp-store.js';

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { digest } from '../../src/domain/secrets.js';
 import { openStore } from '../../src/store/file-store.js';
-import { fileSessionStorage, postgresSessionStorage, type SessionStorage } from '../../src/store/session-storage.js';
+import { fileSessionStorage, postgresSessionStorage } from '../../src/store/session-storage.js';
+import { type SessionStorage } from '../../src/domain/storage/index.js';
 import { migratedDatabase } from '../../../../test/support/postgres.js';
 
 interface Subject {

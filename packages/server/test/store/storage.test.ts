@@ -9,10 +9,10 @@ import { InputError } from '../../src/explained-error.js';
 import { noEvents } from '../../src/domain/notification-levels.js';
 import { openStore } from '../../src/store/file-store.js';
 import { fileStorage } from '../../src/store/file-storage.js';
-import type { NewTokenPair } from '../../src/store/grant-storage.js';
+import type { NewTokenPair } from '../../src/domain/storage/index.js';
 import { postgresStorage } from '../../src/store/postgres/storage.js';
-import type { AuthorizationCodeRecord, NotificationSettingRecord, UserRecord } from '../../src/store/schema.js';
-import type { NewApplicationRow, NewGroupRow, NewPersonalAccessTokenRow, NewProjectRow, NewUserRow, SeedRows, Storage } from '../../src/store/storage.js';
+import type { AuthorizationCodeRecord, NotificationSettingRecord, UserRecord } from '../../src/domain/storage/records.js';
+import type { NewApplicationRow, NewGroupRow, NewPersonalAccessTokenRow, NewProjectRow, NewUserRow, SeedRows, Storage } from '../../src/domain/storage/index.js';
 import { migratedDatabase } from '../../../../test/support/postgres.js';
 import { useTempStores } from './temp-store.js';
 

@@ -10,10 +10,10 @@ import { LoginThrottle, type LoginThrottlePolicy } from '../../src/domain/login-
 import { createApp } from '../../src/http/app.js';
 import { fileBackend, type Backend } from '../../src/store/backend.js';
 import { openStore, type Store } from '../../src/store/file-store.js';
-import type { Storage } from '../../src/store/storage.js';
+import type { Storage } from '../../src/domain/storage/index.js';
 import { inject } from 'vitest';
 import { freshMigratedDatabase } from '../../../../test/support/postgres.js';
-import { loadSeed } from '../../src/store/seed.js';
+import { loadSeed } from '../../src/domain/seed/load.js';
 import { exampleAccounts, exampleApplication } from './example-seed.js';
 
 export const exampleSeedPath = fileURLToPath(new URL('../../fixtures/example-seed.json', import.meta.url));

@@ -8,11 +8,11 @@ import type { ApiPrincipal } from '../../src/domain/api-authentication.js';
 import { FaultQueue } from '../../src/domain/testing/faults.js';
 import { RequestJournal } from '../../src/domain/testing/request-journal.js';
 import { digest } from '../../src/domain/secrets.js';
-import { apiV3Url } from '../../src/http/areas.js';
+import { apiV3Url } from '../../src/domain/api-paths.js';
 import { faultInjection } from '../../src/http/faults.js';
 import { requestJournal } from '../../src/http/request-journal.js';
-import type { Storage } from '../../src/store/storage.js';
-import type { UserRecord } from '../../src/store/schema.js';
+import type { Storage } from '../../src/domain/storage/index.js';
+import type { UserRecord } from '../../src/domain/storage/records.js';
 
 export const instant = 1_800_000_000;
 export const application = { id: 7, uid: 'app-7-uid' };

@@ -1,7 +1,7 @@
 // The authorization endpoint (RFC 6749 section 4.1.1-4.1.2, RFC 7636 section 4.3).
 import { nanoid } from 'nanoid';
-import type { Storage } from '../../store/storage.js';
-import type { ApplicationRecord, Scope } from '../../store/schema.js';
+import type { Storage } from '../storage/index.js';
+import type { ApplicationRecord, Scope } from '../storage/records.js';
 import { digest, newSecret } from '../secrets.js';
 import { isValidChallenge } from './pkce.js';
 import { matchingRedirectUri } from './redirect-uris.js';

@@ -1,7 +1,7 @@
 // Client authentication at the token, revocation and introspection endpoints (RFC 6749 section 2.3.1):
 // HTTP Basic (client_secret_basic) or body parameters (client_secret_post), never both.
-import type { Storage } from '../../store/storage.js';
-import type { ApplicationRecord } from '../../store/schema.js';
+import type { Storage } from '../storage/index.js';
+import type { ApplicationRecord } from '../storage/records.js';
 import { authenticateClient, findApplicationByUid, isConfidential } from '../applications.js';
 import { OAuthError, invalidClient } from './errors.js';
 

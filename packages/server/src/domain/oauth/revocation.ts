@@ -1,7 +1,7 @@
 // Token revocation (RFC 7009) and introspection (RFC 7662).
 import type { components } from '@tokenbell/sdk';
-import type { Storage } from '../../store/storage.js';
-import type { AccessTokenRecord, ApplicationRecord } from '../../store/schema.js';
+import type { Storage } from '../storage/index.js';
+import type { AccessTokenRecord, ApplicationRecord } from '../storage/records.js';
 import { digest } from '../secrets.js';
 import { OAuthError, invalidClient } from './errors.js';
 import { formatScope } from './scopes.js';

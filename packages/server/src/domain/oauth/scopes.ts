@@ -1,7 +1,7 @@
 // Scopes form a hierarchy (the document's description says so): api includes read_api, which includes read_user.
 import { InputError } from '../../explained-error.js';
 import { scopes as knownScopes } from '../../openapi/document.js';
-import type { Scope } from '../../store/schema.js';
+import type { Scope } from '../storage/records.js';
 
 const includes: Record<Scope, readonly Scope[]> = {
   api: ['api', 'read_api', 'read_user'],

@@ -1,10 +1,10 @@
 // The token endpoint's grants (RFC 6749 sections 4.1.3, 4.3.2 and 6; RFC 7636 section 4.6).
 import type { components } from '@tokenbell/sdk';
-import type { Storage } from '../../store/storage.js';
-import type { ApplicationRecord, Scope, UserRecord } from '../../store/schema.js';
+import type { Storage } from '../storage/index.js';
+import type { ApplicationRecord, Scope, UserRecord } from '../storage/records.js';
 import { authenticate } from '../accounts.js';
 import { digest } from '../secrets.js';
-import type { SingleUseOutcome } from '../../store/grant-storage.js';
+import type { SingleUseOutcome } from '../storage/index.js';
 import { OAuthError, invalidGrant } from './errors.js';
 import { verifierMatches } from './pkce.js';
 import { scopes as allScopes } from '../../openapi/document.js';

@@ -1,7 +1,7 @@
 // GET /oauth/token/info (Doorkeeper's token info, which the service and its clients use): what a live access token
 // grants, presented as an API call presents it.
 import type { components } from '@tokenbell/sdk';
-import type { Storage } from '../../store/storage.js';
+import type { Storage } from '../storage/index.js';
 import { type PresentedApiCredentials, presentedAccessToken } from '../api-authentication.js';
 import { OAuthError } from './errors.js';
 import { findActiveAccessToken } from './tokens.js';

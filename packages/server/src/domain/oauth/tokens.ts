@@ -1,12 +1,12 @@
 // Access and refresh tokens: issued in pairs, found by the SHA-256 digest index, revoked as a pair.
 import { nanoid } from 'nanoid';
 import type { components } from '@tokenbell/sdk';
-import type { Account, Storage } from '../../store/storage.js';
-import type { AccessTokenRecord, Scope } from '../../store/schema.js';
+import type { Account, Storage } from '../storage/index.js';
+import type { AccessTokenRecord, Scope } from '../storage/records.js';
 import { digest, newSecret } from '../secrets.js';
 import { formatScope } from './scopes.js';
 import { isActive } from '../users.js';
-import type { NewTokenPair } from '../../store/grant-storage.js';
+import type { NewTokenPair } from '../storage/index.js';
 
 export type TokenResponse = components['schemas']['TokenResponse'];
 

@@ -5,7 +5,7 @@ import type { components } from '@tokenbell/sdk';
 import { nanoid } from 'nanoid';
 // The one rule for which API paths are the same (/api/v4 is answered as /api/v3) lives with the areas; it is a pure
 // string function, so the domain may use it without knowing anything of HTTP.
-import { apiV3Url } from '../../http/areas.js';
+import { apiV3Url } from '../api-paths.js';
 
 export type FaultRequest = components['schemas']['FaultRequest'];
 export type Fault = components['schemas']['Fault'];

@@ -4,7 +4,7 @@
 // (testing.ts) both call these, so a test in the same process and a suite in another language get the same thing.
 import type { components, operations } from '@tokenbell/sdk';
 import { InputError } from '../../explained-error.js';
-import type { Storage } from '../../store/storage.js';
+import type { Storage } from '../storage/index.js';
 import { presentUser } from '../users.js';
 import { presentGroup, presentProject } from '../namespaces.js';
 import { emitNotificationEvent, listNotificationMessages } from '../notification-mail.js';

@@ -3,9 +3,10 @@
 // an operator's fixture does; tokens and authorizations go through the real grants' own code.
 import type { components } from '@tokenbell/sdk';
 import { InputError } from '../../explained-error.js';
-import { SeedError, loadSeed, type SeedFixture } from '../../store/seed.js';
-import type { Storage } from '../../store/storage.js';
-import type { ApplicationRecord, Scope, UserRecord } from '../../store/schema.js';
+import { SeedError, type SeedFixture } from '../seed/fixture.js';
+import { loadSeed } from '../seed/load.js';
+import type { Storage } from '../storage/index.js';
+import type { ApplicationRecord, Scope, UserRecord } from '../storage/records.js';
 import { createPersonalAccessToken } from '../accounts.js';
 import { findApplicationByUid, isConfidential } from '../applications.js';
 import { newClientId, newSecret } from '../secrets.js';

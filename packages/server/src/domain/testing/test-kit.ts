@@ -1,7 +1,7 @@
 // What an instance with test helpers on holds besides its store: the clock a test moves, the request journal, the
 // queued faults, the automatic approval, and the snapshot a reset goes back to.
 import { InputError } from '../../explained-error.js';
-import type { StoreSnapshot, Storage } from '../../store/storage.js';
+import type { StoreSnapshot, Storage } from '../storage/index.js';
 import type { LoginThrottle, LoginThrottlePolicy } from '../login-throttle.js';
 import { Clock, isoOf } from '../time.js';
 import { FaultQueue } from './faults.js';

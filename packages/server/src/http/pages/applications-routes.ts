@@ -7,7 +7,7 @@ import { authorizedApplications, revokeApplicationAuthorization } from '../../do
 import { redirectUriWarnings } from '../../domain/oauth/redirect-uris.js';
 import { InputError } from '../../explained-error.js';
 import { applicationCreatedPage, applicationsPage, type ApplicationFormState } from '../../pages/applications.js';
-import type { Scope, UserRecord } from '../../store/schema.js';
+import type { Scope, UserRecord } from '../../domain/storage/records.js';
 import { HttpError } from '../errors.js';
 import { csrfToken } from '../session.js';
 import { asList, describeFieldError, home, html, type PagesOptions, redirect, signedIn, userOf } from './shared.js';

@@ -1,7 +1,7 @@
 // The demo application's redirect URI: a page that shows what the authorization endpoint sent.
 import { Router } from 'express';
 import { demoCallbackPage } from '../../pages/demo-callback.js';
-import { demoCallbackPath } from '../../store/seed.js';
+import { demoCallbackPath } from '../../domain/seed/demo.js';
 import { html } from './shared.js';
 
 const text = (value: unknown) => (typeof value === 'string' ? value : undefined);

@@ -4,7 +4,7 @@ import { Router, type Request, type Response } from 'express';
 import { createPersonalAccessToken, listPersonalAccessTokens, revokePersonalAccessToken } from '../../domain/accounts.js';
 import { InputError } from '../../explained-error.js';
 import { personalAccessTokensPage, tokenCreatedPage, type TokenFormState } from '../../pages/personal-access-tokens.js';
-import type { Scope, UserRecord } from '../../store/schema.js';
+import type { Scope, UserRecord } from '../../domain/storage/records.js';
 import { HttpError } from '../errors.js';
 import { csrfToken } from '../session.js';
 import { asList, describeFieldError, html, type PagesOptions, redirect, signedIn, userOf } from './shared.js';

@@ -4,8 +4,8 @@ import type { Request, Response } from 'express';
 import type { LoginThrottle } from '../../domain/login-throttle.js';
 import { activeUser } from '../../domain/users.js';
 import type { InputError } from '../../explained-error.js';
-import type { Storage } from '../../store/storage.js';
-import type { UserRecord } from '../../store/schema.js';
+import type { Storage } from '../../domain/storage/index.js';
+import type { UserRecord } from '../../domain/storage/records.js';
 import { HttpError } from '../errors.js';
 import { sessionUserId, type SessionBacking, type SessionLifetimes, type SignInCsrf } from '../session.js';
 

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { limits } from '../../config.js';
-import type { PruneResult } from '../storage.js';
+import type { PruneResult } from '../../domain/storage/index.js';
 
 /**
  * The named secret, made by whichever instance asks first; every instance then reads the same value. Two statements,

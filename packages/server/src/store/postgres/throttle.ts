@@ -5,7 +5,7 @@
 // holding them knows (domain/login-throttle.ts).
 import type pg from 'pg';
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
-import { knownAddressesPerAccount, type ThrottleBacking } from '../../domain/login-throttle.js';
+import { knownAddressesPerAccount, type ThrottleBacking } from '../../domain/storage/index.js';
 
 export function postgresThrottleBacking(pool: pg.Pool): ThrottleBacking {
   return {

@@ -3,8 +3,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { registerApplication } from '../../../src/domain/applications.js';
 import { authenticateClientRequest, basicChallenge, type PresentedClientCredentials } from '../../../src/domain/oauth/client-authentication.js';
-import type { ApplicationRecord } from '../../../src/store/schema.js';
-import type { Storage } from '../../../src/store/storage.js';
+import type { ApplicationRecord } from '../../../src/domain/storage/records.js';
+import type { Storage } from '../../../src/domain/storage/index.js';
 import { StoreBuilder, oauthRefusal } from '../fixtures.js';
 
 // Characters that Basic must form-encode (RFC 6749 section 2.3.1): a colon in the id, a plus and a percent sign in

@@ -13,8 +13,8 @@ import {
   refreshGrant,
 } from '../../../src/domain/oauth/token-endpoint.js';
 import { newTokenPair } from '../../../src/domain/oauth/tokens.js';
-import type { Storage } from '../../../src/store/storage.js';
-import type { ApplicationRecord, AuthorizationCodeRecord, Scope, UserRecord } from '../../../src/store/schema.js';
+import type { Storage } from '../../../src/domain/storage/index.js';
+import type { ApplicationRecord, AuthorizationCodeRecord, Scope, UserRecord } from '../../../src/domain/storage/records.js';
 import { StoreBuilder, oauthRefusal, tokenResponse } from '../fixtures.js';
 
 const now = 1_800_000_000;

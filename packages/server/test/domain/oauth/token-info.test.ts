@@ -4,8 +4,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { registerApplication } from '../../../src/domain/applications.js';
 import { tokenInfo } from '../../../src/domain/oauth/token-info.js';
 import { digest } from '../../../src/domain/secrets.js';
-import type { ApplicationRecord, Scope, UserRecord } from '../../../src/store/schema.js';
-import type { Storage } from '../../../src/store/storage.js';
+import type { ApplicationRecord, Scope, UserRecord } from '../../../src/domain/storage/records.js';
+import type { Storage } from '../../../src/domain/storage/index.js';
 import { activeAndBlocked, issueAccessToken, oauthRefusal } from '../fixtures.js';
 
 const now = 1_800_000_000;

@@ -3,7 +3,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { findActiveAccessToken, newTokenPair } from '../../../src/domain/oauth/tokens.js';
 import { digest } from '../../../src/domain/secrets.js';
-import type { UserRecord } from '../../../src/store/schema.js';
+import type { UserRecord } from '../../../src/domain/storage/records.js';
 import { activeAndBlocked, issueAccessToken, tokenResponse } from '../fixtures.js';
 
 const now = 1_800_000_000;

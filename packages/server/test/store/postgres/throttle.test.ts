@@ -4,10 +4,12 @@ import { fileStorage } from '../../../src/store/file-storage.js';
 import pg from 'pg';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { LoginThrottle, LoginThrottledError, memoryThrottleBacking, type LoginThrottlePolicy, type ThrottleBacking } from '../../../src/domain/login-throttle.js';
+import { LoginThrottle, LoginThrottledError, type LoginThrottlePolicy } from '../../../src/domain/login-throttle.js';
+import { memoryThrottleBacking } from '../../../src/store/memory-throttle.js';
+import { type ThrottleBacking } from '../../../src/domain/storage/index.js';
 import { openStore, type Store } from '../../../src/store/file-store.js';
 import { postgresThrottleBacking } from '../../../src/store/postgres/throttle.js';
-import { loadSeed } from '../../../src/store/seed.js';
+import { loadSeed } from '../../../src/domain/seed/load.js';
 import { migratedDatabase } from '../../../../../test/support/postgres.js';
 
 const policy: LoginThrottlePolicy = { perAddress: { failures: 100, windowSeconds: 600 }, perLogin: { failures: 3, windowSeconds: 600 }, knownAddressSeconds: 3600 };

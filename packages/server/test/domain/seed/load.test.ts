@@ -1,17 +1,19 @@
-import { fileStorage } from '../../src/store/file-storage.js';
+import { fileStorage } from '../../../src/store/file-storage.js';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { authenticate, findActivePersonalAccessToken } from '../../src/domain/accounts.js';
-import { authenticateClient } from '../../src/domain/applications.js';
-import { readDurableData } from '../../src/store/file-store.js';
-import { journalFileOf } from '../../src/store/journal.js';
-import { ensureDemoData, loadSeed, loadSeedFile, SeedError, type SeedFixture } from '../../src/store/seed.js';
-import { useTempStores } from './temp-store.js';
+import { authenticate, findActivePersonalAccessToken } from '../../../src/domain/accounts.js';
+import { authenticateClient } from '../../../src/domain/applications.js';
+import { readDurableData } from '../../../src/store/file-store.js';
+import { journalFileOf } from '../../../src/store/journal.js';
+import { ensureDemoData } from '../../../src/domain/seed/demo.js';
+import { loadSeed, loadSeedFile } from '../../../src/domain/seed/load.js';
+import { SeedError, type SeedFixture } from '../../../src/domain/seed/fixture.js';
+import { useTempStores } from '../../store/temp-store.js';
 
 const t = useTempStores();
-const exampleFile = fileURLToPath(new URL('../../fixtures/example-seed.json', import.meta.url));
+const exampleFile = fileURLToPath(new URL('../../../fixtures/example-seed.json', import.meta.url));
 const example = JSON.parse(readFileSync(exampleFile, 'utf8')) as Required<SeedFixture>;
 
 describe('loadSeed with the example fixture', () => {

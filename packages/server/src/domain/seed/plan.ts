@@ -1,135 +1,14 @@
-// Seed fixtures: a whole set of users, groups, projects and applications, checked completely before anything is
-// written, then applied at once so a bad fixture never leaves a half-seeded store.
-import { readFile } from 'node:fs/promises';
-import { customAlphabet } from 'nanoid';
-import {
-  checkNewUserFields,
-  checkPersonalAccessTokenFields,
-  newPersonalAccessTokenRow,
-  newUserRow,
-  type CheckedPersonalAccessToken,
-  type NewUser,
-} from '../domain/accounts.js';
-import { checkApplicationFields, newApplicationRow, type CheckedApplication } from '../domain/applications.js';
-import { accessLevels, checkNamespaceEntryFields } from '../domain/namespaces.js';
-import { checkPasswordPolicy, hashPassword } from '../domain/passwords.js';
-import { digest, newClientId, newSecret } from '../domain/secrets.js';
-import { epochSeconds } from '../domain/time.js';
-import { ExplainedError, InputError } from '../explained-error.js';
-import type { Scope, Visibility } from './schema.js';
-import type { FoundNames, NameQuery, SeedRows, Storage } from './storage.js';
-
-/**
- * A seed fixture (JSON). Every list is optional; names are matched case-insensitively, as at sign-in.
- *
- * ```json
- * {
- *   "users": [{
- *     "username": "jsmith", "email": "jsmith@example.com", "secondary_emails": ["jane@work.example"],
- *     "name": "Jane Smith", "password": "at least 8 chars",
- *     "two_factor_enabled": false, "otp_secret": "base32, with two_factor_enabled", "is_admin": false, "bio": "optional",
- *     "personal_access_tokens": [{ "name": "laptop", "token": "tbpat-...", "scopes": ["api"], "expires_at": "2030-12-31" }]
- *   }],
- *   "groups": [{
- *     "path": "acme", "name": "Acme", "visibility": "private",
- *     "members": [{ "username": "jsmith", "access_level": 50 }]
- *   }],
- *   "projects": [{
- *     "namespace": "acme", "path": "widgets", "name": "Widgets", "visibility": "private",
- *     "members": [{ "username": "awong", "access_level": 30 }]
- *   }],
- *   "applications": [{
- *     "name": "Example App", "owner": "jsmith", "client_id": "...", "client_secret": "...",
- *     "redirect_uris": ["http://127.0.0.1:8080/callback"], "scopes": ["api", "read_user"]
- *   }]
- * }
- * ```
- *
- * - Usernames and e-mail addresses are unique; a group's path must not be a username (a project's namespace is
- *   one or the other).
- * - `secondary_emails` (optional) are a user's verified secondary addresses: the seed describes only verified ones,
- *   as there is no verification flow. With `email` they are the addresses the user owns, and the only ones their
- *   notification e-mail may be. Each is an address no other user has (primary or secondary), listed once, and not
- *   the user's own `email`.
- * - `access_level`: 10 guest, 20 reporter, 30 developer, 40 maintainer, 50 owner. Members name users of the
- *   fixture or already in the store.
- * - A project whose `namespace` is a group's path belongs to that group; otherwise `namespace` must be a username
- *   (the project lives in that user's namespace). `members` is optional.
- * - A user with `two_factor_enabled` signs in to the pages with a code from an authenticator app holding
- *   `otp_secret` (TOTP, SHA-1, 6 digits, 30 s); without one, such a user cannot sign in to the pages at all.
- * - An application with `"confidential": false` is a public client (a browser or native app): it has no
- *   `client_secret` and must use PKCE.
- * - Plain secrets (passwords, tokens, client secrets) are only in the fixture: the store keeps scrypt hashes and
- *   SHA-256 digests. `expires_at` is the token's last valid day (UTC); `scopes` default to `["api"]`.
- */
-export interface SeedFixture {
-  users?: SeedUser[];
-  groups?: SeedGroup[];
-  projects?: SeedProject[];
-  applications?: SeedApplication[];
-}
-
-/** A new user's fields (accounts.ts) and the personal access tokens to give them. */
-export interface SeedUser extends NewUser {
-  personal_access_tokens?: SeedPersonalAccessToken[];
-}
-
-export interface SeedPersonalAccessToken {
-  name: string;
-  token: string;
-  scopes?: Scope[];
-  expires_at?: string | null;
-}
-
-export interface SeedMember {
-  username: string;
-  access_level: number;
-}
-
-export interface SeedGroup {
-  path: string;
-  name: string;
-  visibility: Visibility;
-  members?: SeedMember[];
-}
-
-export interface SeedProject {
-  namespace: string;
-  path: string;
-  name: string;
-  visibility: Visibility;
-  members?: SeedMember[];
-}
-
-export interface SeedApplication {
-  name: string;
-  owner: string;
-  client_id: string;
-  /** Absent, and only absent, for a public client. */
-  client_secret?: string;
-  redirect_uris: string[];
-  scopes?: Scope[];
-  /** False for a public client (a browser or native app): no secret, PKCE required. Defaults to true. */
-  confidential?: boolean;
-}
-
-/** A fixture that cannot be loaded; `problems` lists every bad entry, e.g. `users[2].email: ...`. */
-export class SeedError extends ExplainedError {
-  override name = 'SeedError';
-  readonly problems: string[];
-  constructor(problems: string[]) {
-    super(`the seed fixture was not loaded:\n${problems.map((p) => `  ${p}`).join('\n')}`);
-    this.problems = problems;
-  }
-}
-
-export interface SeedSummary {
-  users: number;
-  personalAccessTokens: number;
-  groups: number;
-  projects: number;
-  applications: number;
-}
+// A fixture checked against itself and the store, every problem found at once, and the rows it will write.
+import { checkNewUserFields, checkPersonalAccessTokenFields, newPersonalAccessTokenRow, newUserRow, type CheckedPersonalAccessToken } from '../accounts.js';
+import { checkApplicationFields, newApplicationRow, type CheckedApplication } from '../applications.js';
+import { accessLevels, checkNamespaceEntryFields } from '../namespaces.js';
+import { checkPasswordPolicy } from '../passwords.js';
+import { digest } from '../secrets.js';
+import { epochSeconds } from '../time.js';
+import { InputError } from '../../explained-error.js';
+import type { Scope, Visibility } from '../storage/records.js';
+import type { FoundNames, NameQuery, SeedRows } from '../storage/index.js';
+import type { SeedFixture, SeedGroup, SeedPersonalAccessToken, SeedProject, SeedUser } from './fixture.js';
 
 const entryKeys = {
   top: ['users', 'groups', 'projects', 'applications'],
@@ -170,7 +49,7 @@ interface Planning {
 }
 
 /** Checks the whole fixture against itself and the store; answers the plan and every problem found. */
-function plan(existing: FoundNames, fixture: unknown): { plan: Plan; problems: string[] } {
+export function plan(existing: FoundNames, fixture: unknown): { plan: Plan; problems: string[] } {
   const problems: string[] = [];
   const result: Plan = { users: [], groups: [], projects: [], applications: [] };
   const at = (path: string, check: () => void): boolean => {
@@ -373,7 +252,7 @@ function planApplication(planning: Planning, application: Record<string, unknown
 }
 
 /** The names a fixture would add, to ask the store which it has already. */
-function namesIn(fixture: unknown): NameQuery {
+export function namesIn(fixture: unknown): NameQuery {
   const query: NameQuery = { usernames: [], emails: [], groupPaths: [], projectPaths: [], clientIds: [], tokenDigests: [] };
   if (!isObject(fixture)) return query;
   const entries = (name: string) => (Array.isArray(fixture[name]) ? (fixture[name] as unknown[]).filter(isObject) : []);
@@ -409,7 +288,7 @@ function namesIn(fixture: unknown): NameQuery {
 }
 
 /** The stored rows of a checked plan, its passwords hashed. */
-function rowsOf(steps: Plan, hashes: string[]): SeedRows {
+export function rowsOf(steps: Plan, hashes: string[]): SeedRows {
   const now = epochSeconds();
   const entry = (e: { path: string; name: string; visibility: Visibility }) => ({ path: e.path, name: e.name.trim(), visibility: e.visibility, created_at: now });
   return {
@@ -429,96 +308,6 @@ function rowsOf(steps: Plan, hashes: string[]): SeedRows {
   };
 }
 
-/**
- * Loads a fixture (see SeedFixture): checks all of it first and throws SeedError listing every problem without
- * writing anything, then hashes the passwords and applies everything at once. A name another request took
- * meanwhile is refused by the store, and nothing of the fixture is applied.
- */
-export async function loadSeed(storage: Storage, fixture: unknown): Promise<SeedSummary> {
-  const { plan: steps, problems } = plan(await storage.maintenance.existingNames(namesIn(fixture)), fixture);
-  if (problems.length > 0) throw new SeedError(problems);
-  const hashes = await Promise.all(steps.users.map(({ user }) => hashPassword(user.password)));
-  try {
-    await storage.maintenance.applySeed(rowsOf(steps, hashes));
-  } catch (error) {
-    if (error instanceof InputError) throw new SeedError([`${error.field}: ${error.message}`]);
-    throw error;
-  }
-  return {
-    users: steps.users.length,
-    personalAccessTokens: steps.users.reduce((n, { tokens }) => n + tokens.length, 0),
-    groups: steps.groups.length,
-    projects: steps.projects.length,
-    applications: steps.applications.length,
-  };
-}
-
-/** Reads a JSON fixture file and loads it; errors name the file. */
-export async function loadSeedFile(storage: Storage, file: string): Promise<SeedSummary> {
-  let fixture: unknown;
-  try {
-    fixture = JSON.parse(await readFile(file, 'utf8'));
-  } catch (error) {
-    throw new SeedError([`${file}: ${(error as Error).message}`]);
-  }
-  try {
-    return await loadSeed(storage, fixture);
-  } catch (error) {
-    if (error instanceof SeedError) throw new SeedError(error.problems.map((p) => `${file}: ${p}`));
-    throw error;
-  }
-}
-
-export interface DemoCredentials {
-  username: string;
-  password: string;
-  client_id: string;
-  client_secret: string;
-  redirect_uri: string;
-  group: string;
-  project: string;
-}
-
-/** The built-in page the demo application's redirect URI points at. */
-export const demoCallbackPath = '/demo/callback';
-
-const demoPassword = customAlphabet('23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz', 16);
-
-/**
- * Gives an empty store something to sign in with: user `demo`, group `demo-group`, project
- * `demo-group/demo-project` and the application "Demo App". Answers the plain credentials (printed once by the
- * CLI; the store keeps only hashes), or null when the store already has users.
- */
-export async function ensureDemoData(storage: Storage, baseUrl: string): Promise<DemoCredentials | null> {
-  if (await storage.users.any()) return null;
-  const credentials: DemoCredentials = {
-    username: 'demo',
-    password: demoPassword(),
-    client_id: newClientId(),
-    client_secret: newSecret('clientSecret'),
-    // The server's own callback page, which shows the code and how to exchange it: the first authorization ends there.
-    redirect_uri: `${baseUrl}${demoCallbackPath}`,
-    group: 'demo-group',
-    project: 'demo-group/demo-project',
-  };
-  const fixture: SeedFixture = {
-    users: [{ username: 'demo', email: 'demo@example.com', name: 'Demo User', password: credentials.password }],
-    groups: [{ path: 'demo-group', name: 'Demo Group', visibility: 'private', members: [{ username: 'demo', access_level: 50 }] }],
-    projects: [{ namespace: 'demo-group', path: 'demo-project', name: 'Demo Project', visibility: 'private' }],
-    applications: [
-      {
-        name: 'Demo App',
-        owner: 'demo',
-        client_id: credentials.client_id,
-        client_secret: credentials.client_secret,
-        redirect_uris: [credentials.redirect_uri],
-        scopes: ['api', 'read_api', 'read_user'],
-      },
-    ],
-  };
-  await loadSeed(storage, fixture);
-  return credentials;
-}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

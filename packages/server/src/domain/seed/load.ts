@@ -1,0 +1,47 @@
+// Loading a fixture: checked whole, then written at once.
+import { readFile } from 'node:fs/promises';
+import { hashPassword } from '../passwords.js';
+import { InputError } from '../../explained-error.js';
+import type { Storage } from '../storage/index.js';
+import { SeedError, type SeedSummary } from './fixture.js';
+import { namesIn, plan, rowsOf } from './plan.js';
+
+/**
+ * Loads a fixture (see SeedFixture): checks all of it first and throws SeedError listing every problem without
+ * writing anything, then hashes the passwords and applies everything at once. A name another request took
+ * meanwhile is refused by the store, and nothing of the fixture is applied.
+ */
+export async function loadSeed(storage: Storage, fixture: unknown): Promise<SeedSummary> {
+  const { plan: steps, problems } = plan(await storage.maintenance.existingNames(namesIn(fixture)), fixture);
+  if (problems.length > 0) throw new SeedError(problems);
+  const hashes = await Promise.all(steps.users.map(({ user }) => hashPassword(user.password)));
+  try {
+    await storage.maintenance.applySeed(rowsOf(steps, hashes));
+  } catch (error) {
+    if (error instanceof InputError) throw new SeedError([`${error.field}: ${error.message}`]);
+    throw error;
+  }
+  return {
+    users: steps.users.length,
+    personalAccessTokens: steps.users.reduce((n, { tokens }) => n + tokens.length, 0),
+    groups: steps.groups.length,
+    projects: steps.projects.length,
+    applications: steps.applications.length,
+  };
+}
+
+/** Reads a JSON fixture file and loads it; errors name the file. */
+export async function loadSeedFile(storage: Storage, file: string): Promise<SeedSummary> {
+  let fixture: unknown;
+  try {
+    fixture = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    throw new SeedError([`${file}: ${(error as Error).message}`]);
+  }
+  try {
+    return await loadSeed(storage, fixture);
+  } catch (error) {
+    if (error instanceof SeedError) throw new SeedError(error.problems.map((p) => `${file}: ${p}`));
+    throw error;
+  }
+}
