@@ -3,7 +3,7 @@ import express, { type Request, type RequestHandler } from 'express';
 import { type Config, defaultOf, limits } from '../config.js';
 import { authenticateApiRequest } from '../domain/api-authentication.js';
 import { LoginThrottle } from '../domain/login-throttle.js';
-import { grantRegistry } from '../domain/oauth/grants.js';
+import { grantRegistry, type GrantRegistry } from '../domain/oauth/grants.js';
 import type { Backend } from '../store/backend.js';
 import type { Storage } from '../domain/storage/index.js';
 import { testHelperRouter, testHelpersOff } from './test-helper-routes.js';
@@ -96,7 +96,36 @@ function bodyParsers(limit: string): RequestHandler {
   };
 }
 
-export function createApp({ backend, config, now: givenNow = wallClock, log, requestLog, throttle: givenThrottle, validation, mailDelivery, testKit }: AppOptions): express.Express {
+/** What the steps below share, made once per app. */
+interface AppParts {
+  storage: Storage;
+  config: AppOptions['config'];
+  kit: TestKit | undefined;
+  now: () => number;
+  throttle: LoginThrottle;
+  sessions: SessionBacking;
+  metrics: Metrics;
+  bodies: RequestHandler;
+  validation: RequestHandler[];
+  grants: GrantRegistry;
+}
+
+export function createApp(options: AppOptions): express.Express {
+  const parts = appParts(options);
+  const app = express();
+  useObservers(app, parts, options.requestLog);
+  applySettings(app, parts.config);
+  app.use(apiV4Alias);
+  if (parts.kit) app.use(faultInjection(parts.kit.faults, parts.bodies));
+  app.use(areaBranches(apiBranch(parts, options.mailDelivery), oauthBranch(parts)));
+  usePageHeadersAndCommonRoutes(app, parts);
+  usePages(app, parts);
+  app.use(errorHandler(options.log, parts.grants, parts.metrics));
+  app.use(lastResortHandler(options.log));
+  return app;
+}
+
+function appParts({ backend, config, now: givenNow = wallClock, throttle: givenThrottle, validation, testKit }: AppOptions): AppParts {
   const { storage } = backend;
   // A kit made here goes back to the state the store has now, as the caller seeded it before making the app.
   const kit = config.testHelpers ? (testKit ?? new TestKit(storage, givenNow)) : undefined;
@@ -105,25 +134,42 @@ export function createApp({ backend, config, now: givenNow = wallClock, log, req
   const now = kit ? kit.clock.now : givenNow;
   const throttle = givenThrottle ?? new LoginThrottle(limits.loginThrottle, backend.throttleBacking, () => now() * 1000);
   kit?.attachThrottle(throttle, limits.loginThrottle);
-  const sessions: SessionBacking = { storage: storage.sessions, secret: backend.sessionSecret };
-  const app = express();
-  const metrics = new Metrics(storage.maintenance);
+  return {
+    storage,
+    config,
+    kit,
+    now,
+    throttle,
+    sessions: { storage: storage.sessions, secret: backend.sessionSecret },
+    metrics: new Metrics(storage.maintenance),
+    bodies: bodyParsers(config.bodyLimit),
+    // One validator for the branches and the pages: its compiled schemas and route table are shared.
+    validation: validation ?? openApiValidation({ validateResponses: config.validateResponses }),
+    grants: grantRegistry(config.passwordGrant),
+  };
+}
+
+function useObservers(app: express.Express, { kit, now, storage, metrics }: AppParts, requestLog: RequestHandler | undefined): void {
   if (requestLog) app.use(requestLog);
   // First, so that it records the path the client called and every answer, a queued fault's included.
   if (kit) app.use(requestJournal(kit.journal, now, storage));
   app.use(metrics.observeRequests);
+}
+
+function applySettings(app: express.Express, config: AppOptions['config']): void {
   app.disable('x-powered-by');
   answerJsonExactly(app);
   for (const [setting, value] of Object.entries(routingSettings)) app.set(setting, value);
   // req.ip (the sign-in throttle's key) and req.secure (the session cookie's Secure flag) follow it.
   app.set('trust proxy', config.trustProxy ?? false);
-  const bodies = bodyParsers(config.bodyLimit);
-  // One validator for both branches: its compiled schemas and route table are shared.
-  validation ??= openApiValidation({ validateResponses: config.validateResponses });
+}
 
-  // The API, the hot path, is its own branch: its requests pass only the steps that apply to them, not the page
-  // headers, sessions, and the OAuth and page routes that each cost a match per request. The branch is not
-  // mounted, so the validator sees the whole path; it sees only API paths, so authentication needs no mount.
+/**
+ * The API, the hot path, is its own branch: its requests pass only the steps that apply to them, not the page
+ * headers, sessions, and the OAuth and page routes that each cost a match per request. The branch is not mounted,
+ * so the validator sees the whole path; it sees only API paths, so authentication needs no mount.
+ */
+function apiBranch({ storage, config, kit, now, bodies, validation }: AppParts, mailDelivery: AppOptions['mailDelivery']): express.Router {
   const api = express.Router();
   api.use(bodies);
   // Authentication comes before validation, so an anonymous caller learns nothing about parameters (401 first).
@@ -134,18 +180,24 @@ export function createApp({ backend, config, now: givenNow = wallClock, log, req
     api.use('/api/v3/test_helpers', testHelperRouter({ storage, kit, baseUrl: config.baseUrl, codeTtl: config.codeTtl, tokenTtl: config.tokenTtl, onMailQueued: () => mailDelivery?.kick() }));
   }
   api.use('/api/v3', apiRouter(storage, config.baseUrl));
+  return api;
+}
 
-  // The OAuth JSON endpoints are a branch too, for the same reason: none of the page, document and operations
-  // layers below applies to their paths. A request the branch leaves unanswered goes on down the app as before.
-  const grants = grantRegistry(config.passwordGrant);
+/**
+ * The OAuth JSON endpoints are a branch too, for the same reason: none of the page, document and operations layers
+ * below applies to their paths. A request the branch leaves unanswered goes on down the app as before.
+ */
+function oauthBranch({ storage, config, now, throttle, bodies, validation, grants, metrics }: AppParts): express.Router {
   const oauth = express.Router();
   oauth.use(bodies);
   oauth.use(validation);
   oauth.use(oauthRouter({ storage, baseUrl: config.baseUrl, tokenTtl: config.tokenTtl, now, throttle, introspectionClients: config.introspectionClients ?? [], grants, metrics }));
+  return oauth;
+}
 
-  app.use(apiV4Alias);
-  if (kit) app.use(faultInjection(kit.faults, bodies));
-  app.use((req, res, next) => {
+/** Sends an API or OAuth request down its branch, with the headers and CORS its area answers with; pages go on. */
+function areaBranches(api: RequestHandler, oauth: RequestHandler): RequestHandler {
+  return (req, res, next) => {
     const path = req.path;
     const area = areaOf(path);
     if (area === 'pages') return next();
@@ -157,7 +209,10 @@ export function createApp({ backend, config, now: givenNow = wallClock, log, req
     const dispatch = () => (branch ? branch(req, res, next) : next());
     // Before the branches, so that a preflight is answered here and every answer, errors included, has the headers.
     return answersAnyOrigin(area, path) ? crossOrigin(req, res, dispatch) : dispatch();
-  });
+  };
+}
+
+function usePageHeadersAndCommonRoutes(app: express.Express, { config, storage, metrics, bodies }: AppParts): void {
   app.use(pagePaths, pageHeaders(config.secureCookies));
   // The landing page and the document answer errors as pages too, with the pages' headers.
   app.use(['/openapi.yaml', '/openapi.json'], pageHeaders(config.secureCookies));
@@ -166,6 +221,9 @@ export function createApp({ backend, config, now: givenNow = wallClock, log, req
   app.use(bodies);
   // After the body parsers, so that an oversized body is refused here as everywhere else.
   app.use(operationsRouter({ maintenance: storage.maintenance, metrics, allowlist: config.monitoringAllowlist ?? ['loopback'] }), documentRouter(), referenceRouter(config.baseUrl));
+}
+
+function usePages(app: express.Express, { storage, config, kit, now, throttle, sessions, validation }: AppParts): void {
   const pages = {
     storage,
     now,
@@ -181,7 +239,4 @@ export function createApp({ backend, config, now: givenNow = wallClock, log, req
   app.use(pageSessions(pages));
   app.use(validation);
   app.use(pagesRouter({ ...pages, baseUrl: config.baseUrl }));
-  app.use(errorHandler(log, grants, metrics));
-  app.use(lastResortHandler(log));
-  return app;
 }
