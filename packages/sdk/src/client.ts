@@ -133,24 +133,22 @@ export function createTokenbellClient(options: TokenbellClientOptions): Tokenbel
         update: (params) =>
           json<GlobalNotificationSettings>(raw.PUT('/api/v3/notification_settings', { body: params, ...asText })),
       },
-      group: (id) => ({
-        get: () =>
-          json<NotificationSettings>(raw.GET('/api/v3/groups/{id}/notification_settings', { params: { path: { id } }, ...asText })),
-        update: (params) =>
-          json<NotificationSettings>(
-            raw.PUT('/api/v3/groups/{id}/notification_settings', { params: { path: { id } }, body: params, ...asText }),
-          ),
-      }),
+      group: (id) => settingsResource(raw, '/api/v3/groups/{id}/notification_settings', id),
       // openapi-fetch's path serializer applies encodeURIComponent, so 'acme/widgets' arrives as
       // acme%2Fwidgets; encoding here as well would send acme%252Fwidgets.
-      project: (id) => ({
-        get: () =>
-          json<NotificationSettings>(raw.GET('/api/v3/projects/{id}/notification_settings', { params: { path: { id } }, ...asText })),
-        update: (params) =>
-          json<NotificationSettings>(
-            raw.PUT('/api/v3/projects/{id}/notification_settings', { params: { path: { id } }, body: params, ...asText }),
-          ),
-      }),
+      project: (id) => settingsResource(raw, '/api/v3/projects/{id}/notification_settings', id),
     },
+  };
+}
+
+/** A group's and a project's settings are the same operations on two paths. */
+function settingsResource(
+  raw: TokenbellRawClient,
+  path: '/api/v3/groups/{id}/notification_settings' | '/api/v3/projects/{id}/notification_settings',
+  id: GroupOrProjectId,
+): NotificationSettingsResource {
+  return {
+    get: () => json<NotificationSettings>(raw.GET(path, { params: { path: { id } }, ...asText })),
+    update: (params) => json<NotificationSettings>(raw.PUT(path, { params: { path: { id } }, body: params, ...asText })),
   };
 }
