@@ -33,10 +33,7 @@ export async function canSeeProject(user: UserRecord | null, project: Project, a
 
 /** The rule itself, with the user's standing already known (null: not needed, the project is not private). */
 export function canSeeProjectWith(user: UserRecord | null | undefined, project: Project, access: ProjectAccess | null): boolean {
-  if (project.visibility === 'public') return true;
-  if (!isActive(user)) return false;
-  if (project.visibility === 'internal') return true;
-  return user.is_admin || ownsNamespaceOf(user, project) || (access !== null && projectAccessLevel(access) !== null);
+  return levelAdmits(user, project.visibility, (member) => ownsNamespaceOf(member, project) || (access !== null && projectAccessLevel(access) !== null));
 }
 
 export async function canSeeGroup(user: UserRecord | null, group: Group, access: () => Promise<GroupAccess>): Promise<boolean> {
@@ -46,13 +43,19 @@ export async function canSeeGroup(user: UserRecord | null, group: Group, access:
 
 /** The rule itself, with the user's standing already known (null: not needed, the group is not private). */
 export function canSeeGroupWith(user: UserRecord | null | undefined, group: Group, access: GroupAccess | null): boolean {
-  if (group.visibility === 'public') return true;
-  if (!isActive(user)) return false;
-  if (group.visibility === 'internal') return true;
-  if (user.is_admin) return true;
   // GitLab lets a member of one of the group's projects see the group (GroupPolicy: "has_projects"), or the
   // project's breadcrumb would point at a page they cannot open.
-  return access !== null && (access.direct !== null || access.inAProject);
+  return levelAdmits(user, group.visibility, () => access !== null && (access.direct !== null || access.inAProject));
+}
+
+/**
+ * What a visibility level lets a user see, the same for groups and projects: public, anyone; internal, any active
+ * user; private, an active administrator or a user `admitted` lets in (a member, by the rule of each).
+ */
+function levelAdmits(user: UserRecord | null | undefined, visibility: Project['visibility'], admitted: (user: UserRecord) => boolean): boolean {
+  if (visibility === 'public') return true;
+  if (!isActive(user)) return false;
+  return visibility === 'internal' || user.is_admin || admitted(user);
 }
 
 const allDigits = /^[0-9]+$/;
