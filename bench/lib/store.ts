@@ -35,13 +35,13 @@ export interface GeneratedStore {
 }
 
 let sharedHash: Promise<string> | undefined;
+const year = 365 * 24 * 3600;
 
 export async function generateStore(file: string, spec: StoreSpec): Promise<GeneratedStore> {
   sharedHash ??= hashPassword(password);
   const passwordHash = await sharedHash;
   const now = Math.floor(Date.now() / 1000);
   const created = now;
-  const year = 365 * 24 * 3600;
   // A per-run nonce: plain tokens never repeat across runs, as real ones would not.
   const nonce = randomBytes(6).toString('hex');
   const data: StoreData = {
@@ -72,9 +72,30 @@ export async function generateStore(file: string, spec: StoreSpec): Promise<Gene
     notification_events: [],
     outbox: [],
   };
+  const { usernames, accessTokens } = addUsers(data, spec.users, passwordHash, nonce, now);
+  // Every user is a member of the one private project, so the visibility check has the whole member list to search.
+  data.projects.push({
+    id: project.id,
+    namespace: 'bench',
+    path: 'app',
+    name: 'Bench app',
+    visibility: 'private',
+    group_id: 1,
+    members: data.users.map((u) => ({ user_id: u.id, access_level: 30 })),
+    created_at: created,
+  });
+  const codes = addCodes(data, spec, nonce, now);
+  const refreshTokens = addRefreshTokens(data, spec, nonce, now);
+  const text = JSON.stringify(data);
+  await writeFile(file, text, { mode: 0o600 });
+  return { file, users: spec.users, usernames, accessTokens, codes, refreshTokens, bytes: Buffer.byteLength(text) };
+}
+
+/** One user a number, each with an OAuth access token (stored as its digest); their names and plain tokens. */
+function addUsers(data: StoreData, users: number, passwordHash: string, nonce: string, now: number): { usernames: string[]; accessTokens: string[] } {
   const usernames: string[] = [];
   const accessTokens: string[] = [];
-  for (let id = 1; id <= spec.users; id++) {
+  for (let id = 1; id <= users; id++) {
     const username = `user${id}`;
     usernames.push(username);
     data.users.push({
@@ -88,7 +109,7 @@ export async function generateStore(file: string, spec: StoreSpec): Promise<Gene
       state: 'active',
       is_admin: false,
       bio: '',
-      created_at: created,
+      created_at: now,
     });
     const token = `tba_${nonce}u${id}${randomBytes(12).toString('hex')}`;
     accessTokens.push(token);
@@ -105,17 +126,11 @@ export async function generateStore(file: string, spec: StoreSpec): Promise<Gene
       code_id: null,
     });
   }
-  // Every user is a member of the one private project, so the visibility check has the whole member list to search.
-  data.projects.push({
-    id: project.id,
-    namespace: 'bench',
-    path: 'app',
-    name: 'Bench app',
-    visibility: 'private',
-    group_id: 1,
-    members: data.users.map((u) => ({ user_id: u.id, access_level: 30 })),
-    created_at: created,
-  });
+  return { usernames, accessTokens };
+}
+
+/** Single-use authorization codes for the code exchange, spread over the users; their plain values. */
+function addCodes(data: StoreData, spec: StoreSpec, nonce: string, now: number): string[] {
   const codes: string[] = [];
   for (let i = 0; i < (spec.codes ?? 0); i++) {
     const code = `${nonce}c${i}${randomBytes(12).toString('hex')}`;
@@ -134,6 +149,11 @@ export async function generateStore(file: string, spec: StoreSpec): Promise<Gene
       used_at: null,
     });
   }
+  return codes;
+}
+
+/** Single-use refresh tokens for the refresh grant, spread over the users; their plain values. */
+function addRefreshTokens(data: StoreData, spec: StoreSpec, nonce: string, now: number): string[] {
   const refreshTokens: string[] = [];
   for (let i = 0; i < (spec.refreshTokens ?? 0); i++) {
     const refresh = `tbr_${nonce}r${i}${randomBytes(12).toString('hex')}`;
@@ -151,7 +171,5 @@ export async function generateStore(file: string, spec: StoreSpec): Promise<Gene
       code_id: null,
     });
   }
-  const text = JSON.stringify(data);
-  await writeFile(file, text, { mode: 0o600 });
-  return { file, users: spec.users, usernames, accessTokens, codes, refreshTokens, bytes: Buffer.byteLength(text) };
+  return refreshTokens;
 }
