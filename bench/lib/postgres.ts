@@ -1,8 +1,12 @@
 // The benchmark's stores in PostgreSQL: the same generated StoreData the file server reads, copied into a migrated
 // database table by table (one json_populate_recordset per table, so 100k rows take a second, not a minute).
+// The cluster is moved between cores with its backends, for the rows that put it on the servers' core.
 import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import type { StoreData } from '../../packages/server/src/store/schema.js';
+import { migrate } from '../../packages/server/src/store/postgres/migrate.js';
+import { type TestCluster, createDatabase } from '../../test/support/postgres.js';
+import { pinWithChildren, pinning } from './processes.js';
 
 const iso = (seconds: number | null) => (seconds === null ? null : new Date(seconds * 1000).toISOString());
 
@@ -37,3 +41,14 @@ export async function copyStoreIntoDatabase(storeFile: string, url: string): Pro
     await client.end();
   }
 }
+
+/** A fresh, migrated database in `cluster` holding the store in `storeFile`; its URL. */
+export async function storeDatabase(cluster: TestCluster, storeFile: string): Promise<string> {
+  const database = await createDatabase(cluster.url);
+  await migrate(database.url);
+  await copyStoreIntoDatabase(storeFile, database.url);
+  return database.url;
+}
+
+/** Moves the cluster (postmaster and backends) to the cores a variant asks for. */
+export const placeCluster = (cluster: TestCluster, cores: 'all' | 'servers') => pinning && pinWithChildren(pinning[cores], cluster.pid);

@@ -1,0 +1,71 @@
+// The targets the sections start: the built server on a JSON file, on PostgreSQL or in memory on a seed, the bare
+// Express ceiling, node-oidc-provider, and the helpers that run on the servers' core. All of them from this checkout.
+import { spawnSync } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Target, freePort, pinning, startTarget, waitFor200 } from './processes.js';
+import { log } from './figures.js';
+import { client } from './store.js';
+
+export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+/** The build `npm start` runs: the bench measures dist, never the sources through tsx. */
+const cli = join(root, 'packages/server/dist/cli.js');
+// Production settings: no --validate-responses, NODE_ENV=production.
+const production = { NODE_ENV: 'production' };
+
+export function build(): void {
+  log('building the server (npm run build -w @tokenbell/server)');
+  const result = spawnSync('npm', ['run', 'build', '-w', '@tokenbell/server', '--silent'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (result.status !== 0) throw new Error(`the server build failed (exit ${result.status})`);
+}
+
+export async function startServer(name: string, dataFile: string, env: NodeJS.ProcessEnv = {}): Promise<Target> {
+  const port = await freePort();
+  return startTarget(name, process.execPath, [cli, '--port', String(port), '--data', dataFile], port, { ...production, ...env });
+}
+
+export async function startPostgresServer(name: string, databaseUrl: string): Promise<Target> {
+  const port = await freePort();
+  return startTarget(name, process.execPath, [cli, '--port', String(port), '--database-url', databaseUrl], port, production);
+}
+
+/** `tokenbell --memory --seed`, what a test suite that spawns the server starts. */
+export async function startSeeded(seed: string, extra: string[] = []): Promise<Target> {
+  const port = await freePort();
+  return startTarget('tokenbell --memory --seed', process.execPath, [cli, '--memory', '--seed', seed, '--port', String(port), ...extra], port, production);
+}
+
+/** bench/targets/ceiling.ts with its answers (the GET's, then the form POSTs'), not waited for. */
+export async function startCeiling(name: string, answers: string[]): Promise<Target> {
+  const port = await freePort();
+  return startTarget(name, process.execPath, ['--import', 'tsx', join(root, 'bench/targets/ceiling.ts'), String(port), ...answers], port, production);
+}
+
+export interface Peer {
+  target: Target;
+  /** Refresh and access tokens minted through the peer's own models, on its control port. */
+  mint: (refresh: number, access: number) => Promise<{ refreshTokens: string[]; accessTokens: string[] }>;
+}
+
+/** Starts node-oidc-provider (bench/targets/peer-oidc-provider.ts) and returns it with its minting route. */
+export async function startPeer(): Promise<Peer> {
+  const port = await freePort();
+  const controlPort = await freePort();
+  const target = startTarget('node-oidc-provider', process.execPath, ['--import', 'tsx', join(root, 'bench/targets/peer-oidc-provider.ts'), String(port), String(controlPort), client.id, client.secret], port, production);
+  await waitFor200(target, '/.well-known/openid-configuration', {}, 60_000);
+  const mint = async (refresh: number, access: number) => {
+    const response = await fetch(`http://127.0.0.1:${controlPort}/mint?refresh=${refresh}&access=${access}`, { method: 'POST' });
+    if (response.status !== 200) throw new Error(`the peer's mint answered ${response.status}: ${await response.text()}`);
+    return (await response.json()) as { refreshTokens: string[]; accessTokens: string[] };
+  };
+  return { target, mint };
+}
+
+/** A server-side helper run on the servers' core: `node --import tsx bench/targets/NAME.ts ARGS`, its JSON line. */
+export function runOnServerCore<T>(name: string, args: string[]): T {
+  const command = [process.execPath, '--import', 'tsx', join(root, `bench/targets/${name}.ts`), ...args];
+  const [file, argv] = pinning ? ['taskset', ['-c', pinning.servers, ...command]] : [command[0]!, command.slice(1)];
+  const result = spawnSync(file, argv, { cwd: root, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`${name} failed (exit ${result.status}): ${result.stderr}`);
+  return JSON.parse(result.stdout) as T;
+}

@@ -1,0 +1,166 @@
+// The test kit (`@tokenbell/server/testing`, issue 19) as a suite uses it, from the build: starts against a bare
+// http.createServer and a spawned CLI, then helpers.reset() against one PUT.
+import { createServer } from 'node:http';
+import { readFile, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { administrator, writeContractSeed } from '../../test/contract/seed.js';
+import type { Config, Run } from '../lib/config.js';
+import { figures, fmt, log, notes, record } from '../lib/figures.js';
+import { median } from '../lib/load.js';
+import { waitFor200 } from '../lib/processes.js';
+import { pat, readPath, writeBody } from '../lib/requests.js';
+import { root, startSeeded } from '../lib/servers.js';
+
+type StartTokenbell = typeof import('../../packages/server/src/testing.js').startTokenbell;
+
+/** The `q`-quantile by nearest rank. */
+function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+}
+
+function recordSpread(prefix: string, values: number[]): void {
+  record(`${prefix}.median_ms`, median(values));
+  record(`${prefix}.min_ms`, Math.min(...values));
+  record(`${prefix}.max_ms`, Math.max(...values));
+}
+
+async function expect200(response: Response, what: string): Promise<void> {
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`${what} answered ${response.status}: ${text}`);
+}
+
+/**
+ * startTokenbell() on the contract suite's seed (the example fixture plus an administrator and a public application,
+ * the larger of the realistic seeds) to a first authenticated answer, against a bare http.createServer and a spawned
+ * CLI on the same seed; then helpers.reset() after a few writes, which is what a suite pays before every test, against
+ * one PUT.
+ */
+export async function testingBenchmark({ config, work }: Run): Promise<void> {
+  const began = performance.now();
+  // The built module, as an installed package is imported: the bench measures dist, never the sources through tsx.
+  const { startTokenbell } = (await import(pathToFileURL(join(root, 'packages/server/dist/testing.js')).href)) as typeof import('../../packages/server/src/testing.js');
+  const seed = await writeContractSeed(work);
+  const fixture = JSON.parse(await readFile(seed, 'utf8')) as Record<'users' | 'groups' | 'projects' | 'applications', unknown[]>;
+  const kit = await kitStarts(config, startTokenbell, seed);
+  const bare = await bareHttpStarts(config);
+  const spawned = await spawnedCliStarts(config, seed);
+  record('ratio.testing_start_vs_spawned_cli', median(kit) / median(spawned));
+  record('ratio.testing_start_vs_bare_http', median(kit) / median(bare));
+  for (const store of ['memory', 'file'] as const) await kitResets(config, startTokenbell, seed, join(work, 'testing-kit.json'), store);
+  record('testing.section_seconds', (performance.now() - began) / 1000);
+  notes.push(
+    `testing: seed = the contract suite's (test/contract/seed.ts): ${fixture.users.length} users, ${fixture.groups.length} groups, ${fixture.projects.length} projects, ${fixture.applications.length} applications; each reset undoes 1 user, 1 personal access token and 1 notification setting; the section took ${fmt(figures['testing.section_seconds'], 1)} s`,
+  );
+}
+
+// Personal access tokens go in PRIVATE-TOKEN; Bearer is for OAuth tokens.
+const me = (url: string, token: string) => fetch(`${url}/api/v4/user`, { headers: pat(token) });
+
+/** Sequential startTokenbell() -> first answer -> close(); the times to the first answer. */
+async function kitStarts(config: Config, startTokenbell: StartTokenbell, seed: string): Promise<number[]> {
+  log(`test kit: ${config.kitStarts} sequential startTokenbell() -> first answer -> close()`);
+  const starts = { total: [] as number[], resolved: [] as number[], first: [] as number[], second: [] as number[], close: [] as number[] };
+  for (let i = 0; i < config.kitStarts; i++) {
+    const starting = performance.now();
+    const kit = await startTokenbell({ seed });
+    const resolved = performance.now();
+    try {
+      const { token } = await kit.helpers.mintPersonalAccessToken({ username: 'jsmith', name: 'bench', scopes: ['read_user'] });
+      const minted = performance.now();
+      await expect200(await me(kit.url, token), 'the test kit');
+      const answered = performance.now();
+      await expect200(await me(kit.url, token), 'the test kit');
+      starts.second.push(performance.now() - answered);
+      starts.first.push(answered - minted);
+      starts.resolved.push(resolved - starting);
+      starts.total.push(answered - starting);
+    } finally {
+      const closing = performance.now();
+      await kit.close();
+      starts.close.push(performance.now() - closing);
+    }
+  }
+  recordSpread('testing.start.to_first_answer', starts.total);
+  // The first start in a process also pays for loading and compiling the server's code.
+  record('testing.start.first_in_process_ms', starts.total[0]!);
+  record('testing.start.resolved_ms', median(starts.resolved));
+  record('testing.start.first_request_ms', median(starts.first));
+  record('testing.start.second_request_ms', median(starts.second));
+  record('testing.start.close_ms', median(starts.close));
+  return starts.total;
+}
+
+async function bareHttpStarts(config: Config): Promise<number[]> {
+  const bare: number[] = [];
+  for (let i = 0; i < config.kitStarts; i++) {
+    const starting = performance.now();
+    const server = createServer((_req, res) => res.end('{}'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    await (await fetch(`http://127.0.0.1:${port}/`)).text();
+    bare.push(performance.now() - starting);
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+  recordSpread('testing.baseline.bare_http', bare);
+  return bare;
+}
+
+/** The CLI on the same seed, in memory: what a suite that spawns the server instead waits for. */
+async function spawnedCliStarts(config: Config, seed: string): Promise<number[]> {
+  const spawned: number[] = [];
+  for (let i = 0; i < config.coldStarts; i++) {
+    const target = await startSeeded(seed, ['--log-level', 'silent']);
+    try {
+      spawned.push((await waitFor200(target, '/api/v4/user', pat(administrator.pat))) - target.spawnedAt);
+    } finally {
+      await target.stop();
+    }
+  }
+  recordSpread('testing.baseline.spawned_cli', spawned);
+  return spawned;
+}
+
+/** Rounds of writes then helpers.reset() on one kit, on the memory store or on `dataFile`, against the PUT alone. */
+async function kitResets(config: Config, startTokenbell: StartTokenbell, seed: string, dataFile: string, store: 'memory' | 'file'): Promise<void> {
+  await rm(dataFile, { force: true });
+  const kit = await startTokenbell({ seed, ...(store === 'file' ? { dataFile } : {}) });
+  try {
+    // One user, a token of theirs and a setting changed through the API, then back to the seed; the same username
+    // every round, so a reset that left the user behind would fail the next round's create.
+    const round = async () => {
+      await kit.helpers.createUser({ username: 'bench-user', email: 'bench-user@example.com', name: 'Bench User', password: 'bench-user-password' });
+      const { token } = await kit.helpers.mintPersonalAccessToken({ username: 'bench-user', name: 'bench', scopes: ['api'] });
+      const putting = performance.now();
+      await expect200(await fetch(`${kit.url}${readPath}`, { method: 'PUT', headers: { ...pat(token), 'content-type': 'application/json' }, body: writeBody }), 'PUT notification settings');
+      const put = performance.now() - putting;
+      const resetting = performance.now();
+      await kit.helpers.reset();
+      return { put, reset: performance.now() - resetting };
+    };
+    // The first round compiles the validator's checks for these operations.
+    await round();
+    // A reset writes the whole seeded state into the data file (the journal holds only what came after it).
+    if (store === 'file') record('testing.reset.store_kib', (await stat(dataFile)).size / 1024);
+    log(`test kit: up to ${config.kitResets} rounds of writes and reset on the ${store} store`);
+    const puts: number[] = [];
+    const resets: number[] = [];
+    // Each round hashes the new user's password (scrypt, tens of milliseconds), so a slow machine gets fewer rounds
+    // rather than a longer run.
+    const until = performance.now() + config.kitResetSeconds * 1000;
+    for (let i = 0; i < config.kitResets && performance.now() < until; i++) {
+      const { put, reset } = await round();
+      puts.push(put);
+      resets.push(reset);
+    }
+    record(`testing.reset.${store}.rounds`, resets.length);
+    record(`testing.reset.${store}.median_ms`, median(resets));
+    record(`testing.reset.${store}.p95_ms`, quantile(resets, 0.95));
+    record(`testing.reset.${store}.put_median_ms`, median(puts));
+    record(`ratio.testing_reset_vs_put.${store}`, median(resets) / median(puts));
+  } finally {
+    await kit.close();
+  }
+}

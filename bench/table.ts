@@ -1,0 +1,223 @@
+// The printed result: one table of load runs (medians with the lowest and highest round), the other figures, the
+// ratios taken within this run, and the notes. A figure a run did not measure (`--only`) prints as '-'.
+import { cpus } from 'node:os';
+import { type Config, tokenConnectionCounts, tokenConnections } from './lib/config.js';
+import { figures, fmt, notes, spreads } from './lib/figures.js';
+import { postgresVariants } from './sections/postgres.js';
+import { tokenTargets } from './sections/token-endpoint.js';
+
+type Pairs = Array<[string, string]>;
+
+/** A figure as `format` gives it, with the lowest and highest round when they differ from it. */
+function withSpread(key: string, format: (value: number | undefined) => string): string {
+  const spread = spreads[key];
+  const text = format(figures[key]);
+  if (!spread || spread[0] === spread[1]) return text;
+  return `${text} (${format(spread[0])}-${format(spread[1])})`;
+}
+const pct = (key: string) => `${withSpread(key, (v) => fmt(v === undefined ? v : v * 100))} %`;
+const times = (key: string, digits = 2) => `${withSpread(key, (v) => fmt(v, digits))}x`;
+
+export function table(quick: boolean, config: Config): string {
+  const kv = (list: Pairs) => {
+    const w = Math.max(...list.map(([k]) => k.length));
+    return list.map(([k, v]) => `${k.padEnd(w)}  ${v}`);
+  };
+  return [
+    `tokenbell benchmarks (${quick ? 'quick' : 'full'}: medians of ${config.rounds} round(s), ${config.seconds} s per run; server from packages/server/dist; Node ${process.version}, ${cpus().length} CPUs)`,
+    '',
+    ...render(loadRows(config)),
+    '',
+    ...kv([...apiExtras(config), ...tokenAndKitExtras(config)]),
+    '',
+    'Ratios (within this run; ratio figures are medians of per-round ratios)',
+    ...kv([...apiRatios(config), ...tokenAndKitRatios()]),
+    ...(notes.length ? ['', 'Notes', ...notes.map((n) => `  ${n}`)] : []),
+  ].join('\n');
+}
+
+function render(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' | ');
+  return [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('-|-'), ...rows.slice(1).map(line)];
+}
+
+function loadRows(config: Config): string[][] {
+  const rows: string[][] = [['benchmark', 'target / case', 'conns', 'store', 'req/s (min-max)', 'p50 ms', 'p99 ms', 'failed', 'acks/file write']];
+  // autocannon records whole milliseconds, so a p50 of 0 means under a millisecond.
+  const line = (section: string, label: string, conns: string, store: string, prefix: string) =>
+    rows.push([
+      section,
+      label,
+      conns,
+      store,
+      withSpread(`${prefix}.rps`, (v) => fmt(v)),
+      fmt(figures[`${prefix}.p50_ms`]),
+      fmt(figures[`${prefix}.p99_ms`]),
+      fmt(figures[`${prefix}.failed`]),
+      prefix.startsWith('write.') ? fmt(figures[`${prefix}.commits_per_file_write`], 1) : '',
+    ]);
+  for (const c of config.connections) {
+    line('API read', 'reference server (auth + validation)', String(c), '1k', `read.reference.c${c}`);
+    line('API read', 'bare Express 5 (ceiling)', String(c), '-', `read.ceiling.c${c}`);
+    line('API read', 'Prism mock --dynamic=false', String(c), '-', `read.prism.c${c}`);
+  }
+  for (const u of config.stores) {
+    for (const c of config.connections) line('API write', 'PUT project settings (durable)', String(c), `${u / 1000}k`, `write.u${u}.c${c}`);
+  }
+  for (const key of ['success', 'unauthenticated_401', 'malformed_400']) {
+    const label = { success: 'GET answered 200', unauthenticated_401: 'GET without a token (401)', malformed_400: 'PUT with an invalid level (400)' }[key];
+    line('API errors', `reference server: ${label}`, '50', '1k', `errors.${key}.c50`);
+  }
+  for (const c of tokenConnectionCounts) {
+    for (const [grant, label] of [['refresh_token', 'refresh grant'], ['introspection', 'introspection']] as const) {
+      for (const t of tokenTargets) line(`Token: ${label}`, t.label, String(c), t.key === 'file' || t.key === 'postgres' ? '1k' : '-', `token.${grant}.c${c}.${t.key}`);
+    }
+  }
+  for (const k of ['file', 'postgres'] as const) line('Token: code grant', tokenTargets.find((t) => t.key === k)!.label, String(tokenConnections), '1k', `token.authorization_code.c${tokenConnections}.${k}`);
+  for (const c of tokenConnectionCounts) line('Token: password grant', `right passwords, one address (429s: ${fmt(figures[`token.password.c${c}.status_429`])})`, String(c), '1k', `token.password.c${c}`);
+  line('Password storm', 'GET alone', '10', '1k', 'token.get_quiet.c10');
+  line('Password storm', 'GET during a password-grant storm', '10', '1k', 'token.get_during_password_storm.c10');
+  line('Password storm', `the storm (429s: ${fmt(figures['token.password_storm.c50.status_429'])})`, '50', '1k', 'token.password_storm.c50');
+  for (const [label, id, conns] of [
+    ['authenticated GET', 'read.c10', '10'],
+    ['authenticated GET', 'read.c50', '50'],
+    ['PUT project settings (durable)', 'write.c50', '50'],
+  ] as const) {
+    line('Store: JSON file', label, conns, '1k', `postgres.${id}.file`);
+    for (const v of postgresVariants) line('Store: PostgreSQL', `${label}, ${v.label}`, conns, '1k', `postgres.${id}.${v.key}`);
+  }
+  return rows;
+}
+
+/** The SDK, cold starts, read and write servers' figures. */
+function apiExtras(config: Config): Pairs {
+  const extra: Pairs = [
+    ['SDK: plain fetch, p50 per call', `${fmt(figures['sdk.fetch.p50_ms'], 3)} ms`],
+    ['SDK: client.notificationSettings.global.get(), p50 per call', `${fmt(figures['sdk.client.p50_ms'], 3)} ms`],
+    ...(['memory', 'file'] as const).flatMap((kind): Pairs => [
+      [`Cold start, ${kind === 'memory' ? 'tokenbell --memory (contract seed)' : 'JSON file (1k users)'}: spawn -> first 200, median (min-max) of ${config.coldStarts}`, `${withSpread(`cold.${kind}.spawn_to_first_200_ms`, (v) => fmt(v))} ms`],
+      ['  of which spawn -> listening', `${withSpread(`cold.${kind}.spawn_to_listening_ms`, (v) => fmt(v))} ms`],
+      ['  of which first request', `${withSpread(`cold.${kind}.first_request_ms`, (v) => fmt(v, 1))} ms`],
+      ['  the same request again', `${withSpread(`cold.${kind}.second_request_ms`, (v) => fmt(v, 1))} ms`],
+    ]),
+    ['Cold start, PostgreSQL (1k users): spawn -> first 200', `${fmt(figures['postgres.spawn_to_first_200_ms'])} ms`],
+    ['RSS: reference server after the read benchmark (1k store)', `${fmt(figures['rss.reference_after_read_mib'])} MiB`],
+    ['RSS: Prism mock', `${fmt(figures['rss.prism_mib'])} MiB`],
+  ];
+  for (const u of config.stores) {
+    extra.push([`Write server ${u / 1000}k: spawn -> first 200`, `${fmt(figures[`write.u${u}.spawn_to_first_200_ms`])} ms`]);
+    extra.push([`Write server ${u / 1000}k: RSS after the write benchmark`, `${fmt(figures[`rss.write_u${u}_mib`])} MiB`]);
+    extra.push([`Write server ${u / 1000}k: data file before / after`, `${fmt(figures[`write.u${u}.store_mib`], 1)} / ${fmt(figures[`write.u${u}.store_after_mib`], 1)} MiB`]);
+    extra.push([
+      `Write server ${u / 1000}k: acknowledged writes / file writes, all rounds`,
+      `${fmt(figures[`write.u${u}.acknowledged`])} / ${fmt(figures[`write.u${u}.file_writes`])} = ${fmt(figures[`write.u${u}.commits_per_file_write`], 1)} per file write (2xx answered: ${fmt(figures[`write.u${u}.answered_2xx`])})`,
+    ]);
+  }
+  return extra;
+}
+
+/** The PostgreSQL server's, the KDF's, the token servers' and the test kit's figures. */
+function tokenAndKitExtras(config: Config): Pairs {
+  const extra: Pairs = [['RSS: PostgreSQL server after its benchmark', `${fmt(figures['rss.postgres_server_mib'])} MiB`]];
+  for (const c of tokenConnectionCounts) extra.push([`KDF alone (scrypt N=2^14, r=8, p=1, the server's verifyPassword), ${c} in flight`, `${fmt(figures[`token.kdf.c${c}.rps`])} checks/s`]);
+  extra.push([
+    'RSS: token servers after start / after their runs (file, PostgreSQL; pools loaded)',
+    `${fmt(figures['rss.token_file_after_start_mib'])} / ${fmt(figures['rss.token_file_after_runs_mib'])} MiB, ${fmt(figures['rss.token_postgres_after_start_mib'])} / ${fmt(figures['rss.token_postgres_after_runs_mib'])} MiB`,
+  ]);
+  for (const t of tokenTargets) {
+    extra.push([`RSS: ${t.label}, after start / after ${fmt(figures[`rss.${t.key}.requests`])} mixed requests`, `${fmt(figures[`rss.${t.key}.after_start_mib`])} / ${fmt(figures[`rss.${t.key}.after_mixed_mib`])} MiB`]);
+  }
+  const spread = (prefix: string) => `${fmt(figures[`${prefix}.median_ms`], 1)} ms (${fmt(figures[`${prefix}.min_ms`], 1)}-${fmt(figures[`${prefix}.max_ms`], 1)})`;
+  extra.push(
+    [`Test kit: startTokenbell() -> first authenticated answer, median (min-max) of ${config.kitStarts}`, spread('testing.start.to_first_answer')],
+    ['  the first start in the process', `${fmt(figures['testing.start.first_in_process_ms'], 1)} ms`],
+    ['  of which startTokenbell() resolves (seeding, listening)', `${fmt(figures['testing.start.resolved_ms'], 1)} ms`],
+    ['  of which first request (validator warm-up)', `${fmt(figures['testing.start.first_request_ms'], 1)} ms`],
+    ['  the same request again', `${fmt(figures['testing.start.second_request_ms'], 1)} ms`],
+    ['  close()', `${fmt(figures['testing.start.close_ms'], 1)} ms`],
+    ['Baseline: bare http.createServer -> first answer, in-process', spread('testing.baseline.bare_http')],
+    [`Baseline: spawned tokenbell --memory --seed -> first 200, median (min-max) of ${config.coldStarts}`, spread('testing.baseline.spawned_cli')],
+    [`Test kit: reset() after writes, memory store (${fmt(figures['testing.reset.store_kib'], 1)} KiB as JSON), median / p95 of ${fmt(figures['testing.reset.memory.rounds'])}`, `${fmt(figures['testing.reset.memory.median_ms'], 2)} / ${fmt(figures['testing.reset.memory.p95_ms'], 2)} ms`],
+    ['  one PUT notification settings on the same instance, median', `${fmt(figures['testing.reset.memory.put_median_ms'], 2)} ms`],
+    [`Test kit: reset() after writes, JSON data file, median / p95 of ${fmt(figures['testing.reset.file.rounds'])}`, `${fmt(figures['testing.reset.file.median_ms'], 2)} / ${fmt(figures['testing.reset.file.p95_ms'], 2)} ms`],
+    ['  one durable PUT notification settings on the same instance, median', `${fmt(figures['testing.reset.file.put_median_ms'], 2)} ms`],
+  );
+  return extra;
+}
+
+/** Read, write, SDK and PostgreSQL ratios, with their targets. */
+function apiRatios(config: Config): Pairs {
+  const ratioRows: Pairs = [];
+  for (const c of config.connections) {
+    ratioRows.push([`read: reference / ceiling, ${c} conns (target >= 80%)`, `${pct(`ratio.read_vs_ceiling.c${c}`)}`]);
+  }
+  for (const c of config.connections) {
+    ratioRows.push([`read: reference / Prism, ${c} conns (target >= 2.5x)`, `${times(`ratio.read_vs_prism.c${c}`)}`]);
+  }
+  const top = Math.max(...config.connections);
+  if (config.stores.includes(10_000)) ratioRows.push([`write: 10k store, ${top} conns (target >= 2,000/s)`, `${fmt(figures[`write.u10000.c${top}.rps`])} writes/s`]);
+  const smallest = config.stores[0]!;
+  const largest = config.stores[config.stores.length - 1]!;
+  if (largest > smallest) {
+    ratioRows.push([
+      `write: cost per write ${largest / 1000}k vs ${smallest / 1000}k store, ${top} conns (store ${largest / smallest}x)`,
+      `${times(`ratio.write_cost_${largest}_vs_${smallest}.c${top}`)}, exponent ${fmt(figures[`ratio.write_cost_growth_exponent.c${top}`], 2)} (target < 1)`,
+    ]);
+  }
+  ratioRows.push(['SDK overhead over plain fetch (target <= 10%)', `${fmt(figures['ratio.sdk_overhead_pct'], 1)} %`]);
+  for (const [id, label, target] of [
+    ['read.c10', 'read, 10 conns', 60],
+    ['read.c50', 'read, 50 conns', 60],
+    ['write.c50', 'durable write, 50 conns', 50],
+  ] as const) {
+    for (const v of postgresVariants) {
+      const headline = v.key === 'postgres';
+      ratioRows.push([`PostgreSQL (${v.label}) / JSON file, ${label}${headline ? ` (target >= ${target}%)` : ''}`, `${pct(`ratio.${v.key}_vs_file.${id}`)}`]);
+    }
+  }
+  return ratioRows;
+}
+
+/** Token endpoint, error, password-grant, cold-start and test-kit ratios, with their targets. */
+function tokenAndKitRatios(): Pairs {
+  const ratioRows: Pairs = [];
+  for (const [id, label] of [
+    [`token.authorization_code.c${tokenConnections}`, 'code grant'],
+    ...tokenConnectionCounts.flatMap((c) => [[`token.refresh_token.c${c}`, `refresh grant, ${c} conns`], [`token.introspection.c${c}`, `introspection, ${c} conns`]] as const),
+  ] as const) {
+    ratioRows.push([`PostgreSQL / JSON file, ${label}`, `${pct(`ratio.postgres_vs_file.${id}`)}`]);
+  }
+  for (const c of tokenConnectionCounts) {
+    for (const grant of ['refresh_token', 'introspection'] as const) {
+      for (const k of ['file', 'postgres'] as const) {
+        ratioRows.push([
+          `token ${grant}, ${c} conns: tokenbell ${k} / node-oidc-provider${grant === 'refresh_token' ? ' (target >= 1x on file)' : ''}`,
+          `${times(`ratio.token.${grant}.c${c}.${k}_vs_peer`)}`,
+        ]);
+        ratioRows.push([
+          `token ${grant}, ${c} conns: tokenbell ${k} / bare Express${grant === 'introspection' ? ' (target >= 90% on file)' : ''}`,
+          `${pct(`ratio.token.${grant}.c${c}.${k}_vs_ceiling`)}`,
+        ]);
+      }
+    }
+  }
+  for (const key of ['unauthenticated_401', 'malformed_400']) {
+    ratioRows.push([`errors: ${key} / successful GETs, 50 conns (target >= 100%)`, `${pct(`ratio.errors_vs_success.${key}.c50`)}`]);
+  }
+  for (const c of tokenConnectionCounts) {
+    ratioRows.push([`password grant / KDF alone, ${c} conns, one address (target >= 90%)`, `${pct(`ratio.password_vs_kdf.c${c}`)}`]);
+  }
+  ratioRows.push(['GET p99 during a password-grant storm / alone', `${times('ratio.get_p99_storm_vs_quiet')}`]);
+  ratioRows.push(
+    ['cold start, tokenbell --memory: spawn -> first 200 (target <= 300 ms)', `${fmt(figures['cold.memory.spawn_to_first_200_ms'])} ms`],
+    ['cold start: first request / the same again (target <= 3x)', `${times('ratio.cold_first_vs_second_request')}`],
+  );
+  ratioRows.push(
+    ['test kit start / spawned CLI start (same seed)', `${times('ratio.testing_start_vs_spawned_cli')}`],
+    ['test kit start / bare http.createServer start', `${fmt(figures['ratio.testing_start_vs_bare_http'], 1)}x`],
+    ['reset / one PUT, memory store', `${times('ratio.testing_reset_vs_put.memory')}`],
+    ['reset / one durable PUT, JSON data file', `${times('ratio.testing_reset_vs_put.file')}`],
+  );
+  return ratioRows;
+}
