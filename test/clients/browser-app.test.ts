@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSeed } from '../../packages/server/src/store/seed.js';
+import { loadSeed } from '../../packages/server/src/domain/seed/load.js';
 import { launchChromium, type TestBrowser } from '../../packages/server/test/support/browser.js';
 import { seed, startTestServer, type TestServer } from '../../packages/server/test/support/server.js';
 
