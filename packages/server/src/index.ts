@@ -1,6 +1,6 @@
 export { configFrom, limits, settings, type Config } from './config.js';
 export { createApp, type AppOptions } from './http/app.js';
-export { openStore, Store, StoreCorruptError, StoreLockedError } from './store/file-store.js';
+export { openStore, Store, StoreCorruptError, StoreLockedError } from './store/file/store.js';
 export { fileBackend, openBackend, type Backend, type BackendOptions } from './store/backend.js';
 export type { Storage } from './domain/storage/index.js';
 export { ensureDemoData } from './domain/seed/demo.js';

@@ -1,10 +1,10 @@
 // Where an instance keeps its state: the JSON data file (or memory), which one process owns, or a PostgreSQL
 // database, which every instance on it shares, sessions, cookie key and sign-in throttle included.
 import { ConfigError } from '../config.js';
-import { memoryThrottleBacking } from './memory-throttle.js';
+import { memoryThrottleBacking } from './file/throttle.js';
 import { type ThrottleBacking } from '../domain/storage/index.js';
-import { openStore, type Store } from './file-store.js';
-import { fileStorage } from './file-storage.js';
+import { openStore, type Store } from './file/store.js';
+import { fileStorage } from './file/storage.js';
 import type { Storage } from '../domain/storage/index.js';
 
 export interface Backend {

@@ -10,8 +10,8 @@ import {
   type NewUser,
 } from '../../src/domain/accounts.js';
 import { InputError } from '../../src/explained-error.js';
-import { openStore, type Store } from '../../src/store/file-store.js';
-import { fileStorage } from '../../src/store/file-storage.js';
+import { openStore, type Store } from '../../src/store/file/store.js';
+import { fileStorage } from '../../src/store/file/storage.js';
 import type { Storage } from '../../src/domain/storage/index.js';
 import type { UserRecord } from '../../src/domain/storage/records.js';
 

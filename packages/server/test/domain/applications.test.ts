@@ -9,8 +9,8 @@ import {
   registerApplication,
   type NewApplication,
 } from '../../src/domain/applications.js';
-import { openStore, type Store } from '../../src/store/file-store.js';
-import { fileStorage } from '../../src/store/file-storage.js';
+import { openStore, type Store } from '../../src/store/file/store.js';
+import { fileStorage } from '../../src/store/file/storage.js';
 import type { Storage } from '../../src/domain/storage/index.js';
 
 let store: Store;

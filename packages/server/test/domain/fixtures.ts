@@ -3,11 +3,11 @@ import { expect } from 'vitest';
 import { OAuthError } from '../../src/domain/oauth/errors.js';
 import { type TokenResponse, issueTokenPair } from '../../src/domain/oauth/tokens.js';
 import { notificationEvents } from '../../src/openapi/document.js';
-import { freshData, memoryStoreOf, type Store } from '../../src/store/file-store.js';
-import { fileStorage } from '../../src/store/file-storage.js';
+import { freshData, memoryStoreOf, type Store } from '../../src/store/file/store.js';
+import { fileStorage } from '../../src/store/file/storage.js';
 import type { Storage } from '../../src/domain/storage/index.js';
 import { type GroupRecord, type Membership, type NotificationEvent, type NotificationEvents, type NotificationLevel, type ProjectRecord, type Scope, type UserRecord, type Visibility } from '../../src/domain/storage/records.js';
-import { type StoreData } from '../../src/store/schema.js';
+import { type StoreData } from '../../src/store/file/schema.js';
 
 export const GUEST = 10;
 export const DEVELOPER = 30;

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import { logTransport, smtpTransport, startMailDelivery, type MailDelivery } from '../../src/domain/mail-delivery.js';
 import { recordNotification } from '../../src/domain/notification-mail.js';
 import { fileBackend } from '../../src/store/backend.js';
-import { openStore } from '../../src/store/file-store.js';
+import { openStore } from '../../src/store/file/store.js';
 import { loadSeed } from '../../src/domain/seed/load.js';
 import type { Storage } from '../../src/domain/storage/index.js';
 import { exampleSeedPath } from '../support/server.js';

@@ -2,8 +2,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newUserRow } from '../../src/domain/accounts.js';
 import { checkNamespaceEntryFields, presentProject } from '../../src/domain/namespaces.js';
-import { openStore, type Store } from '../../src/store/file-store.js';
-import { fileStorage } from '../../src/store/file-storage.js';
+import { openStore, type Store } from '../../src/store/file/store.js';
+import { fileStorage } from '../../src/store/file/storage.js';
 import type { Storage } from '../../src/domain/storage/index.js';
 
 let store: Store;

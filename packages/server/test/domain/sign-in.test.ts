@@ -1,11 +1,11 @@
-import { fileStorage } from '../../src/store/file-storage.js';
+import { fileStorage } from '../../src/store/file/storage.js';
 import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { limits } from '../../src/config.js';
 import { LoginThrottle } from '../../src/domain/login-throttle.js';
-import { memoryThrottleBacking } from '../../src/store/memory-throttle.js';
+import { memoryThrottleBacking } from '../../src/store/file/throttle.js';
 import { codeStep, passwordStep } from '../../src/domain/sign-in.js';
-import { openStore, type Store } from '../../src/store/file-store.js';
+import { openStore, type Store } from '../../src/store/file/store.js';
 import { loadSeed } from '../../src/domain/seed/load.js';
 import { seed as accounts, exampleSeedPath } from '../support/server.js';
 import { createUser } from '../../src/domain/accounts.js';

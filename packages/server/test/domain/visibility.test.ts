@@ -7,10 +7,10 @@ import {
   findProject,
   projectAccessLevel,
 } from '../../src/domain/visibility.js';
-import { memoryStoreOf } from '../../src/store/file-store.js';
-import { fileStorage } from '../../src/store/file-storage.js';
+import { memoryStoreOf } from '../../src/store/file/store.js';
+import { fileStorage } from '../../src/store/file/storage.js';
 import type { GroupRecord, ProjectRecord, UserRecord } from '../../src/domain/storage/records.js';
-import type { StoreData } from '../../src/store/schema.js';
+import type { StoreData } from '../../src/store/file/schema.js';
 import { DEVELOPER, GUEST, StoreBuilder, storageOf } from './fixtures.js';
 
 /** The rule as the API asks it: the user's standing read from storage over `data`. */

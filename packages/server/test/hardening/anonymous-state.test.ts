@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { limits } from '../../src/config.js';
-import { journalFileOf } from '../../src/store/journal.js';
+import { journalFileOf } from '../../src/store/file/journal.js';
 import { csrfOf } from '../support/agent.js';
 import { startTestServer, testStoreKind, type TestServer } from '../support/server.js';
 

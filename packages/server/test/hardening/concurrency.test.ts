@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notificationEvents } from '../../src/openapi/document.js';
-import { readDurableData } from '../../src/store/file-store.js';
+import { readDurableData } from '../../src/store/file/store.js';
 import { startTestServer, testStoreKind, type TestServer } from '../support/server.js';
 import { tempDir } from './support.js';
 

@@ -4,7 +4,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { journalFileOf } from '../../src/store/journal.js';
+import { journalFileOf } from '../../src/store/file/journal.js';
 import { Agent, csrfOf } from '../support/agent.js';
 import { seed, startTestServer, testStoreKind, type TestServer } from '../support/server.js';
 import { tempDir } from './support.js';

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { limits } from '../../src/config.js';
 import { LoginThrottle } from '../../src/domain/login-throttle.js';
-import { memoryThrottleBacking } from '../../src/store/memory-throttle.js';
+import { memoryThrottleBacking } from '../../src/store/file/throttle.js';
 import { Agent, signIn } from '../support/agent.js';
 import { seed, startTestServer, type TestServer } from '../support/server.js';
 

@@ -4,10 +4,11 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { openStore } from '../../src/store/file-store.js';
-import { fileGrantStorage, postgresGrantStorage } from '../../src/store/grant-storage.js';
+import { openStore } from '../../src/store/file/store.js';
+import { fileGrantStorage } from '../../src/store/file/grants.js';
+import { postgresGrantStorage } from '../../src/store/postgres/grants.js';
 import { type GrantStorage, type NewTokenPair } from '../../src/domain/storage/index.js';
-import { fileStorage } from '../../src/store/file-storage.js';
+import { fileStorage } from '../../src/store/file/storage.js';
 import { postgresStorage } from '../../src/store/postgres/storage.js';
 import { migratedDatabase } from '../../../../test/support/postgres.js';
 

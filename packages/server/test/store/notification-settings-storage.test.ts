@@ -3,10 +3,11 @@
 // final state is one of the writes acknowledged.
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { newUserRow } from '../../src/domain/accounts.js';
-import { fileStorage } from '../../src/store/file-storage.js';
+import { fileStorage } from '../../src/store/file/storage.js';
 import { noEvents } from '../../src/domain/notification-levels.js';
-import { openStore } from '../../src/store/file-store.js';
-import { fileNotificationSettingsStorage, postgresNotificationSettingsStorage } from '../../src/store/notification-settings-storage.js';
+import { openStore } from '../../src/store/file/store.js';
+import { fileNotificationSettingsStorage } from '../../src/store/file/notification-settings.js';
+import { postgresNotificationSettingsStorage } from '../../src/store/postgres/notification-settings.js';
 import { type NotificationSettingsStorage } from '../../src/domain/storage/index.js';
 import type { NotificationSettingRecord } from '../../src/domain/storage/records.js';
 import { migratedDatabase, recordStatements } from '../../../../test/support/postgres.js';

@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { digest } from '../../src/domain/secrets.js';
-import { openStore } from '../../src/store/file-store.js';
-import { fileSessionStorage, postgresSessionStorage } from '../../src/store/session-storage.js';
+import { openStore } from '../../src/store/file/store.js';
+import { fileSessionStorage } from '../../src/store/file/sessions.js';
+import { postgresSessionStorage } from '../../src/store/postgres/sessions.js';
 import { type SessionStorage } from '../../src/domain/storage/index.js';
 import { migratedDatabase } from '../../../../test/support/postgres.js';
 

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
-import { openStore, type OpenStoreOptions, type Store } from '../../src/store/file-store.js';
+import { openStore, type OpenStoreOptions, type Store } from '../../src/store/file/store.js';
 
 export function useTempStores(): { dir: () => string; file: (name?: string) => string; open: (file: string | null, options?: Omit<OpenStoreOptions, 'file'>) => Promise<Store> } {
   let dir = '';

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { LoginThrottle, type LoginThrottlePolicy } from '../../src/domain/login-throttle.js';
 import { createApp } from '../../src/http/app.js';
 import { fileBackend, type Backend } from '../../src/store/backend.js';
-import { openStore, type Store } from '../../src/store/file-store.js';
+import { openStore, type Store } from '../../src/store/file/store.js';
 import type { Storage } from '../../src/domain/storage/index.js';
 import { inject } from 'vitest';
 import { freshMigratedDatabase } from '../../../../test/support/postgres.js';

@@ -20,7 +20,7 @@ export type * from './grants.js';
 export type * from './mail.js';
 export type * from './maintenance.js';
 export type * from './namespaces.js';
-export type * from './notification-settings.js';
+export * from './notification-settings.js';
 export type * from './recipients.js';
 export type * from './records.js';
 export type * from './sessions.js';

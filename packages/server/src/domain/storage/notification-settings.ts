@@ -3,6 +3,15 @@
 // its own write and concurrent PUTs never lose one another's fields.
 import type { NotificationEvents, NotificationSettingRecord } from './records.js';
 
+/** The composite key of a notification setting; `source_id` is null for the global setting. */
+export function notificationSettingKey(
+  userId: number,
+  sourceType: NotificationSettingRecord['source_type'],
+  sourceId: number | null,
+): string {
+  return `${userId}:${sourceType}:${sourceId ?? ''}`;
+}
+
 export type SettingKey = Pick<NotificationSettingRecord, 'user_id' | 'source_type' | 'source_id'>;
 
 export interface NotificationSettingsStorage {
@@ -22,4 +31,14 @@ export interface SettingPatch {
   level?: NotificationSettingRecord['level'];
   notification_email?: string | null;
   events: Partial<NotificationEvents>;
+}
+
+/** The patch applied to a record; PostgreSQL's upsert (store/postgres/notification-settings.ts) applies the same rule in SQL. */
+export function patched(record: NotificationSettingRecord, patch: SettingPatch): NotificationSettingRecord {
+  return {
+    ...record,
+    level: patch.level ?? record.level,
+    notification_email: patch.notification_email !== undefined ? patch.notification_email : record.notification_email,
+    events: { ...record.events, ...patch.events },
+  };
 }

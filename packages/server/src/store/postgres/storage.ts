@@ -3,22 +3,37 @@
 // store throws. The one rule no index can hold, that a username is never a group's path and the other way round, is
 // kept by a transaction advisory lock on the lower-cased name, taken by whoever creates either.
 import { InputError } from '../../explained-error.js';
-import { postgresGrantStorage } from '../grant-storage.js';
-import { type NewTokenPair } from '../../domain/storage/index.js';
-import { postgresNotificationSettingsStorage, settingOf, type SettingRow } from '../notification-settings-storage.js';
-import { postgresSessionStorage } from '../session-storage.js';
+import { postgresGrantStorage } from './grants.js';
+import { postgresNotificationSettingsStorage, settingOf, type SettingRow } from './notification-settings.js';
+import { postgresSessionStorage } from './sessions.js';
 import type {
   AccessTokenRecord,
+  Account,
   ApplicationRecord,
+  Audience,
+  AudienceMember,
   AuthorizationCodeRecord,
+  FoundNames,
+  Group,
+  GroupAccess,
   Membership,
+  NamespaceRef,
+  NewApplicationRow,
+  NewGroupRow,
+  NewPersonalAccessTokenRow,
+  NewProjectRow,
+  NewTokenPair,
+  NewUserRow,
   OutboxMessageRecord,
   PersonalAccessTokenRecord,
+  Project,
+  ProjectAccess,
   Scope,
+  SeedRows,
+  Storage,
   UserRecord,
   Visibility,
-} from '../schema.js';
-import type { Account, Audience, AudienceMember, FoundNames, Group, GroupAccess, NamespaceRef, NewApplicationRow, NewGroupRow, NewPersonalAccessTokenRow, NewProjectRow, NewUserRow, Project, ProjectAccess, SeedRows, Storage } from '../../domain/storage/index.js';
+} from '../../domain/storage/index.js';
 import { instanceSecret, pruneExpired } from './maintenance.js';
 import { type Ask, batched } from './batch.js';
 import { askedRows, largestBatch, statement } from './statements.js';

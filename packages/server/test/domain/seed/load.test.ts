@@ -1,12 +1,12 @@
-import { fileStorage } from '../../../src/store/file-storage.js';
+import { fileStorage } from '../../../src/store/file/storage.js';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { authenticate, findActivePersonalAccessToken } from '../../../src/domain/accounts.js';
 import { authenticateClient } from '../../../src/domain/applications.js';
-import { readDurableData } from '../../../src/store/file-store.js';
-import { journalFileOf } from '../../../src/store/journal.js';
+import { readDurableData } from '../../../src/store/file/store.js';
+import { journalFileOf } from '../../../src/store/file/journal.js';
 import { ensureDemoData } from '../../../src/domain/seed/demo.js';
 import { loadSeed, loadSeedFile } from '../../../src/domain/seed/load.js';
 import { SeedError, type SeedFixture } from '../../../src/domain/seed/fixture.js';

@@ -1,13 +1,13 @@
 // The sign-in throttle on each backing (memory, PostgreSQL): the same policy whichever keeps the counts, and on
 // PostgreSQL the counts and the known addresses are shared by every throttle on the database, as by every instance.
-import { fileStorage } from '../../../src/store/file-storage.js';
+import { fileStorage } from '../../../src/store/file/storage.js';
 import pg from 'pg';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LoginThrottle, LoginThrottledError, type LoginThrottlePolicy } from '../../../src/domain/login-throttle.js';
-import { memoryThrottleBacking } from '../../../src/store/memory-throttle.js';
+import { memoryThrottleBacking } from '../../../src/store/file/throttle.js';
 import { type ThrottleBacking } from '../../../src/domain/storage/index.js';
-import { openStore, type Store } from '../../../src/store/file-store.js';
+import { openStore, type Store } from '../../../src/store/file/store.js';
 import { postgresThrottleBacking } from '../../../src/store/postgres/throttle.js';
 import { loadSeed } from '../../../src/domain/seed/load.js';
 import { migratedDatabase } from '../../../../../test/support/postgres.js';

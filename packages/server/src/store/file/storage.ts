@@ -2,14 +2,36 @@
 // callback, which the event loop never interleaves with another: checking a name and taking it, or reading a record
 // and writing its next version, cannot be split by a concurrent request. That is this store's atomicity, and why
 // uniqueness is checked again inside each commit.
-import { InputError } from '../explained-error.js';
-import type { Store, StoreState } from './file-store.js';
-import { fileGrantStorage, tokenRecordOf } from './grant-storage.js';
-import { fileNotificationSettingsStorage } from './notification-settings-storage.js';
-import { fileSessionStorage } from './session-storage.js';
-import { notificationSettingKey } from './indexes.js';
-import type { ApplicationRecord, GroupRecord, Membership, OutboxMessageRecord, PersonalAccessTokenRecord, ProjectRecord, UserRecord } from './schema.js';
-import type { Audience, AudienceMember, FoundNames, Group, GroupAccess, NewGroupRow, NewProjectRow, NewUserRow, Project, ProjectAccess, SeedRows, Storage, StoreSnapshot } from '../domain/storage/index.js';
+import { InputError } from '../../explained-error.js';
+import type { Store, StoreState } from './store.js';
+import { fileGrantStorage, tokenRecordOf } from './grants.js';
+import { fileNotificationSettingsStorage } from './notification-settings.js';
+import { fileSessionStorage } from './sessions.js';
+import { notificationSettingKey } from '../../domain/storage/index.js';
+import type {
+  ApplicationRecord,
+  GroupRecord,
+  Membership,
+  OutboxMessageRecord,
+  PersonalAccessTokenRecord,
+  ProjectRecord,
+  UserRecord,
+} from './schema.js';
+import type {
+  Audience,
+  AudienceMember,
+  FoundNames,
+  Group,
+  GroupAccess,
+  NewGroupRow,
+  NewProjectRow,
+  NewUserRow,
+  Project,
+  ProjectAccess,
+  SeedRows,
+  Storage,
+  StoreSnapshot,
+} from '../../domain/storage/index.js';
 
 // Member lists reach thousands (every user of a big instance in one project), and every API call on a project asks.
 // Records are frozen, so a table built once per list stays right for as long as the list exists.

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { appendFile, copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { DurableJsonFile } from '../../src/store/durable-json-file.js';
+import { DurableJsonFile } from '../../../src/store/file/durable-json-file.js';
 import {
   notificationSettingKey,
   pruneStore,
@@ -13,11 +13,11 @@ import {
   StoreLockedError,
   StoreVersionError,
   type Store,
-} from '../../src/store/file-store.js';
-import { Journal, journalFileOf } from '../../src/store/journal.js';
-import { SCHEMA_VERSION, type StoreData } from '../../src/store/schema.js';
-import { type AccessTokenRecord, type UserRecord } from '../../src/domain/storage/records.js';
-import { useTempStores } from './temp-store.js';
+} from '../../../src/store/file/store.js';
+import { Journal, journalFileOf } from '../../../src/store/file/journal.js';
+import { SCHEMA_VERSION, type StoreData } from '../../../src/store/file/schema.js';
+import { type AccessTokenRecord, type UserRecord } from '../../../src/domain/storage/records.js';
+import { useTempStores } from '../temp-store.js';
 
 const t = useTempStores();
 

@@ -16,9 +16,9 @@ import { Low, Memory } from 'lowdb';
 import { DurableJsonFile } from './durable-json-file.js';
 import { Journal, JournalCorruptError, journalFileOf, type JournalContents, type JournalOp } from './journal.js';
 import { SCHEMA_VERSION, type StoreData } from './schema.js';
-import { limits } from '../config.js';
-import { StoreAccessError, StoreClosedError, StoreCorruptError, StoreVersionError, accessProblem } from './errors.js';
-import { FileLock } from './file-lock.js';
+import { limits } from '../../config.js';
+import { StoreAccessError, StoreClosedError, StoreCorruptError, StoreVersionError, accessProblem } from '../errors.js';
+import { FileLock } from './lock.js';
 import { collectionsWithAddedFields, opWithAddedFields, upgradeData, upgradeOp, withAddedFields } from './upgrade.js';
 import {
   type Collection,
@@ -37,9 +37,10 @@ import {
   specsOf,
 } from './indexes.js';
 
-import type { PruneResult } from '../domain/storage/index.js';
-export { StoreAccessError, StoreClosedError, StoreCorruptError, StoreLockedError, StoreVersionError } from './errors.js';
-export { notificationSettingKey, type Collection, type IndexField, type Patch, type RecordOf, type Sequence } from './indexes.js';
+import type { PruneResult } from '../../domain/storage/index.js';
+export { StoreAccessError, StoreClosedError, StoreCorruptError, StoreLockedError, StoreVersionError } from '../errors.js';
+export { notificationSettingKey } from '../../domain/storage/index.js';
+export { type Collection, type IndexField, type Patch, type RecordOf, type Sequence } from './indexes.js';
 
 
 /**

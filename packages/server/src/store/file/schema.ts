@@ -12,9 +12,9 @@ import type {
   ProjectRecord,
   SessionRecord,
   UserRecord,
-} from '../domain/storage/records.js';
+} from '../../domain/storage/records.js';
 
-export type * from '../domain/storage/records.js';
+export type * from '../../domain/storage/records.js';
 
 /**
  * 3: one naming convention (snake_case, as the PostgreSQL schema and the API spell fields) and one representation of

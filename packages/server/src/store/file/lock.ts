@@ -1,7 +1,7 @@
 // The data file's lock: one writer per file, a stale lock of a crashed process taken over.
 import { readFile, unlink, writeFile } from 'node:fs/promises';
 import { unlinkSync } from 'node:fs';
-import { StoreAccessError, StoreLockedError, accessProblem } from './errors.js';
+import { StoreAccessError, StoreLockedError, accessProblem } from '../errors.js';
 
 /**
  * One writer per data file: two servers on one file would each overwrite the other's changes. The lock file holds

@@ -1,39 +1,15 @@
-// A user's notification settings (global, per group, per project) as the API asks for them: one setting by its key,
-// and an atomic change that applies a PUT to the stored version and answers the version written, so each PUT echoes
-// its own write and concurrent PUTs never lose one another's fields.
+// Notification settings (domain/storage/notification-settings.ts) on PostgreSQL: the changes of one event-loop turn
+// share one upsert and one commit (batch.ts), each applying its PUT to the stored version in SQL.
 import type pg from 'pg';
-import type { Store } from './file-store.js';
-import { batchedWrites } from './postgres/batch.js';
-import { statement } from './postgres/statements.js';
-import { notificationSettingKey } from './indexes.js';
-import type { NotificationSettingsStorage, SettingKey, SettingPatch } from '../domain/storage/index.js';
-import type { NotificationEvents, NotificationSettingRecord } from './schema.js';
-
-/** The patch applied to a record; PostgreSQL's upsert below applies the same rule in SQL. */
-export function patched(record: NotificationSettingRecord, patch: SettingPatch): NotificationSettingRecord {
-  return {
-    ...record,
-    level: patch.level ?? record.level,
-    notification_email: patch.notification_email !== undefined ? patch.notification_email : record.notification_email,
-    events: { ...record.events, ...patch.events },
-  };
-}
-
-export function fileNotificationSettingsStorage(store: Store): NotificationSettingsStorage {
-  const findSetting = (userId: number, type: SettingKey['source_type'], id: number | null) => store.lookup('notification_settings', 'key', notificationSettingKey(userId, type, id));
-  return {
-    async find({ user_id, source_type, source_id }) {
-      return findSetting(user_id, source_type, source_id);
-    },
-    change(fresh, patch) {
-      // One synchronous commit callback: read, change and write are never interleaved with another request's.
-      return store.commit(() => {
-        const existing = findSetting(fresh.user_id, fresh.source_type, fresh.source_id);
-        return existing ? store.update('notification_settings', existing, patched(existing, patch)) : store.insert('notification_settings', patched(fresh, patch));
-      });
-    },
-  };
-}
+import {
+  notificationSettingKey,
+  patched,
+  type NotificationSettingRecord,
+  type NotificationSettingsStorage,
+  type SettingPatch,
+} from '../../domain/storage/index.js';
+import { batchedWrites } from './batch.js';
+import { statement } from './statements.js';
 
 /** A notification_settings row as pg reads it (bigint ids as text), or as row_to_json writes it (as numbers). */
 export interface SettingRow {

@@ -8,7 +8,7 @@
 // behind by a crash between the two steps of a compaction is recognised as stale and ignored.
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { writeFileDurably } from './durable-json-file.js';
-import { ExplainedError } from '../explained-error.js';
+import { ExplainedError } from '../../explained-error.js';
 
 /** A change to the store, replayable against the snapshot it followed. Keys are the collection's primary key. */
 export type JournalOp =

@@ -1,6 +1,7 @@
 // The file store's collections and their unique indexes (the first of each its primary key), and the freezing
 // that makes a change outside the store throw instead of silently missing the journal.
-import type { NotificationSettingRecord, StoreData } from './schema.js';
+import { notificationSettingKey } from '../../domain/storage/index.js';
+import type { StoreData } from './schema.js';
 
 /** The array-valued members of StoreData. */
 export type Collection = { [K in keyof StoreData]: StoreData[K] extends readonly unknown[] ? K : never }[keyof StoreData];
@@ -17,15 +18,6 @@ export interface IndexSpec<R> {
 }
 export type IndexKey = string | number | null | readonly string[];
 type IndexSpecs = { [C in Collection]: Record<string, IndexSpec<RecordOf<C>>> };
-
-/** The composite key of a notification setting; `source_id` is null for the global setting. */
-export function notificationSettingKey(
-  userId: number,
-  sourceType: NotificationSettingRecord['source_type'],
-  sourceId: number | null,
-): string {
-  return `${userId}:${sourceType}:${sourceId ?? ''}`;
-}
 
 // Every index is unique, and the first one of each collection is its primary key: never null, and what the journal
 // names a record by. Indexed fields never change after insert (`update` refuses), so insert/remove are the only
