@@ -1,8 +1,12 @@
 // Settings come from flags, then the environment, then defaults; see the README's configuration table.
-import { parseArgs } from 'node:util';
 import express from 'express';
+import { parseFlags } from './cli/args.js';
 import { type PasswordGrantSetting, passwordGrantSettings } from './domain/oauth/grants.js';
-import { ExplainedError } from './explained-error.js';
+import { ConfigError } from './explained-error.js';
+
+// Defined with the other explained errors, so that the commands' parser (cli/args.ts) needs nothing from here; the
+// settings' callers still take it from here, with the settings it guards.
+export { ConfigError };
 
 export interface Config {
   port: number;
@@ -118,16 +122,15 @@ export const limits = {
   },
 } as const;
 
-export class ConfigError extends ExplainedError {}
-
 function positiveInteger(name: string, value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new ConfigError(`${name} must be a positive integer, got "${value}"`);
   return Number(value);
 }
 
 export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
-  const options = Object.fromEntries(settings.map((s) => [s.flag, { type: 'arg' in s ? 'string' : 'boolean' }])) as Record<Flag, { type: 'string' | 'boolean' }>;
-  const { values } = parseArgs({ args: argv, options: { ...options, help: { type: 'boolean' } }, strict: true });
+  // Parsed as every command's flags are, so `tokenbell --prot 80` fails as `tokenbell users --prot` does.
+  const flags = Object.fromEntries(settings.map((s) => [s.flag, 'arg' in s ? 'string' : 'boolean'])) as Record<Flag, 'string' | 'boolean'>;
+  const { values } = parseFlags(argv, { ...flags, help: 'boolean' });
   /** The flag, else its environment variable, else undefined. */
   const given = (flag: Flag): string | undefined => {
     const value = values[flag];

@@ -22,3 +22,6 @@ export class InputError extends ExplainedError {
     super(message);
   }
 }
+
+/** A flag, an environment variable or a command line that cannot work as given. */
+export class ConfigError extends ExplainedError {}
