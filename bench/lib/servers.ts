@@ -9,7 +9,7 @@ import { client } from './store.js';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** The build `npm start` runs: the bench measures dist, never the sources through tsx. */
-const cli = join(root, 'packages/server/dist/cli.js');
+const cli = join(root, 'packages/server/dist/cli/index.js');
 // Production settings: no --validate-responses, NODE_ENV=production.
 const production = { NODE_ENV: 'production' };
 

@@ -44,7 +44,7 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${port}`;
   server = spawnProcess(
     process.execPath,
-    ['--import', 'tsx', join(repoRoot, 'packages/server/src/cli.ts'), '--memory', '--seed', seed, '--port', String(port), '--host', '127.0.0.1', '--test-helpers', '--log-level', 'warn'],
+    ['--import', 'tsx', join(repoRoot, 'packages/server/src/cli/index.ts'), '--memory', '--seed', seed, '--port', String(port), '--host', '127.0.0.1', '--test-helpers', '--log-level', 'warn'],
     { cwd: repoRoot, env: { NO_COLOR: '1', FORCE_COLOR: '0' }, outputLimit: 20_000 },
   );
   await waitForHttp(`reference server :${port}`, server, `${baseUrl}/.well-known/oauth-authorization-server`, { timeoutMs: 45_000, attemptTimeoutMs: 2_000 });

@@ -8,7 +8,7 @@ import { freePort, spawnProcess, stopProcess, waitForHttp } from '../../scripts/
 import { setDatabaseReadOnly } from '../support/postgres.js';
 import { writeContractSeed } from './seed.js';
 
-const serverCli = join(repoRoot, 'packages/server/src/cli.ts');
+const serverCli = join(repoRoot, 'packages/server/src/cli/index.ts');
 // Prism's own entry point rather than npx: one process per target, so killing its pid leaves nothing behind.
 const prismCli = join(repoRoot, 'node_modules/@stoplight/prism-cli/dist/index.js');
 

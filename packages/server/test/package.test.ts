@@ -43,7 +43,7 @@ describe('@tokenbell/server package', { timeout: 180_000 }, () => {
   it('packs the built server, its document, README and LICENSE, and nothing else', async () => {
     const { paths } = tarballs.server;
     // The document as served (YAML) and as the server loads it (its JSON conversion, made by the build).
-    expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/cli.js', 'dist/index.js', 'dist/index.d.ts', 'dist/openapi.yaml', 'dist/openapi.json']));
+    expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/cli/index.js', 'dist/index.js', 'dist/index.d.ts', 'dist/openapi.yaml', 'dist/openapi.json']));
     // Every file the exports map names (`.` and `./testing`): one missing fails only at import, in a user's project.
     const { exports } = JSON.parse(await readFile(join(packagesDir, 'server', 'package.json'), 'utf8')) as { exports: Record<string, Record<string, string>> };
     expect(Object.keys(exports)).toEqual(['.', './testing']);

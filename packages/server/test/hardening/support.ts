@@ -14,7 +14,7 @@ import { testStoreKind } from '../support/server.js';
 export { freePort };
 
 export const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
-export const cliPath = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
+export const cliPath = fileURLToPath(new URL('../../src/cli/index.ts', import.meta.url));
 export const exampleSeed = fileURLToPath(new URL('../../fixtures/example-seed.json', import.meta.url));
 
 export interface RawResponse {

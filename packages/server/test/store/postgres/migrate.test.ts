@@ -10,7 +10,7 @@ import { appliedMigrations, knownMigrations, migrate, migrationsTable } from '..
 import { createDatabase } from '../../../../../test/support/postgres.js';
 
 const run = promisify(execFile);
-const cli = fileURLToPath(new URL('../../../src/cli.ts', import.meta.url));
+const cli = fileURLToPath(new URL('../../../src/cli/index.ts', import.meta.url));
 const drops: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const drop of drops.splice(0)) await drop();

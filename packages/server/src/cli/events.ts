@@ -1,11 +1,10 @@
 // `tokenbell events emit|messages`: two operations of the test-helper API from a shell, with flags of their own and
 // answers printed for a person, against a running instance started with --test-helpers (so its delivery worker sends
 // the mail), as an administrator's personal access token. The call itself is `tokenbell test-helpers`'s.
-import { parseArgs } from 'node:util';
 import type { components } from '@tokenbell/sdk';
-import { ConfigError } from './config.js';
-import { notificationEvents } from './openapi/document.js';
-import { callTestHelper, testHelperRemote } from './test-helpers-command.js';
+import { notificationEvents } from '../openapi/document.js';
+import { parseFlags, required, subcommand } from './args.js';
+import { callTestHelper, testHelperRemote } from './test-helpers.js';
 
 type Schemas = components['schemas'];
 
@@ -25,35 +24,14 @@ export const eventsUsage = `Usage: tokenbell events <command> --url URL --token 
 const list = (value: string | undefined) => (value === undefined ? undefined : value.split(',').map((s) => s.trim()).filter((s) => s !== ''));
 
 export async function runEventsCommand(args: string[], env: NodeJS.ProcessEnv, print: (line: string) => void): Promise<void> {
-  const [command, ...rest] = args;
-  if (command === undefined || command === '--help' || command === '-h') return print(eventsUsage);
-  if (command !== 'emit' && command !== 'messages') throw new ConfigError(`unknown events command "${command}"\n\n${eventsUsage}`);
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      url: { type: 'string' },
-      token: { type: 'string' },
-      project: { type: 'string' },
-      kind: { type: 'string' },
-      title: { type: 'string' },
-      author: { type: 'string' },
-      participants: { type: 'string' },
-      mentioned: { type: 'string' },
-      'pipeline-user': { type: 'string' },
-      username: { type: 'string' },
-      'event-id': { type: 'string' },
-      'per-page': { type: 'string' },
-    },
-    strict: true,
-  });
+  const chosen = subcommand(args, 'events', ['emit', 'messages'], eventsUsage, print);
+  if (!chosen) return;
+  const { command, rest } = chosen;
+  const { values } = parseFlags(rest, { url: 'string', token: 'string', project: 'string', kind: 'string', title: 'string', author: 'string', participants: 'string', mentioned: 'string', 'pipeline-user': 'string', username: 'string', 'event-id': 'string', 'per-page': 'string' });
   const remote = testHelperRemote(values, env, `events ${command}`);
 
   if (command === 'emit') {
-    const need = (flag: 'project' | 'kind' | 'title' | 'author'): string => {
-      const value = values[flag];
-      if (value === undefined) throw new ConfigError(`events emit needs --${flag}`);
-      return value;
-    };
+    const need = required(values, 'events emit');
     const request = {
       kind: need('kind') as Schemas['NotificationEvent'],
       title: need('title'),

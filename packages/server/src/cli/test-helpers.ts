@@ -2,10 +2,9 @@
 // against a running instance started with --test-helpers, as an administrator's personal access token. The
 // operations, their methods, paths, parameters and summaries are read from the document, so a new one there is a new
 // one here; `tokenbell events` is a friendlier face on two of them and calls them through `callTestHelper`.
-import { parseArgs } from 'node:util';
-import { ConfigError } from './config.js';
-import { ExplainedError } from './explained-error.js';
-import { document } from './openapi/document.js';
+import { ConfigError, ExplainedError } from '../explained-error.js';
+import { document } from '../openapi/document.js';
+import { parseFlags } from './args.js';
 
 /** The instance did not answer, or answered with an error. */
 export class RemoteError extends ExplainedError {}
@@ -196,18 +195,7 @@ export async function runTestHelpersCommand(args: string[], env: NodeJS.ProcessE
   if (name === undefined || name === '--help' || name === '-h') return print(testHelpersUsage);
   const op = findTestHelperOperation(name);
   if (!op) throw new ConfigError(`test-helpers: unknown operation "${name}"; one of ${testHelperOperations.map((o) => o.command).join(', ')} (tokenbell test-helpers --help)`);
-  const { values, positionals } = parseArgs({
-    args: rest,
-    options: {
-      url: { type: 'string' },
-      token: { type: 'string' },
-      'path-param': { type: 'string', multiple: true },
-      query: { type: 'string', multiple: true },
-      help: { type: 'boolean', short: 'h' },
-    },
-    allowPositionals: true,
-    strict: true,
-  });
+  const { values, positionals } = parseFlags(rest, { url: 'string', token: 'string', 'path-param': 'strings', query: 'strings', help: 'boolean' }, { positionals: true });
   if (values.help) return print(operationUsage(op));
   const path = pairs('path-param', values['path-param']);
   const query = pairs('query', values.query);

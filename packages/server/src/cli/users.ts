@@ -1,11 +1,11 @@
 // `tokenbell users ...`: account chores for an operator, on the data file while no server runs on it (the file's lock
 // refuses a second writer, with a message naming the server's process). Values checked as the seed checks them.
-import { parseArgs } from 'node:util';
-import { createPersonalAccessToken, createUser, resetPassword } from './domain/accounts.js';
-import { ConfigError, defaultOf } from './config.js';
-import { InputError } from './explained-error.js';
-import { openBackend } from './store/backend.js';
-import type { Scope } from './domain/storage/records.js';
+import { defaultOf } from '../config.js';
+import { createPersonalAccessToken, createUser, resetPassword } from '../domain/accounts.js';
+import { InputError } from '../explained-error.js';
+import { openBackend } from '../store/backend.js';
+import type { Scope } from '../domain/storage/index.js';
+import { parseFlags, required, subcommand } from './args.js';
 
 export const usersUsage = `Usage: tokenbell users <command> [--data FILE | --database-url URL]
 
@@ -21,32 +21,11 @@ export const usersUsage = `Usage: tokenbell users <command> [--data FILE | --dat
 `;
 
 export async function runUsersCommand(args: string[], env: NodeJS.ProcessEnv, print: (line: string) => void): Promise<void> {
-  const [command, ...rest] = args;
-  if (command === undefined || command === '--help' || command === '-h') {
-    print(usersUsage);
-    return;
-  }
-  if (!['create', 'reset-password', 'token'].includes(command)) throw new ConfigError(`unknown users command "${command}"\n\n${usersUsage}`);
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      data: { type: 'string' },
-      'database-url': { type: 'string' },
-      username: { type: 'string' },
-      email: { type: 'string' },
-      name: { type: 'string' },
-      password: { type: 'string' },
-      admin: { type: 'boolean' },
-      scopes: { type: 'string' },
-      expires: { type: 'string' },
-    },
-    strict: true,
-  });
-  const need = (flag: 'username' | 'email' | 'name' | 'password'): string => {
-    const value = values[flag];
-    if (value === undefined) throw new ConfigError(`users ${command} needs --${flag}`);
-    return value;
-  };
+  const chosen = subcommand(args, 'users', ['create', 'reset-password', 'token'], usersUsage, print);
+  if (!chosen) return;
+  const { command, rest } = chosen;
+  const { values } = parseFlags(rest, { data: 'string', 'database-url': 'string', username: 'string', email: 'string', name: 'string', password: 'string', admin: 'boolean', scopes: 'string', expires: 'string' });
+  const need = required(values, `users ${command}`);
   const databaseUrl = values['database-url'] ?? (values.data === undefined ? env.DATABASE_URL : undefined) ?? null;
   const { storage } = await openBackend({ dataFile: values.data ?? env.TOKENBELL_DATA ?? defaultOf('data'), databaseUrl, databasePoolSize: 2, migrate: false });
   try {

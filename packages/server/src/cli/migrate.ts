@@ -1,8 +1,8 @@
 // `tokenbell migrate`: brings a PostgreSQL database's schema up to this version's, under an advisory lock, so it is
 // safe to run from several places at once (a deploy step, or each instance's start-up).
-import { parseArgs } from 'node:util';
-import { ConfigError } from './config.js';
-import { migrate } from './store/postgres/migrate.js';
+import { ConfigError } from '../explained-error.js';
+import { migrate } from '../store/postgres/migrate.js';
+import { parseFlags } from './args.js';
 
 export const migrateUsage = `Usage: tokenbell migrate --database-url postgres://USER:PASSWORD@HOST:PORT/DATABASE
 
@@ -14,7 +14,7 @@ export async function runMigrateCommand(args: string[], env: NodeJS.ProcessEnv, 
     print(migrateUsage);
     return;
   }
-  const { values } = parseArgs({ args, options: { 'database-url': { type: 'string' } }, strict: true });
+  const { values } = parseFlags(args, { 'database-url': 'string' });
   const url = values['database-url'] ?? env.DATABASE_URL;
   if (!url) throw new ConfigError(`migrate needs --database-url (or DATABASE_URL)\n\n${migrateUsage}`);
   if (!/^postgres(ql)?:\/\//.test(url)) throw new ConfigError('--database-url must be a postgres:// or postgresql:// URL');

@@ -1,11 +1,11 @@
 // `tokenbell test-helpers`: the command function against real instances (startTokenbell, and a server with the area
 // off), its operations and help read from the document.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { document } from '../src/openapi/document.js';
-import { runTestHelpersCommand, testHelperOperations } from '../src/test-helpers-command.js';
-import { type RunningTokenbell, startTokenbell } from '../src/testing.js';
-import { freePort } from './hardening/support.js';
-import { startTestServer, type TestServer } from './support/server.js';
+import { document } from '../../src/openapi/document.js';
+import { runTestHelpersCommand, testHelperOperations } from '../../src/cli/test-helpers.js';
+import { type RunningTokenbell, startTokenbell } from '../../src/testing.js';
+import { freePort } from '../hardening/support.js';
+import { startTestServer, type TestServer } from '../support/server.js';
 
 let tb: RunningTokenbell;
 let off: TestServer;

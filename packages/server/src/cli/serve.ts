@@ -1,0 +1,105 @@
+// `tokenbell [options]`, the command without a name: open the store, seed it, and serve until SIGINT or SIGTERM.
+import { createRequire } from 'node:module';
+import { type Config, configFrom, configWarnings, limits, usage } from '../config.js';
+import { findApplicationByUid } from '../domain/applications.js';
+import { logTransport, smtpTransport, startMailDelivery } from '../domain/mail-delivery.js';
+import { TestKit, testHelpersWarning } from '../domain/testing/test-kit.js';
+import { ExplainedError } from '../explained-error.js';
+import { createApp } from '../http/app.js';
+import { requestLogger } from '../http/operations.js';
+import { openApiValidation, warmUpValidation } from '../http/openapi-validation.js';
+import { type DemoCredentials, ensureDemoData } from '../domain/seed/demo.js';
+import { loadSeedFile } from '../domain/seed/load.js';
+import { openBackend } from '../store/backend.js';
+import { fail, warn } from './output.js';
+
+// package.json sits two levels above both src/cli/serve.ts and dist/cli/serve.js.
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+export async function runServeCommand(args: string[], env: NodeJS.ProcessEnv, print: (line: string) => void): Promise<void> {
+  if (args.includes('--help') || args.includes('-h')) return void process.stdout.write(usage);
+  if (args.includes('--version')) return print(version);
+  await serve(configFrom(args, env), print);
+}
+
+/** Opens the store (seeding it if asked), listens, then greets, prunes and waits for a signal to stop. */
+async function serve(config: Config, print: (line: string) => void): Promise<void> {
+  const backend = await openBackend(config);
+  const { storage } = backend;
+  if (config.seedFile) {
+    await loadSeedFile(storage, config.seedFile);
+    print(`Loaded seed ${config.seedFile}`);
+  }
+  for (const warning of configWarnings(config)) warn(warning);
+  for (const id of config.introspectionClients) {
+    if (!(await findApplicationByUid(storage, id))) warn(`--introspection-clients names "${id}", which is not the App ID of any application here (yet)`);
+  }
+  // The first request would otherwise wait for the document to load and its own checks to compile.
+  const validation = openApiValidation({ validateResponses: config.validateResponses });
+  await warmUpValidation(validation, { testHelpers: config.testHelpers });
+  // One JSON line per request; readable lines instead when a person watches the terminal.
+  const requestLog = requestLogger({ level: config.logLevel, pretty: process.stdout.isTTY === true });
+  if (config.testHelpers) warn(testHelpersWarning);
+  const testKit = config.testHelpers ? new TestKit(storage) : undefined;
+  // Every instance delivers; on a database they share the outbox, and each message is claimed by one of them.
+  const mailTransport = config.smtpUrl ? smtpTransport(config.smtpUrl, config.mailFrom) : logTransport((line) => requestLog.logger.info(line));
+  const mailDelivery = startMailDelivery(storage.mail, mailTransport, testKit ? { now: testKit.clock.now } : {});
+  const app = createApp({ backend, config, validation, requestLog, mailDelivery, testKit, log: (message) => requestLog.logger.error(message) });
+  const server = app.listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  // Only now, with the server really listening: credentials printed for a server that failed to start would be lost,
+  // since the store keeps only their digests.
+  const demo = await ensureDemoData(storage, config.baseUrl);
+  if (demo) print(demoGreeting(demo, config.baseUrl));
+  await testKit?.markSeeded();
+  print(`tokenbell listening on ${config.baseUrl} (data: ${storage.maintenance.describe()}; mail: ${describeSmtp(config.smtpUrl)}); API reference: ${config.baseUrl}/help/api`);
+  // On a database one instance prunes at a time; the others find it busy and skip their turn.
+  const pruning = setInterval(() => void storage.maintenance.prune(Math.floor(Date.now() / 1000)).catch(() => undefined), limits.pruneIntervalSeconds * 1000);
+  pruning.unref();
+  stopOnSignal(async () => {
+    clearInterval(pruning);
+    server.close();
+    server.closeAllConnections();
+    // A message being sent finishes and is recorded; what is still queued waits in the store for the next start.
+    await mailDelivery.stop();
+    return storage.maintenance.close().catch((error: unknown) => {
+      // Nothing acknowledged is lost: the journal still holds it, and the next start replays it.
+      throw new ExplainedError(`could not close ${storage.maintenance.describe()} cleanly: ${(error as Error).message}; the next start will replay the journal`);
+    });
+  }, print);
+}
+
+/** The SMTP server without its credentials, or where mail goes without one. */
+function describeSmtp(url: string | null): string {
+  if (url === null) return 'to the log (no --smtp-url)';
+  const parsed = new URL(url);
+  return `${parsed.protocol}//${parsed.host}`;
+}
+
+function demoGreeting(demo: DemoCredentials, baseUrl: string): string {
+  return [
+    'Created a demo account, group, project and application (shown only this once):',
+    `  sign in:        ${baseUrl}/users/sign_in  as ${demo.username} / ${demo.password}`,
+    `  group:          ${demo.group}`,
+    `  project:        ${demo.project}`,
+    `  client_id:      ${demo.client_id}`,
+    `  client_secret:  ${demo.client_secret}`,
+    `  redirect_uri:   ${demo.redirect_uri}`,
+  ].join('\n');
+}
+
+/** On the first SIGINT or SIGTERM: `stop`, then exit 0, or 1 with its error explained as any command's. */
+function stopOnSignal(stop: () => Promise<void>, print: (line: string) => void): void {
+  let stopping = false;
+  const onSignal = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    print(`${signal}: shutting down`);
+    stop().then(() => process.exit(0), fail);
+  };
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+}
