@@ -3,7 +3,7 @@
 // The cluster is moved between cores with its backends, for the rows that put it on the servers' core.
 import { readFile } from 'node:fs/promises';
 import pg from 'pg';
-import type { StoreData } from '../../packages/server/src/store/schema.js';
+import type { StoreData } from '../../packages/server/src/store/file/schema.js';
 import { migrate } from '../../packages/server/src/store/postgres/migrate.js';
 import { type TestCluster, createDatabase } from '../../test/support/postgres.js';
 import { pinWithChildren, pinning } from './processes.js';

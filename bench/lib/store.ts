@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { hashPassword } from '../../packages/server/src/domain/passwords.js';
 import { digest } from '../../packages/server/src/domain/secrets.js';
-import { SCHEMA_VERSION, type StoreData } from '../../packages/server/src/store/schema.js';
+import { SCHEMA_VERSION, type StoreData } from '../../packages/server/src/store/file/schema.js';
 
 export const password = 'bench-password-0';
 export const project = { id: 1, fullPath: 'bench/app' } as const;
