@@ -1,6 +1,6 @@
 // Settings come from flags, then the environment, then defaults; see the README's configuration table.
 import express from 'express';
-import { parseFlags } from './cli/args.js';
+import { parseFlags } from './flags.js';
 import { type PasswordGrantSetting, passwordGrantSettings } from './domain/oauth/grants.js';
 import { ConfigError } from './explained-error.js';
 

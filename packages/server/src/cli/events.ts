@@ -3,7 +3,7 @@
 // the mail), as an administrator's personal access token. The call itself is `tokenbell test-helpers`'s.
 import type { components } from '@tokenbell/sdk';
 import { notificationEvents } from '../openapi/document.js';
-import { parseFlags, required, subcommand } from './args.js';
+import { parseFlags, required, subcommand } from '../flags.js';
 import { callTestHelper, testHelperRemote } from './test-helpers.js';
 
 type Schemas = components['schemas'];

@@ -2,7 +2,7 @@
 // safe to run from several places at once (a deploy step, or each instance's start-up).
 import { ConfigError } from '../explained-error.js';
 import { migrate } from '../store/postgres/migrate.js';
-import { parseFlags } from './args.js';
+import { parseFlags } from '../flags.js';
 
 export const migrateUsage = `Usage: tokenbell migrate --database-url postgres://USER:PASSWORD@HOST:PORT/DATABASE
 

@@ -4,7 +4,7 @@
 // one here; `tokenbell events` is a friendlier face on two of them and calls them through `callTestHelper`.
 import { ConfigError, ExplainedError } from '../explained-error.js';
 import { document } from '../openapi/document.js';
-import { parseFlags } from './args.js';
+import { parseFlags } from '../flags.js';
 
 /** The instance did not answer, or answered with an error. */
 export class RemoteError extends ExplainedError {}

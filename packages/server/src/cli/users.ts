@@ -5,7 +5,7 @@ import { createPersonalAccessToken, createUser, resetPassword } from '../domain/
 import { InputError } from '../explained-error.js';
 import { openBackend } from '../store/backend.js';
 import type { Scope } from '../domain/storage/index.js';
-import { parseFlags, required, subcommand } from './args.js';
+import { parseFlags, required, subcommand } from '../flags.js';
 
 export const usersUsage = `Usage: tokenbell users <command> [--data FILE | --database-url URL]
 

@@ -1,7 +1,7 @@
 // The one way every command reads its arguments: node:util's parseArgs, strict, so that a misspelt or unknown flag
-// stops the command (its ERR_PARSE_ARGS error is explained by output.ts) instead of being ignored.
+// stops the command (its ERR_PARSE_ARGS error is explained by cli/output.ts) instead of being ignored.
 import { parseArgs } from 'node:util';
-import { ConfigError } from '../explained-error.js';
+import { ConfigError } from './explained-error.js';
 
 /** A flag with a value, a switch, or a flag with a value that may be given more than once. */
 export type FlagKind = 'string' | 'boolean' | 'strings';
