@@ -1,9 +1,12 @@
 // Instance-wide state and chores on PostgreSQL, shared by every instance on the database: the secrets made at first
-// start (the session cookie's signing key), and pruning what has expired, by one instance at a time.
+// start (the session cookie's signing key), and pruning what has expired, by one instance at a time; with readiness,
+// seeding (seeding.ts), the write observer and closing, the store's maintenance (domain/storage/maintenance.ts).
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { limits } from '../../config.js';
-import type { PruneResult } from '../../domain/storage/index.js';
+import type { MaintenanceStorage, PruneResult } from '../../domain/storage/index.js';
+import { applySeed, existingNames } from './seeding.js';
+import type { Writes } from './writes.js';
 
 /**
  * The named secret, made by whichever instance asks first; every instance then reads the same value. Two statements,
@@ -51,4 +54,53 @@ export async function pruneExpired(pool: pg.Pool, nowSeconds: number): Promise<P
   } finally {
     client.release();
   }
+}
+
+/** An error's message without what a connection string may carry before its host (a user name and a password). */
+const withoutCredentials = (message: string) => message.replace(/\/\/[^\s/@]*@/g, '//');
+
+/** The store's maintenance; `describe` is what the listening line says the data lives in. */
+export function postgresMaintenanceStorage(pool: pg.Pool, { inTransaction, observe }: Writes, describe: string): MaintenanceStorage {
+  let closing: Promise<void> | undefined;
+  return {
+    instanceSecret(name) {
+      return instanceSecret(pool, name);
+    },
+    prune(now) {
+      return pruneExpired(pool, now);
+    },
+    async readiness() {
+      if (closing) return { ready: false, problem: 'the store is closed' };
+      try {
+        // A standby, or a database whose transactions are read-only by default, answers but takes no writes.
+        const { rows } = await pool.query<{ writable: boolean }>(`SELECT current_setting('transaction_read_only') = 'off' AS writable`);
+        return rows[0]!.writable ? { ready: true } : { ready: false, problem: 'the database takes no writes (it is read-only)' };
+      } catch (error) {
+        return { ready: false, problem: `the database cannot be reached: ${withoutCredentials((error as Error).message)}` };
+      }
+    },
+    existingNames(query) {
+      return existingNames(pool, query);
+    },
+    async applySeed(rows) {
+      await inTransaction((client) => applySeed(client, rows));
+    },
+    async snapshot() {
+      return null;
+    },
+    async restore() {
+      throw new Error('a store on PostgreSQL cannot restore a snapshot: every instance on the database shares its state');
+    },
+    observeWrites(observer) {
+      observe(observer);
+    },
+    close() {
+      // Idempotent, as the file store's: ending a pool twice is an error.
+      closing ??= pool.end();
+      return closing;
+    },
+    describe() {
+      return describe;
+    },
+  };
 }
