@@ -12,6 +12,30 @@ import type {
 } from '../../domain/storage/index.js';
 import { transaction as inTransaction } from './transaction.js';
 
+const at = (seconds: number) => new Date(seconds * 1000);
+const epoch = (date: Date) => Math.floor(date.getTime() / 1000);
+
+// FOR SHARE: blocking the user waits for this grant to finish, and a grant after the block sees it.
+const standing = async (client: pg.PoolClient, userId: string): Promise<UserStanding> =>
+  (await client.query<{ state: UserRecord['state'] }>(`SELECT state FROM users WHERE id = $1 FOR SHARE`, [userId])).rows[0];
+const lockChain = (client: pg.PoolClient, codeId: string) => client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7))', [codeId]);
+const revokeChain = (client: pg.PoolClient, codeId: string, now: number) =>
+  client.query('UPDATE access_tokens SET revoked_at = $2 WHERE code_id = $1 AND revoked_at IS NULL', [codeId, at(now)]);
+/**
+ * Spends a code or a refresh token and issues the pair that replaces it, in one statement: `spend` is an UPDATE of
+ * the used row (`$10` and `$11` its parameters) answering a row when it spent it, and the pair goes in only then.
+ * Answers whether it did.
+ */
+const spendForPair = async (client: pg.PoolClient, spend: string, spent: [string, number], pair: NewTokenPair, codeId: string | null) => {
+  const { rowCount } = await client.query(
+    `WITH spent AS (${spend} RETURNING 1)
+     INSERT INTO access_tokens (id, token_digest, refresh_digest, application_id, user_id, scopes, created_at, expires_in, code_id)
+     SELECT $1::text, $2::text, $3::text, $4::bigint, $5::bigint, $6::text[], $7::timestamptz, $8::integer, $9::text WHERE EXISTS (SELECT FROM spent)`,
+    [pair.id, pair.token_digest, pair.refresh_digest, pair.application_id, pair.user_id, [...pair.scopes], at(pair.now), pair.ttl, codeId, spent[0], at(spent[1])],
+  );
+  return rowCount === 1;
+};
+
 /**
  * On PostgreSQL (READ COMMITTED): the code's row is locked FOR UPDATE, and every change to a chain happens under a
  * transaction advisory lock on the chain's code id, so a replayed refresh token revoking the chain and the legitimate
@@ -19,30 +43,7 @@ import { transaction as inTransaction } from './transaction.js';
  * outlives a replay. Serialization failures and deadlocks are retried.
  */
 export function postgresGrantStorage(pool: pg.Pool): GrantStorage {
-  const at = (seconds: number) => new Date(seconds * 1000);
-  const epoch = (date: Date) => Math.floor(date.getTime() / 1000);
-
   const transaction = <T>(work: (client: pg.PoolClient) => Promise<T>) => inTransaction(pool, work);
-  // FOR SHARE: blocking the user waits for this grant to finish, and a grant after the block sees it.
-  const standing = async (client: pg.PoolClient, userId: string): Promise<UserStanding> =>
-    (await client.query<{ state: UserRecord['state'] }>(`SELECT state FROM users WHERE id = $1 FOR SHARE`, [userId])).rows[0];
-  const lockChain = (client: pg.PoolClient, codeId: string) => client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7))', [codeId]);
-  const revokeChain = (client: pg.PoolClient, codeId: string, now: number) =>
-    client.query('UPDATE access_tokens SET revoked_at = $2 WHERE code_id = $1 AND revoked_at IS NULL', [codeId, at(now)]);
-  /**
-   * Spends a code or a refresh token and issues the pair that replaces it, in one statement: `spend` is an UPDATE of
-   * the used row (`$10` and `$11` its parameters) answering a row when it spent it, and the pair goes in only then.
-   * Answers whether it did.
-   */
-  const spendForPair = async (client: pg.PoolClient, spend: string, spent: [string, number], pair: NewTokenPair, codeId: string | null) => {
-    const { rowCount } = await client.query(
-      `WITH spent AS (${spend} RETURNING 1)
-       INSERT INTO access_tokens (id, token_digest, refresh_digest, application_id, user_id, scopes, created_at, expires_in, code_id)
-       SELECT $1::text, $2::text, $3::text, $4::bigint, $5::bigint, $6::text[], $7::timestamptz, $8::integer, $9::text WHERE EXISTS (SELECT FROM spent)`,
-      [pair.id, pair.token_digest, pair.refresh_digest, pair.application_id, pair.user_id, [...pair.scopes], at(pair.now), pair.ttl, codeId, spent[0], at(spent[1])],
-    );
-    return rowCount === 1;
-  };
 
   return {
     redeemCode(codeDigest, applicationId, check, pair, now) {
