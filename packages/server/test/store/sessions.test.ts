@@ -1,73 +1,22 @@
 // One contract for session storage, run against each implementation: the file store in memory, the file store on
 // disk (read back after a restart), and PostgreSQL (migrated, in the run's throwaway cluster).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { digest } from '../../src/domain/secrets.js';
-import { openStore } from '../../src/store/file/store.js';
-import { fileSessionStorage } from '../../src/store/file/sessions.js';
-import { postgresSessionStorage } from '../../src/store/postgres/sessions.js';
-import { type SessionStorage } from '../../src/domain/storage/index.js';
-import { migratedDatabase } from '../../../../test/support/postgres.js';
+import { everyBackend, useBackends } from './backends.js';
 
-interface Subject {
-  storage: SessionStorage;
-  /** Everything the implementation keeps, as text, to look for a raw session id. */
-  dump(): Promise<string>;
-  /** The same storage as a new process would find it, where that means something. */
-  reopen(): Promise<SessionStorage>;
-}
+const { open } = useBackends();
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-const implementations: Record<string, () => Promise<Subject>> = {
-  'the file store in memory': async () => {
-    const store = await openStore({ file: null });
-    cleanups.push(() => store.close());
-    const storage = fileSessionStorage(store);
-    return { storage, dump: async () => JSON.stringify(store.data), reopen: async () => storage };
-  },
-  'the file store on disk': async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tokenbell-sessions-'));
-    const file = join(dir, 'data.json');
-    let store = await openStore({ file });
-    cleanups.push(async () => {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    });
-    return {
-      storage: fileSessionStorage(store),
-      dump: async () => JSON.stringify(store.data),
-      reopen: async () => {
-        await store.close();
-        store = await openStore({ file });
-        return fileSessionStorage(store);
-      },
-    };
-  },
-  PostgreSQL: async () => {
-    const { pools, close } = await migratedDatabase(inject('postgresUrl'));
-    cleanups.push(close);
-    const pool = pools[0]!;
-    return {
-      storage: postgresSessionStorage(pool),
-      dump: async () => JSON.stringify((await pool.query('SELECT * FROM sessions')).rows),
-      reopen: async () => postgresSessionStorage(pool),
-    };
-  },
-};
-
+/** Milliseconds, as the session store counts them. */
 const now = Date.UTC(2026, 10, 25, 12, 0, 0);
 const sid = 'Xb7kq2V9mTn4RzL8wPcJ3sYd-a-raw-session-id';
 const key = digest(sid);
 const session = { cookie: { originalMaxAge: 28_800_000, httpOnly: true, path: '/' }, userId: 7, signedInAt: 1_795_000_000 };
 
-describe.each(Object.keys(implementations))('session storage on %s', (name) => {
-  const subject = () => implementations[name]!();
+describe.each(everyBackend)('session storage on %s', (name) => {
+  const subject = async () => {
+    const { storages, dump, reopen } = await open(name);
+    return { storage: storages[0].sessions, dump, reopen: async () => (await reopen()).sessions };
+  };
 
   it('finds what was saved, until it expires, and keeps no raw session id', async () => {
     const { storage, dump, reopen } = await subject();

@@ -1,44 +1,27 @@
 // Notification settings storage on each store (the file store, PostgreSQL from two pools): a change applies to the
 // stored version and answers what it wrote, so concurrent changes of one setting keep each other's fields and the
 // final state is one of the writes acknowledged.
-import { afterEach, describe, expect, inject, it } from 'vitest';
-import { newUserRow } from '../../src/domain/accounts.js';
-import { fileStorage } from '../../src/store/file/storage.js';
+import { describe, expect, it } from 'vitest';
 import { noEvents } from '../../src/domain/notification-levels.js';
-import { openStore } from '../../src/store/file/store.js';
-import { fileNotificationSettingsStorage } from '../../src/store/file/notification-settings.js';
-import { postgresNotificationSettingsStorage } from '../../src/store/postgres/notification-settings.js';
-import { type NotificationSettingsStorage } from '../../src/domain/storage/index.js';
+import type { NotificationSettingsStorage } from '../../src/domain/storage/index.js';
 import type { NotificationSettingRecord } from '../../src/domain/storage/records.js';
-import { migratedDatabase, recordStatements } from '../../../../test/support/postgres.js';
+import { inMemory, newUser, onPostgres, statementsOn, useBackends } from './backends.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const { open, postgres } = useBackends();
 
-/** One handle per instance: the file store has one, PostgreSQL two pools. */
-const implementations: Record<string, () => Promise<NotificationSettingsStorage[]>> = {
-  'the file store': async () => {
-    const store = await openStore({ file: null });
-    cleanups.push(() => store.close());
-    await fileStorage(store).users.create(newUserRow({ username: 'jsmith', email: 'jsmith@example.com', name: 'J' }, 'x'));
-    return [fileNotificationSettingsStorage(store)];
-  },
-  PostgreSQL: async () => {
-    const { pools, close } = await migratedDatabase(inject('postgresUrl'), 2);
-    cleanups.push(close);
-    await pools[0]!.query(`INSERT INTO users (id, username, email, name, password_hash) VALUES (1, 'jsmith', 'j@example.com', 'J', 'x')`);
-    return pools.map((pool) => postgresNotificationSettingsStorage(pool));
-  },
-};
+/** One handle per instance (the file store has one, PostgreSQL two pools), with user 1, whose settings these are. */
+async function settingsOn(name: string): Promise<NotificationSettingsStorage[]> {
+  const { storages } = await open(name);
+  await storages[0].users.create(newUser('jsmith'));
+  return storages.map((storage) => storage.notificationSettings);
+}
 
 const global = { user_id: 1, source_type: 'global', source_id: null } as const;
 const project = { user_id: 1, source_type: 'project', source_id: 7 } as const;
 const fresh = (key: typeof global | typeof project): NotificationSettingRecord => ({ ...key, level: key.source_type === 'global' ? 'participating' : 'global', notification_email: null, events: noEvents() });
 
-describe.each(Object.keys(implementations))('notification settings on %s', (name) => {
-  const storages = () => implementations[name]!();
+describe.each([inMemory, onPostgres])('notification settings on %s', (name) => {
+  const storages = () => settingsOn(name);
 
   it('finds nothing before the first change, then the version written, per source', async () => {
     const [settings] = (await storages()) as [NotificationSettingsStorage];
@@ -80,11 +63,10 @@ describe.each(Object.keys(implementations))('notification settings on %s', (name
 // gets must not change, and one refused change must not take the others down with it.
 describe('notification settings on PostgreSQL, changed together', () => {
   async function database(users: number) {
-    const { pools, close } = await migratedDatabase(inject('postgresUrl'), 1);
-    cleanups.push(close);
+    const { pools, storages } = await postgres(1);
     const pool = pools[0]!;
     await pool.query(`INSERT INTO users (id, username, email, name, password_hash) SELECT i, 'user' || i, 'user' || i || '@example.com', 'U', 'x' FROM generate_series(1, $1::int) AS i`, [users]);
-    return { settings: postgresNotificationSettingsStorage(pool), statements: recordStatements(pool) };
+    return { settings: storages[0]!.notificationSettings, statements: statementsOn(pool) };
   }
   const forUser = (user_id: number) => ({ ...fresh(project), user_id });
 

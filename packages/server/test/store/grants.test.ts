@@ -2,17 +2,10 @@
 // at once, as two instances would: a code is redeemed at most once and a replay kills its chain; a refresh token
 // rotates at most once and a replay kills the chain; a rotation racing a replay leaves nothing alive.
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { afterEach, describe, expect, inject, it } from 'vitest';
-import { openStore } from '../../src/store/file/store.js';
-import { fileGrantStorage } from '../../src/store/file/grants.js';
-import { postgresGrantStorage } from '../../src/store/postgres/grants.js';
-import { type GrantStorage, type NewTokenPair } from '../../src/domain/storage/index.js';
-import { fileStorage } from '../../src/store/file/storage.js';
-import { postgresStorage } from '../../src/store/postgres/storage.js';
-import { migratedDatabase } from '../../../../test/support/postgres.js';
+import { describe, expect, it } from 'vitest';
+import type { GrantStorage, NewTokenPair } from '../../src/domain/storage/index.js';
+import { inMemory, newApplication, newCode, newUser, now, onPostgres, useBackends } from './backends.js';
 
-const now = Math.floor(Date.UTC(2026, 10, 25, 12) / 1000);
 const client = 1;
 
 interface Subject {
@@ -25,56 +18,21 @@ interface Subject {
   revokeAuthorization(): Promise<boolean>;
 }
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const { open } = useBackends();
 
-const implementations: Record<string, () => Promise<Subject>> = {
-  'the file store': async () => {
-    const store = await openStore({ file: null });
-    cleanups.push(() => store.close());
-    return {
-      storages: [fileGrantStorage(store)],
-      revokeAuthorization: () => fileStorage(store).tokens.revokeAuthorization(1, client, now),
-      addCode: (id, codeDigest, applicationId) =>
-        store.commit(() => {
-          store.insert('authorization_codes', {
-            id,
-            code_digest: codeDigest,
-            application_id: applicationId,
-            user_id: 1,
-            redirect_uri: 'https://app.example.com/cb',
-            scopes: ['api'],
-            code_challenge: null,
-            code_challenge_method: null,
-            created_at: now - 60,
-            expires_at: now + 540,
-            used_at: null,
-          });
-        }),
-      alive: async () => store.data.access_tokens.filter((t) => t.revoked_at === null).map((t) => t.id),
-    };
-  },
-  PostgreSQL: async () => {
-    const { pools, close } = await migratedDatabase(inject('postgresUrl'), 2);
-    cleanups.push(close);
-    const [pool] = pools as [pg.Pool, pg.Pool];
-    await pool.query(`INSERT INTO users (id, username, email, name, password_hash) VALUES (1, 'jsmith', 'j@example.com', 'J', 'x')`);
-    await pool.query(`INSERT INTO applications (id, uid, secret_digest, name, redirect_uris, scopes, owner_id) VALUES (1, 'a1', 'd1', 'A', '{}', '{api}', 1), (2, 'a2', 'd2', 'B', '{}', '{api}', 1)`);
-    return {
-      storages: pools.map((p) => postgresGrantStorage(p)),
-      revokeAuthorization: () => postgresStorage(pools[1]!).tokens.revokeAuthorization(1, client, now),
-      addCode: async (id, codeDigest, applicationId) => {
-        await pool.query(
-          `INSERT INTO authorization_codes (id, code_digest, application_id, user_id, redirect_uri, scopes, created_at, expires_at) VALUES ($1, $2, $3, 1, 'https://app.example.com/cb', '{api}', $4, $5)`,
-          [id, codeDigest, applicationId, new Date((now - 60) * 1000), new Date((now + 540) * 1000)],
-        );
-      },
-      alive: async () => (await pool.query<{ id: string }>('SELECT id FROM access_tokens WHERE revoked_at IS NULL')).rows.map((r) => r.id),
-    };
-  },
-};
+/** The backend with user 1 and its applications 1 (the client) and 2, which the codes and tokens belong to. */
+async function grantsOn(name: string): Promise<Subject> {
+  const { storages, rows } = await open(name);
+  const [storage] = storages;
+  const user = await storage.users.create(newUser('jsmith'));
+  for (const uid of ['a1', 'a2']) await storage.applications.create(newApplication(user.id, uid));
+  return {
+    storages: storages.map((s) => s.grants),
+    revokeAuthorization: () => storages.at(-1)!.tokens.revokeAuthorization(1, client, now),
+    addCode: (id, codeDigest, applicationId) => storage.codes.create({ ...newCode(id, applicationId, 1), code_digest: codeDigest }),
+    alive: async () => (await rows('access_tokens')).filter((t) => t.revoked_at === null).map((t) => t.id as string),
+  };
+}
 
 const random = () => randomBytes(16).toString('hex');
 /** A new pair; its refresh digest is returned through `issued` so that tests can rotate it. */
@@ -88,8 +46,8 @@ const tally = (outcomes: { outcome: string }[]) => outcomes.reduce<Record<string
 /** Spreads calls over the subject's instances. */
 const on = (subject: Subject, i: number) => subject.storages[i % subject.storages.length]!;
 
-describe.each(Object.keys(implementations))('single-use grants on %s', (name) => {
-  const subject = () => implementations[name]!();
+describe.each([inMemory, onPostgres])('single-use grants on %s', (name) => {
+  const subject = () => grantsOn(name);
 
   it('redeems a code once among twenty at the same moment, and the replays kill what it issued', async () => {
     const s = await subject();
