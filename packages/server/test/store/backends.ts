@@ -57,7 +57,12 @@ export interface Postgres {
  * Registers the cleanups (every store closed, every database dropped, after each test) and answers how to open a
  * backend by name, or a PostgreSQL database with `instances` pools of its own.
  */
-export function useBackends(): { open(name: string): Promise<Subject>; postgres(instances?: number): Promise<Postgres> } {
+export function useBackends(): {
+  open(name: string): Promise<Subject>;
+  postgres(instances?: number): Promise<Postgres>;
+  /** Two storages on one PostgreSQL database, as two instances share it. */
+  instances(): Promise<[Storage, Storage]>;
+} {
   const cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -126,6 +131,10 @@ export function useBackends(): { open(name: string): Promise<Subject>; postgres(
       return backend();
     },
     postgres,
+    instances: async () => {
+      const { storages } = await postgres(2);
+      return [storages[0]!, storages[1]!];
+    },
   };
 }
 
