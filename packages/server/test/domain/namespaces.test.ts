@@ -29,7 +29,7 @@ describe('checkNamespaceEntryFields', () => {
   });
 });
 
-describe('creating groups and projects (the file store; test/store/storage.test.ts has every store)', () => {
+describe('creating groups and projects (the file store; test/store/namespaces.test.ts has every store)', () => {
   it('adds a group and a project in it, and one in a personal namespace', async () => {
     const group = await storage.namespaces.createGroup({ path: 'acme', name: 'Acme', visibility: 'private', created_at: at }, []);
     expect(group).toMatchObject({ path: 'acme', name: 'Acme' });

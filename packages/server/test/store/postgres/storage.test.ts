@@ -1,5 +1,5 @@
 // What PostgreSQL's storage sends: lookups asked in one turn go as one statement of at most 32 asks (its answers are
-// the storage contract's, test/store/storage.test.ts); this counts the statements.
+// the storage contract's, test/store/*.test.ts); this counts the statements.
 import { afterEach, expect, inject, it } from 'vitest';
 import { postgresStorage } from '../../../src/store/postgres/storage.js';
 import { migratedDatabase, recordStatements } from '../../../../../test/support/postgres.js';
