@@ -1,0 +1,105 @@
+// Looking after the file store as a whole (domain/storage/maintenance.ts): its secret, pruning, readiness, seeding,
+// snapshots and restores, and closing. A seed is checked whole, then inserted through inserts.ts, as creating one
+// record is, so both write the same records.
+import type { FoundNames, MaintenanceStorage, NameQuery, SeedRows, StoreSnapshot } from '../../domain/storage/index.js';
+import { checkAddresses, insertApplication, insertGroup, insertPersonalAccessToken, insertProject, insertUser } from './inserts.js';
+import { taken } from './refusals.js';
+import type { Store, StoreState } from './store.js';
+
+// What each snapshot holds, out of the domain's reach; a snapshot this module did not make is refused by `restore`.
+const snapshotStates = new WeakMap<StoreSnapshot, StoreState>();
+
+export function fileMaintenanceStorage(store: Store): MaintenanceStorage {
+  return {
+    async instanceSecret(name) {
+      if (name !== 'session_key') throw new RangeError(`the file store keeps no secret named ${name}`);
+      return store.data.secrets.session_key;
+    },
+    prune(now) {
+      return store.commit(() => store.prune(now));
+    },
+    readiness() {
+      return store.readiness();
+    },
+    async existingNames(query) {
+      return existingNames(store, query);
+    },
+    async applySeed(rows: SeedRows) {
+      await applySeed(store, rows);
+    },
+    async snapshot() {
+      const snapshot = Object.freeze({}) as StoreSnapshot;
+      snapshotStates.set(snapshot, store.captureState());
+      return snapshot;
+    },
+    async restore(snapshot) {
+      const state = snapshotStates.get(snapshot);
+      if (!state) throw new TypeError('restore takes a snapshot that the file store made');
+      await store.commit(() => store.replaceState(state));
+    },
+    observeWrites(observer) {
+      store.commitObserver = observer;
+    },
+    close() {
+      return store.close();
+    },
+    describe() {
+      return store.file ?? 'in memory';
+    },
+  };
+}
+
+function existingNames(store: Store, query: NameQuery): FoundNames {
+  const found = (names: string[], find: (name: string) => string | undefined) => {
+    const map = new Map<string, string>();
+    for (const name of names) {
+      const stored = find(name);
+      if (stored !== undefined) map.set(name.toLowerCase(), stored);
+    }
+    return map;
+  };
+  return {
+    usernames: found(query.usernames, (n) => store.lookup('users', 'username', n)?.username),
+    emails: found(query.emails, (n) => {
+      const owner = store.lookup('users', 'address', n);
+      return owner && [owner.email, ...owner.secondary_emails].find((address) => address.toLowerCase() === n.toLowerCase());
+    }),
+    groupPaths: found(query.groupPaths, (n) => store.lookup('groups', 'path', n)?.path),
+    projectPaths: found(query.projectPaths, (n) => {
+      const p = store.lookup('projects', 'fullPath', n);
+      return p && `${p.namespace}/${p.path}`;
+    }),
+    clientIds: found(query.clientIds, (n) => store.lookup('applications', 'uid', n)?.uid),
+    tokenDigests: found(query.tokenDigests, (n) => store.lookup('personal_access_tokens', 'token_digest', n)?.token_digest),
+  } satisfies FoundNames;
+}
+
+function applySeed(store: Store, rows: SeedRows): Promise<void> {
+  // One commit, checked whole before its first insert: a name taken since the seed was planned throws here,
+  // before anything of the seed is applied (the rows were checked against each other when planned).
+  return store.commit(() => {
+    for (const { user, tokens } of rows.users) {
+      if (store.lookup('users', 'username', user.username) || store.lookup('groups', 'path', user.username)) throw taken('username', `the username ${JSON.stringify(user.username)} is already taken`);
+      checkAddresses(store, user);
+      for (const token of tokens) if (store.lookup('personal_access_tokens', 'token_digest', token.token_digest)) throw taken('token', 'this token is already in use');
+    }
+    for (const { group } of rows.groups) {
+      if (store.lookup('groups', 'path', group.path) || store.lookup('users', 'username', group.path)) throw taken('path', `the group ${JSON.stringify(group.path)} already exists`);
+    }
+    for (const { project } of rows.projects) {
+      if (store.lookup('projects', 'fullPath', `${project.namespace}/${project.path}`)) throw taken('path', `the project ${JSON.stringify(`${project.namespace}/${project.path}`)} already exists`);
+    }
+    for (const { application } of rows.applications) {
+      if (store.lookup('applications', 'uid', application.uid)) throw taken('uid', `the App ID ${JSON.stringify(application.uid)} is already taken`);
+    }
+    const userId = (username: string) => store.lookup('users', 'username', username)!.id;
+    const members = (list: SeedRows['groups'][number]['members']) => list.map((m) => ({ user_id: userId(m.username), access_level: m.access_level }));
+    for (const { user, tokens } of rows.users) {
+      const record = insertUser(store, user);
+      for (const token of tokens) insertPersonalAccessToken(store, { ...token, user_id: record.id });
+    }
+    for (const { group, members: list } of rows.groups) insertGroup(store, group, members(list));
+    for (const { project, members: list } of rows.projects) insertProject(store, project, members(list));
+    for (const { owner, application } of rows.applications) insertApplication(store, { ...application, owner_id: userId(owner) });
+  });
+}
