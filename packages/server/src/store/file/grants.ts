@@ -36,54 +36,49 @@ export function fileGrantStorage(store: Store): GrantStorage {
   const revokeChain = (codeId: string, now: number) => {
     for (const t of store.data.access_tokens.filter((t) => t.code_id === codeId && t.revoked_at === null)) store.update('access_tokens', t, { revoked_at: now });
   };
-  const insertPair = (pair: NewTokenPair, codeId: string | null) => store.insert('access_tokens', tokenRecordOf(pair, codeId));
+  /**
+   * What both operations do with a code or refresh token found unspent: the caller's check on it with its user's
+   * standing, then spending it and issuing the next pair of its chain.
+   */
+  const checkAndIssue = <R extends { user_id: number }, E>(
+    record: R,
+    check: (stored: R & { user: UserStanding }) => E | undefined,
+    pair: (stored: R & { user: UserStanding }) => NewTokenPair,
+    spend: () => void,
+    codeId: string | null,
+  ): SingleUseOutcome<E> => {
+    const stored = { ...record, user: standingOf(store, record.user_id) };
+    const reason = check(stored);
+    if (reason !== undefined) return { outcome: 'refused', reason };
+    spend();
+    store.insert('access_tokens', tokenRecordOf(pair(stored), codeId));
+    return { outcome: 'issued' };
+  };
   // Each operation's decision and its writes happen in one synchronous commit callback, which the event loop never
   // interleaves with another: that is this store's atomicity.
   return {
-    async redeemCode<E>(codeDigest: string, applicationId: number, check: (code: StoredCode) => E | undefined, pair: (code: StoredCode) => NewTokenPair, now: number) {
-      let result: SingleUseOutcome<E> = { outcome: 'unknown' };
-      await store.commit(() => {
+    redeemCode<E>(codeDigest: string, applicationId: number, check: (code: StoredCode) => E | undefined, pair: (code: StoredCode) => NewTokenPair, now: number) {
+      return store.commit((): SingleUseOutcome<E> => {
         const code = store.lookup('authorization_codes', 'code_digest', codeDigest);
-        if (!code || code.application_id !== applicationId) return;
+        if (!code || code.application_id !== applicationId) return { outcome: 'unknown' };
         if (code.used_at !== null) {
           revokeChain(code.id, now);
-          result = { outcome: 'replayed' };
-          return;
+          return { outcome: 'replayed' };
         }
-        const stored = { ...code, user: standingOf(store, code.user_id) };
-        const reason = check(stored);
-        if (reason !== undefined) {
-          result = { outcome: 'refused', reason };
-          return;
-        }
-        store.update('authorization_codes', code, { used_at: now });
-        insertPair(pair(stored), code.id);
-        result = { outcome: 'issued' };
+        return checkAndIssue(code, check, pair, () => store.update('authorization_codes', code, { used_at: now }), code.id);
       });
-      return result;
     },
-    async rotateRefresh<E>(refreshDigest: string, applicationId: number, check: (previous: StoredRefresh) => E | undefined, pair: (previous: StoredRefresh) => NewTokenPair, now: number) {
-      let result: SingleUseOutcome<E> = { outcome: 'unknown' };
-      await store.commit(() => {
+    rotateRefresh<E>(refreshDigest: string, applicationId: number, check: (previous: StoredRefresh) => E | undefined, pair: (previous: StoredRefresh) => NewTokenPair, now: number) {
+      return store.commit((): SingleUseOutcome<E> => {
         const previous = store.lookup('access_tokens', 'refresh_digest', refreshDigest);
-        if (!previous || previous.application_id !== applicationId) return;
+        if (!previous || previous.application_id !== applicationId) return { outcome: 'unknown' };
         if (previous.revoked_at !== null) {
-          if (previous.code_id === null) return;
+          if (previous.code_id === null) return { outcome: 'unknown' };
           revokeChain(previous.code_id, now);
-          result = { outcome: 'replayed' };
-          return;
+          return { outcome: 'replayed' };
         }
-        const stored = { ...previous, user: standingOf(store, previous.user_id) };
-        const reason = check(stored);
-        if (reason !== undefined) {
-          result = { outcome: 'refused', reason };
-          return;
-        }
-        store.update('access_tokens', previous, { revoked_at: now });
-        insertPair(pair(stored), previous.code_id);
-        result = { outcome: 'issued' };
+        return checkAndIssue(previous, check, pair, () => store.update('access_tokens', previous, { revoked_at: now }), previous.code_id);
       });
-      return result;
     },
   };
 }
