@@ -8,18 +8,19 @@
 // grown as large as the file, when the whole state is replaced, when the store opens after a crash, and when it
 // closes, so after a clean stop the JSON file alone holds everything. Records are frozen: a change made any other
 // way than through the store would never reach the journal, so it throws instead.
-import { randomBytes } from 'node:crypto';
 import { access, mkdir } from 'node:fs/promises';
 import { constants, renameSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { DurableJsonFile } from './durable-json-file.js';
-import { Journal, JournalCorruptError, journalFileOf, type JournalContents, type JournalOp } from './journal.js';
-import { SCHEMA_VERSION, type StoreData } from './schema.js';
+import { journalFileOf, type JournalContents, type JournalOp } from './journal.js';
+import type { StoreData } from './schema.js';
 import { limits } from '../../config.js';
-import { StoreAccessError, StoreClosedError, StoreCorruptError, StoreVersionError, accessProblem } from '../errors.js';
+import { StoreAccessError, StoreClosedError, StoreCorruptError, accessProblem } from '../errors.js';
 import { FileLock } from './lock.js';
-import { collectionsWithAddedFields, opWithAddedFields, upgradeData, upgradeOp, withAddedFields } from './upgrade.js';
+import { pruneRecords } from './prune.js';
+import { freshData, readDurable } from './read.js';
+import { Writer, type WriteStats } from './writer.js';
 import {
   type Collection,
   type IndexField,
@@ -41,7 +42,8 @@ import type { PruneResult } from '../../domain/storage/index.js';
 export { StoreAccessError, StoreClosedError, StoreCorruptError, StoreLockedError, StoreVersionError } from '../errors.js';
 export { notificationSettingKey } from '../../domain/storage/index.js';
 export { type Collection, type IndexField, type Patch, type RecordOf, type Sequence } from './indexes.js';
-
+export { pruneStore } from './prune.js';
+export { freshData } from './read.js';
 
 /**
  * Every collection and sequence at one moment (`captureState`), without what belongs to the instance or the file
@@ -62,8 +64,6 @@ export interface OpenStoreOptions {
 export class Store {
   readonly file: string | null;
   readonly #db: Low<StoreData>;
-  /** The snapshot's adapter; null for a memory store. */
-  readonly #snapshot: DurableJsonFile<StoreData> | null;
   readonly #indexes = new Map<Collection, Map<string, Map<string, unknown>>>();
   /**
    * Where each record sits in its collection's array, for updates: finding it by scanning cost a refresh grant
@@ -72,32 +72,18 @@ export class Store {
    */
   readonly #positions = new Map<Collection, Map<unknown, number>>();
   readonly #lock: FileLock | null;
-  readonly #minCompactionBytes: number;
-  #journal: Journal | null = null;
-  /** Set when the journal may not match memory (a failed append or compaction, a replaced state): the next write compacts. */
-  #mustCompact = false;
-  /** States replaced so far: a compaction that serialised memory before the latest one must not clear #mustCompact. */
-  #replacedStates = 0;
-  /** Operations made since the last journal append; null for a memory store, which keeps none. */
-  #ops: JournalOp[] | null;
+  /** Journal appends and compactions, batched (writer.ts). */
+  readonly #writer: Writer;
   /** Replaying a journal applies operations without recording them again. */
   #replaying = false;
-  /** Commits waiting for the next write. */
-  #pending: Deferred | null = null;
-  #writing: Promise<void> | null = null;
   #closed = false;
-  #acknowledged = 0;
-  #fileWrites = 0;
-  #compactions = 0;
 
   /** @internal use openStore */
   constructor(db: Low<StoreData>, file: string | null, lock: FileLock | null, minCompactionBytes: number = limits.minCompactionBytes) {
     this.#db = db;
-    this.#minCompactionBytes = minCompactionBytes;
-    this.#snapshot = db.adapter instanceof DurableJsonFile ? (db.adapter as DurableJsonFile<StoreData>) : null;
     this.file = file;
     this.#lock = lock;
-    this.#ops = this.#snapshot ? [] : null;
+    this.#writer = new Writer(db, file, minCompactionBytes);
     this.#buildIndexes();
   }
 
@@ -120,7 +106,7 @@ export class Store {
     if (this.#closed) throw new StoreClosedError(`the store${this.file ? ` for ${this.file}` : ''} is closed`);
     const started = performance.now();
     const result = mutate(this.#db.data);
-    await this.#scheduleWrite();
+    await this.#writer.schedule();
     this.commitObserver?.((performance.now() - started) / 1000);
     return result;
   }
@@ -222,8 +208,7 @@ export class Store {
     }
     data.sequences = { ...state.sequences };
     this.#buildIndexes();
-    this.#replacedStates += 1;
-    this.#mustCompact = true;
+    this.#writer.stateReplaced();
   }
 
   /** O(1) lookup by an indexed field; case-insensitive fields match whatever the case of `value`. */
@@ -245,48 +230,21 @@ export class Store {
   }
 
   /**
-   * Drops what can never be used again (inside `commit`, or through `pruneStore`): authorization codes past expiry,
-   * and access tokens past revocation or expiry whose refresh token is unusable too, each by more than the grace
-   * (`limits.pruneGraceSeconds`), which keeps records around for error messages and replay detection; expired
-   * sessions; and notification mail past its retention.
+   * Drops what can never be used again (inside `commit`, or through `pruneStore`): expired codes, tokens, sessions
+   * and mail past its retention (prune.ts).
    */
   prune(nowSeconds: number): PruneResult {
-    const cutoff = nowSeconds - limits.pruneGraceSeconds;
-    return {
-      authorizationCodes: this.remove('authorization_codes', (c) => c.expires_at < cutoff).length,
-      accessTokens: this.remove('access_tokens', (t) =>
-        // Revoking a record revokes its refresh token as well; otherwise a refresh token lives until used.
-        t.revoked_at !== null ? t.revoked_at < cutoff : t.refresh_digest === null && t.created_at + t.expires_in < cutoff,
-      ).length,
-      sessions: this.remove('sessions', (s) => s.expires_at <= nowSeconds).length,
-      notificationMessages: this.#pruneMail(nowSeconds - limits.mailRetentionSeconds),
-    };
+    return pruneRecords(this, nowSeconds);
   }
 
-  /** Messages delivered or given up before `cutoff`, and the events of that age left without a message. */
-  #pruneMail(cutoff: number): number {
-    const removed = this.remove('outbox', (m) => m.status !== 'queued' && m.created_at < cutoff).length;
-    if (removed > 0) {
-      const kept = new Set(this.data.outbox.map((m) => m.event_id));
-      this.remove('notification_events', (e) => e.created_at < cutoff && !kept.has(e.id));
-    }
-    return removed;
-  }
-
-  /**
-   * Commits acknowledged (durable), durable writes made for them (journal appends and compactions), and
-   * compactions alone. Acknowledged per write is how many commits one write carries, which is what keeps
-   * durable writes cheap under load.
-   */
-  get stats(): { acknowledged: number; fileWrites: number; compactions: number } {
-    return { acknowledged: this.#acknowledged, fileWrites: this.#fileWrites, compactions: this.#compactions };
+  /** What durable writes have cost so far (WriteStats). */
+  get stats(): WriteStats {
+    return this.#writer.stats;
   }
 
   /** Resolves once every commit made so far is durable. */
-  async flush(): Promise<void> {
-    while (this.#pending || this.#writing) {
-      await (this.#pending?.promise ?? this.#writing)!.catch(() => undefined);
-    }
+  flush(): Promise<void> {
+    return this.#writer.flush();
   }
 
   /**
@@ -297,12 +255,8 @@ export class Store {
     if (this.#closed) return;
     this.#closed = true;
     try {
-      await this.flush();
-      const unfolded = this.#mustCompact || !this.#journal || this.#journal.bytes > 0 || (this.#ops?.length ?? 0) > 0;
-      if (this.#snapshot && unfolded) await this.#compact();
+      await this.#writer.close();
     } finally {
-      await this.#journal?.close().catch(() => undefined);
-      this.#journal = null;
       await this.#lock?.release();
     }
   }
@@ -320,13 +274,9 @@ export class Store {
       );
     }
     if (current) this.replay(found.ops, journalFileOf(this.file!));
-    // An upgraded snapshot is written in the current version at once, so the file never holds two versions' worth.
-    if (current && found.ops.length === 0 && !found.tornTail && !upgraded) {
-      this.#journal = await Journal.reopen(journalFileOf(this.file!));
-    } else {
-      // Missing, stale (already in the snapshot), or holding changes: fold them in and start a fresh journal.
-      await this.#compact();
-    }
+    // An upgraded snapshot is written in the current version at once, so the file never holds two versions' worth. A
+    // journal missing, stale (already in the snapshot), or holding changes is folded in and a fresh one started.
+    await this.#writer.start(current && found.ops.length === 0 && !found.tornTail && !upgraded);
   }
 
   /** @internal Applies journaled operations, as when the store opens (`source` names them in errors). */
@@ -395,75 +345,7 @@ export class Store {
   }
 
   #record(op: JournalOp): void {
-    if (this.#ops && !this.#replaying) this.#ops.push(op);
-  }
-
-  #scheduleWrite(): Promise<void> {
-    if (!this.#pending) {
-      this.#pending = deferred();
-      // A microtask rather than now, so every commit of the current tick joins the first write too.
-      if (!this.#writing) queueMicrotask(() => this.#startWrite());
-    }
-    this.#pending.commits += 1;
-    return this.#pending.promise;
-  }
-
-  #startWrite(): void {
-    const batch = this.#pending;
-    if (!batch || this.#writing) return;
-    this.#pending = null;
-    this.#writing = this.#persist()
-      .then(() => {
-        this.#acknowledged += batch.commits;
-        batch.resolve();
-      }, batch.reject)
-      .finally(() => {
-        this.#writing = null;
-        if (this.#pending) this.#startWrite();
-      });
-  }
-
-  /** Makes everything in memory durable: one journal append, or a compaction when one is due. */
-  async #persist(): Promise<void> {
-    if (!this.#snapshot) return;
-    const ops = this.#ops!;
-    this.#ops = [];
-    const journal = this.#journal;
-    if (this.#mustCompact || !journal || journal.bytes >= Math.max(this.#minCompactionBytes, this.#snapshot.bytes)) {
-      await this.#compact();
-      return;
-    }
-    if (ops.length === 0) return;
-    try {
-      await journal.append(ops);
-    } catch (error) {
-      // The append may have left part of a line: only a compaction (which memory still allows) can repair that.
-      this.#mustCompact = true;
-      throw error;
-    }
-    this.#fileWrites += 1;
-  }
-
-  /**
-   * Writes the whole state as a new JSON file for the next journal generation, then starts that journal. A crash
-   * between the two leaves a journal of the previous generation, which the snapshot already contains.
-   */
-  async #compact(): Promise<void> {
-    this.#mustCompact = true;
-    const replacedStates = this.#replacedStates;
-    // Everything recorded so far is in the snapshot, which is serialised synchronously as the write starts.
-    this.#ops = [];
-    const generation = this.#db.data.journal + 1;
-    this.#db.data.journal = generation;
-    await this.#db.write();
-    const previous = this.#journal;
-    this.#journal = null;
-    await previous?.close().catch(() => undefined);
-    this.#journal = await Journal.create(journalFileOf(this.file!), generation);
-    // A state replaced after memory was serialised above is not in this file: the next write compacts again.
-    this.#mustCompact = this.#replacedStates !== replacedStates;
-    this.#fileWrites += 1;
-    this.#compactions += 1;
+    if (!this.#replaying) this.#writer.record(op);
   }
 
   #positionsOf(collection: Collection): Map<unknown, number> {
@@ -500,31 +382,6 @@ export class Store {
   }
 }
 
-/** Prunes in a commit of its own; the HTTP layer schedules this. */
-export function pruneStore(store: Store, nowSeconds = Math.floor(Date.now() / 1000)): Promise<PruneResult> {
-  return store.commit(() => store.prune(nowSeconds));
-}
-
-export function freshData(): StoreData {
-  return {
-    version: SCHEMA_VERSION,
-    journal: 0,
-    secrets: { session_key: randomBytes(32).toString('base64url') },
-    sequences: { users: 0, groups: 0, projects: 0, applications: 0, personal_access_tokens: 0 },
-    users: [],
-    groups: [],
-    projects: [],
-    applications: [],
-    personal_access_tokens: [],
-    authorization_codes: [],
-    access_tokens: [],
-    notification_settings: [],
-    sessions: [],
-    notification_events: [],
-    outbox: [],
-  };
-}
-
 /** A store in memory over `data` (taken over and frozen): what tests and tools use to query data they built. */
 export function memoryStoreOf(data: StoreData): Store {
   return new Store(new Low<StoreData>(new Memory<StoreData>(), data), null, null);
@@ -548,32 +405,6 @@ export async function openStore({ file, minCompactionBytes }: OpenStoreOptions):
     await lock.release();
     throw error;
   }
-}
-
-/** The snapshot and journal as found on disk, both checked; a missing snapshot reads as a fresh store. */
-async function readDurable(adapter: DurableJsonFile<StoreData>) {
-  const path = adapter.file;
-  let read: unknown;
-  try {
-    read = await adapter.read();
-  } catch (error) {
-    throw new StoreCorruptError(`cannot read the data file ${path}: ${(error as Error).message}; it was left unchanged`, {
-      cause: error,
-    });
-  }
-  const upgraded = read !== null && upgradeIfOlder(read);
-  const data = read === null ? freshData() : checkShape(read, path);
-  let journal: Awaited<ReturnType<typeof Journal.read>>;
-  try {
-    journal = await Journal.read(journalFileOf(path));
-  } catch (error) {
-    if (!(error instanceof JournalCorruptError)) throw error;
-    throw new StoreCorruptError(`${error.message}; it and the data file ${path} were left unchanged`, { cause: error });
-  }
-  // A journal continues its snapshot, so it is in the snapshot's version.
-  if (upgraded && journal) journal = { ...journal, ops: journal.ops.map(upgradeOp) };
-  if (journal) journal = { ...journal, ops: journal.ops.map(opWithAddedFields) };
-  return { data, journal, upgraded };
 }
 
 /**
@@ -605,66 +436,4 @@ function reportStatsOnSignal(store: Store): void {
     writeFileSync(temp, JSON.stringify(store.stats));
     renameSync(temp, target);
   });
-}
-
-/**
- * Upgrades the content of a data file of an earlier version in place (upgrade.ts), answering whether it did. Version 1
- * files predate the journal and read as generation 0. A version this code does not know is left to checkShape.
- */
-function upgradeIfOlder(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const data = value as Record<string, unknown>;
-  if (data.version === 1 && data.journal === undefined) data.journal = 0;
-  else if (data.version !== 2) return false;
-  upgradeData(data);
-  data.version = SCHEMA_VERSION;
-  return true;
-}
-
-function checkShape(value: unknown, path: string): StoreData {
-  const corrupt = (why: string) => new StoreCorruptError(`the data file ${path} ${why}; it was left unchanged`);
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw corrupt('is not a JSON object');
-  const data = value as Record<string, unknown>;
-  if (data.version !== SCHEMA_VERSION) {
-    throw new StoreVersionError(
-      `the data file ${path} has schema version ${JSON.stringify(data.version)}, but this tokenbell reads version ${SCHEMA_VERSION}; it was left unchanged`,
-    );
-  }
-  const secrets = data.secrets as Record<string, unknown> | undefined;
-  if (typeof secrets !== 'object' || secrets === null || typeof secrets.session_key !== 'string') {
-    throw corrupt('has no secrets.session_key');
-  }
-  const sequences = data.sequences as Record<string, unknown> | undefined;
-  for (const name of Object.keys(freshData().sequences)) {
-    if (typeof sequences !== 'object' || sequences === null || !Number.isInteger(sequences[name])) {
-      throw corrupt(`has no integer sequences.${name}`);
-    }
-  }
-  // Collections added within version 3 start empty in files written before them.
-  for (const collection of ['notification_events', 'outbox']) data[collection] ??= [];
-  for (const collection of collections) {
-    if (!Array.isArray(data[collection])) throw corrupt(`has no array "${collection}"`);
-  }
-  // Fields added within version 3 read as their default in records written before them.
-  for (const collection of collectionsWithAddedFields) data[collection] = (data[collection] as unknown[]).map((record) => withAddedFields(collection, record));
-  if (!Number.isSafeInteger(data.journal) || (data.journal as number) < 0) throw corrupt('has no journal generation');
-  return value as StoreData;
-}
-
-interface Deferred {
-  promise: Promise<void>;
-  /** How many commits wait on this write. */
-  commits: number;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
-
-function deferred(): Deferred {
-  let resolve!: () => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject, commits: 0 };
 }
