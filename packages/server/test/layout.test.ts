@@ -77,3 +77,38 @@ describe('the direction of imports (http → domain ← store)', () => {
     expect(circles).toEqual([]);
   });
 });
+
+describe('sizes (a long function or file is a room that wants dividing)', async () => {
+  const ts = (await import('typescript')).default;
+  const roots = ['packages/server/src/', 'packages/sdk/src/', 'bench/'];
+  const sources = async () =>
+    (await Promise.all(roots.map(async (dir) => (await modules(new URL(dir, root), '.ts')).map((m) => `${dir}${m}.ts`))))
+      .flat()
+      .filter((file) => !file.includes('/generated/') && !file.endsWith('.d.ts'));
+  const lines = (sf: import('typescript').SourceFile, node: import('typescript').Node) =>
+    sf.getLineAndCharacterOfPosition(node.getEnd()).line - sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
+
+  it('no hand-written source file passes 450 lines', async () => {
+    const long: string[] = [];
+    for (const file of await sources()) {
+      const count = (await readFile(new URL(file, root), 'utf8')).trimEnd().split('\n').length;
+      if (count > 450) long.push(`${file}: ${count}`);
+    }
+    expect(long).toEqual([]);
+  });
+
+  it('no function in it passes 80 lines', async () => {
+    const long: string[] = [];
+    for (const file of await sources()) {
+      const sf = ts.createSourceFile(file, await readFile(new URL(file, root), 'utf8'), ts.ScriptTarget.Latest, true);
+      const visit = (node: import('typescript').Node): void => {
+        if (ts.isFunctionLike(node) && 'body' in node && node.body && lines(sf, node) > 80) {
+          long.push(`${file}:${sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1}: ${lines(sf, node)}`);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(sf);
+    }
+    expect(long).toEqual([]);
+  });
+});
