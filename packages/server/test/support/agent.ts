@@ -15,6 +15,10 @@ export class Agent {
     if (this.cookies.size > 0) headers.set('cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
     const url = path.startsWith('http') ? path : this.baseUrl + path;
     const response = await fetch(url, { ...init, headers, redirect: 'manual' });
+    // Read to its end, as a browser reads a page before the next click: express-session holds an answer's last byte
+    // back until the session is saved, so a next request sent on the headers alone could overtake the save and meet
+    // the session as it was (on a busy PostgreSQL run, an active session read as idle for 8 hours).
+    await response.clone().arrayBuffer();
     this.lastSetCookies = response.headers.getSetCookie();
     for (const line of this.lastSetCookies) {
       const [pair] = line.split(';');
