@@ -2057,7 +2057,12 @@ export const cases: ContractCase[] = [
     operation: 'clearRecordedRequests',
     status: 204,
     async call(ctx) {
+      // The token request's entry is recorded once the user it was issued to is looked up, after the answer: on
+      // PostgreSQL a busy machine cleared the journal first and recorded the entry after the clear. So the clear comes
+      // when the journal lists the token request, and nothing of the case is still to come.
+      await ctx.setup.testHelpers().clearRequests();
       await ctx.setup.token(users.jsmith, { scope: 'read_user' });
+      await ctx.setup.journalLists({ method: 'POST', path: '/oauth/token' });
       await testHelpers(ctx, asRoot).clearRequests();
     },
     expect: (x) => expect(x.text).toBe(''),

@@ -22,6 +22,9 @@ import { consentFields, csrfOf } from '../../packages/server/test/support/agent.
 import { exampleAccounts, exampleApplication } from '../../packages/server/test/support/example-seed.js';
 import { administrator, publicApplication } from './seed.js';
 
+/** Which requests of the journal to wait for (listRecordedRequests' filters). */
+type JournalQuery = Omit<NonNullable<Parameters<TokenbellTestHelpers['requests']>[0]>, 'per_page'>;
+
 export type TargetKind = 'server' | 'mock' | 'proxy';
 
 /** One request and its answer, as they went over the wire. */
@@ -90,6 +93,13 @@ export interface SetupChannel {
   testHelpers(): TokenbellTestHelpers;
   /** Revokes the session user's password grant tokens, if any, so that none is left. */
   revokePasswordGrant(session: Session): Promise<void>;
+  /**
+   * Waits until the request journal lists `count` requests matching `query`; at once on the mock, which keeps none.
+   * An answer reaches the client before its entry is recorded (the entry waits for its lookups, such as the user a
+   * token was issued to, which on PostgreSQL are queries), so a case that reads or clears the journal right after its
+   * requests waits for them here, having cleared the journal first so that only its own can match.
+   */
+  journalLists(query: JournalQuery, count?: number): Promise<void>;
   /**
    * Records a notification event on `project` through the test helpers, as the seed's administrator, and answers it
    * with its recipients; on the mock, the document's example event.
@@ -285,6 +295,18 @@ export function serverSetup(baseUrl: string, storeUnwritable: SetupChannel['stor
       const { response, text } = await post('/profile/authorized_applications/password_grant/revoke', session, {});
       if (response.status !== 302 && response.status !== 404) expectStatus('revoking the password grant tokens', response, text, 302);
     },
+    async journalLists(query, count = 1) {
+      // Bounded, so that a request never recorded fails here, named, rather than as a case's wrong listing.
+      const deadline = performance.now() + 10_000;
+      for (;;) {
+        if ((await asAdministrator().requests({ ...query, per_page: count })).length >= count) return;
+        if (performance.now() > deadline) {
+          const all = await asAdministrator().requests();
+          throw new Error(`setup: after 10 s the request journal does not list ${count} requests matching ${JSON.stringify(query)}:\n${JSON.stringify(all, null, 2)}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
     async exhaustLogin(login) {
       // The default policy refuses a login after 10 failures; a login already refused costs nothing more.
       for (let attempt = 0; attempt < 20; attempt++) {
@@ -348,6 +370,7 @@ export function mockSetup(baseUrl: string): SetupChannel {
     notificationMessages: async () => [],
     exhaustLogin: async () => undefined,
     revokePasswordGrant: async () => undefined,
+    journalLists: async () => undefined,
     storeUnwritable: async () => async () => undefined,
   };
 }
