@@ -2027,8 +2027,13 @@ export const cases: ContractCase[] = [
     operation: 'listRecordedRequests',
     status: 200,
     async call(ctx) {
+      // Each entry is recorded after its answer, once its lookups answer (journalLists): the case waits for each in
+      // turn, so that on a busy machine the listing neither misses one nor has them out of order.
+      await ctx.setup.testHelpers().clearRequests();
       const tokens = await ctx.setup.token(users.jsmith, { scope: 'read_user' });
+      await ctx.setup.journalLists({ method: 'POST', path: '/oauth/token' });
       await ctx.setup.client({ accessToken: tokens.access_token, via: 'query' }).user.current();
+      await ctx.setup.journalLists({ method: 'GET', path: '/api/v3/user' });
       await testHelpers(ctx, asRoot).requests({ client_id: exampleApp.clientId, per_page: 2 });
       return tokens;
     },
@@ -2098,8 +2103,12 @@ export const cases: ContractCase[] = [
       });
       try {
         const attempt = () => ctx.setup.token(users.jsmith, { scope: 'read_user' }).then((tokens) => tokens, (error: unknown) => error);
+        // The second attempt's entry is recorded after its answer, once the user its token went to is looked up
+        // (journalLists): the journal is read when it lists both.
+        await ctx.setup.testHelpers().clearRequests();
         const first = await attempt();
         const second = await attempt();
+        await ctx.setup.journalLists({ path: '/oauth/token' }, 2);
         const left = await ctx.setup.testHelpers().faults();
         const journal = await ctx.setup.testHelpers().requests({ path: '/oauth/token', per_page: 2 });
         return { first, second, left, journal };
