@@ -19,7 +19,7 @@ import { cases, type ContractCase, type Instance } from './cases.js';
 import { type CaseContext, type Exchange, mockSetup, recordingFetch, serverSetup, type SetupChannel, type TargetKind } from './context.js';
 import { type ContractDocument, loadContractDocument } from './document.js';
 import { casesNotApplicable, casesNotApplicableOnStore, notApplicableReason } from './not-applicable.js';
-import { type ReferenceServer, type RunningProcess, startPrismMock, startPrismProxy, startReferenceServer } from './processes.js';
+import { type ReferenceServer, type RunningProcess, startPrismMock, startPrismProxy, startReferenceServer, startupTimeoutMs } from './processes.js';
 import { freshMigratedDatabase } from '../support/postgres.js';
 
 const run = promisify(execFile);
@@ -55,7 +55,8 @@ const record: CoverageRecord = { targets: { server: { exercised: [], notApplicab
 
 beforeAll(async () => {
   if (store === 'postgres') return startOnPostgres();
-  // All at once: Prism takes a few seconds to load the document, the server a second or two for tsx.
+  // All asked for at once (each starts when a core is free, processes.ts): Prism takes a few seconds to load the
+  // document, the server a second or two for tsx.
   const pending = {
     server: startReferenceServer(),
     // Without --validate-responses: the server would turn a broken answer into a 500 before Prism could see it.
@@ -108,14 +109,17 @@ beforeAll(async () => {
     setup: serverSetup(upstream.baseUrl, upstream.storeUnwritable),
     processes: [strict, lenient, upstream, restrictedProxy, disposableProxy],
   };
-}, 90_000);
+  // Five targets, then the four proxies in front of them; on PostgreSQL three servers.
+}, store === 'postgres' ? startupTimeoutMs(3) : startupTimeoutMs(5, 4));
 
 // allSettled, not all: when one fails to start, the others are still tracked (and stopped by afterAll).
 async function settle<T extends RunningProcess[]>(list: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
   const results = await Promise.allSettled(list);
   for (const r of results) if (r.status === 'fulfilled') started.push(r.value);
-  const failed = results.find((r) => r.status === 'rejected');
-  if (failed) throw failed.reason;
+  const failed = results.filter((r) => r.status === 'rejected').map((r) => r.reason as unknown);
+  if (failed.length === 1) throw failed[0];
+  // Every one that did not start, not just the first: several at once point at the machine rather than a target.
+  if (failed.length > 1) throw new Error(`${failed.length} targets did not start:\n\n${failed.map((e) => (e instanceof Error ? e.message : String(e))).join('\n\n')}`);
   return results.map((r) => (r as PromiseFulfilledResult<RunningProcess>).value) as T;
 }
 

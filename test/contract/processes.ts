@@ -1,7 +1,7 @@
 // The contract suite's targets as real processes: the reference server from its CLI, Prism's mock and Prism's
 // validating proxy, each on 127.0.0.1 and a free port, stopped afterwards even when the run dies half-way.
 import { mkdtemp, rename, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openapiPath, repoRoot } from '../../scripts/lib/paths.js';
 import { freePort, spawnProcess, stopProcess, waitForHttp } from '../../scripts/lib/processes.js';
@@ -20,21 +20,61 @@ export interface RunningProcess {
   stop(): Promise<void>;
 }
 
-async function start(name: string, args: string[], port: number, readyPath: string, cleanup?: () => Promise<void>): Promise<RunningProcess> {
-  const spawned = spawnProcess(process.execPath, args, { cwd: repoRoot, env: { NO_COLOR: '1', FORCE_COLOR: '0' }, outputLimit: 20_000 });
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    await stopProcess(spawned.child);
-    await cleanup?.();
+/**
+ * How long one target may take from its spawn to its first answer. A start costs 2 to 4 s of CPU (tsx, the document,
+ * the validators' warm-up); this leaves room for a 2-core machine loaded many times over, and still names a process
+ * that hangs within a minute.
+ */
+const startTimeoutMs = 60_000;
+
+// Started all at once (nine targets in the file store's run, beside the rest of the suite), the targets queued for two
+// cores, and a bound counted from each spawn ran out while a process was still waiting its turn, not hung. So no more
+// start at once than there are cores, and each bound times one start.
+const startSlots = availableParallelism();
+let starting = 0;
+const waitingToStart: Array<() => void> = [];
+
+async function startSlot(): Promise<() => void> {
+  if (starting < startSlots) starting += 1;
+  // The slot passes straight from the start that ends to the next in line.
+  else await new Promise<void>((resolve) => waitingToStart.push(resolve));
+  return () => {
+    const next = waitingToStart.shift();
+    if (next) next();
+    else starting -= 1;
   };
+}
+
+/**
+ * A bound for a hook that starts targets, `phases` of so many at once one after the other: past every start's own
+ * bound, so that a start that fails is named before the hook times out. The rest (seed files, databases, stopping what
+ * started after a failure) has half a minute.
+ */
+export const startupTimeoutMs = (...phases: number[]): number => phases.reduce((sum, count) => sum + Math.ceil(count / startSlots) * startTimeoutMs, 30_000);
+
+/** `launch` names the process and gives its arguments for a free port, taken once it may start (so nobody takes it meanwhile). */
+async function start(launch: (port: number) => { name: string; args: string[] }, readyPath: string, cleanup?: () => Promise<void>): Promise<RunningProcess> {
+  const release = await startSlot();
   try {
-    // A limit per attempt, so that one request left hanging cannot use up the whole wait.
-    await waitForHttp(name, spawned, baseUrl + readyPath, { timeoutMs: 45_000, attemptTimeoutMs: 2_000 });
-  } catch (error) {
-    await stop();
-    throw error;
+    const port = await freePort();
+    const { name, args } = launch(port);
+    const spawned = spawnProcess(process.execPath, args, { cwd: repoRoot, env: { NO_COLOR: '1', FORCE_COLOR: '0' }, outputLimit: 20_000 });
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const stop = async () => {
+      await stopProcess(spawned.child);
+      await cleanup?.();
+    };
+    try {
+      // A limit per attempt, so that one request left hanging cannot use up the whole wait.
+      await waitForHttp(name, spawned, baseUrl + readyPath, { timeoutMs: startTimeoutMs, attemptTimeoutMs: 2_000 });
+    } catch (error) {
+      await stop();
+      throw error;
+    }
+    return { name, baseUrl, output: spawned.output, stop };
+  } finally {
+    release();
   }
-  return { name, baseUrl, output: spawned.output, stop };
 }
 
 const readyPath = '/.well-known/oauth-authorization-server';
@@ -80,15 +120,17 @@ export async function startReferenceServer({ validateResponses = true, monitorin
     await cleanup();
     throw error;
   }
-  const port = await freePort();
   const where = database ? ['--database-url', database.url] : ['--data', join(dir, 'data.json')];
-  const args = ['--import', 'tsx', serverCli, ...where, '--seed', seed, '--port', String(port), '--host', '127.0.0.1'];
-  if (validateResponses) args.push('--validate-responses');
-  if (monitoringAllowlist) args.push('--monitoring-allowlist', monitoringAllowlist);
-  if (testHelpers) args.push('--test-helpers');
+  const options: string[] = [];
+  if (validateResponses) options.push('--validate-responses');
+  if (monitoringAllowlist) options.push('--monitoring-allowlist', monitoringAllowlist);
+  if (testHelpers) options.push('--test-helpers');
   const differences = [monitoringAllowlist ? `monitoring allowlist ${monitoringAllowlist}` : undefined, testHelpers ? undefined : 'without test helpers'].filter(Boolean);
-  const name = `reference server${differences.length > 0 ? ` (${differences.join(', ')})` : ''}${database ? ' on PostgreSQL' : ''} :${port}`;
-  const server = await start(name, args, port, readyPath, cleanup);
+  const launch = (port: number) => ({
+    name: `reference server${differences.length > 0 ? ` (${differences.join(', ')})` : ''}${database ? ' on PostgreSQL' : ''} :${port}`,
+    args: ['--import', 'tsx', serverCli, ...where, '--seed', seed, '--port', String(port), '--host', '127.0.0.1', ...options],
+  });
+  const server = await start(launch, readyPath, cleanup);
   const url = database?.url;
   return {
     ...server,
@@ -107,9 +149,8 @@ export async function startReferenceServer({ validateResponses = true, monitorin
 }
 
 /** `prism mock`: answers the document's examples, never generated data. */
-export async function startPrismMock(): Promise<RunningProcess> {
-  const port = await freePort();
-  return start(`prism mock :${port}`, [prismCli, 'mock', openapiPath, '--dynamic=false', '-h', '127.0.0.1', '-p', String(port), '-v', 'warn'], port, readyPath);
+export function startPrismMock(): Promise<RunningProcess> {
+  return start((port) => ({ name: `prism mock :${port}`, args: [prismCli, 'mock', openapiPath, '--dynamic=false', '-h', '127.0.0.1', '-p', String(port), '-v', 'warn'] }), readyPath);
 }
 
 /**
@@ -117,9 +158,12 @@ export async function startPrismMock(): Promise<RunningProcess> {
  * own error response. `validateRequest: false` forwards requests that break the document on purpose, so the
  * server's own 400 still meets Prism's response validation.
  */
-export async function startPrismProxy(upstream: string, { validateRequest = true } = {}): Promise<RunningProcess> {
-  const port = await freePort();
-  const args = [prismCli, 'proxy', openapiPath, upstream, '--errors', '-h', '127.0.0.1', '-p', String(port), '-v', 'warn'];
-  if (!validateRequest) args.push('--validate-request=false');
-  return start(`prism proxy${validateRequest ? '' : ' (--validate-request=false)'} :${port}`, args, port, readyPath);
+export function startPrismProxy(upstream: string, { validateRequest = true } = {}): Promise<RunningProcess> {
+  return start(
+    (port) => ({
+      name: `prism proxy${validateRequest ? '' : ' (--validate-request=false)'} :${port}`,
+      args: [prismCli, 'proxy', openapiPath, upstream, '--errors', '-h', '127.0.0.1', '-p', String(port), '-v', 'warn', ...(validateRequest ? [] : ['--validate-request=false'])],
+    }),
+    readyPath,
+  );
 }
