@@ -190,6 +190,11 @@ interface InFlight {
   consuming: number;
   /** How many of them have settled so far: an attempt refused while one settled tries again at once. */
   settled: number;
+  /**
+   * Refused consumes of this process on the key whose point is still being given back: until it is, the count holds a
+   * point no attempt has, which may have refused another attempt while a point was free.
+   */
+  returning: number;
   /** Attempts on the key in this process, reserving or reserved; the entry goes when none is left. */
   attempts: number;
   /** Attempts waiting for a reservation to settle. */
@@ -208,7 +213,7 @@ class Budget {
   /** A point on `key`, once there is room for one; throws LoginThrottledError when recorded failures fill the count. */
   async reserve(key: string): Promise<Reservation> {
     let inFlight = this.#keys.get(key);
-    if (!inFlight) this.#keys.set(key, (inFlight = { reserved: 0, consuming: 0, settled: 0, attempts: 0, waiting: [] }));
+    if (!inFlight) this.#keys.set(key, (inFlight = { reserved: 0, consuming: 0, settled: 0, returning: 0, attempts: 0, waiting: [] }));
     inFlight.attempts += 1;
     let waited = false;
     try {
@@ -232,9 +237,16 @@ class Budget {
           }
           refusal = error;
         }
-        await this.#giveBack(key, windowEnd(refusal));
+        inFlight.returning += 1;
+        try {
+          await this.#giveBack(key, windowEnd(refusal));
+        } finally {
+          inFlight.returning -= 1;
+        }
         if (inFlight.settled !== settled) continue;
-        if (inFlight.reserved === 0 && inFlight.consuming === 0) {
+        // Refused with nothing of this process on the count: the refusal is the count's own. Otherwise the last of
+        // those to end wakes a waiter (a settle or a consume) or finds nothing left and refuses them all (here).
+        if (inFlight.reserved === 0 && inFlight.consuming === 0 && inFlight.returning === 0) {
           // Every waiter finds the same and must hear it rather than wait for a settle that never comes: all at once, as
           // one after another a large burst's refusals would take a round trip to the count each.
           for (const wake of inFlight.waiting.splice(0)) wake();

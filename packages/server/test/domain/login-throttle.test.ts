@@ -119,4 +119,29 @@ describe('the throttle when answers overtake each other', () => {
     expect(await signIn(throttle, 'wrong', '10.0.4.1')).toBe('wrong');
     expect(await signIn(throttle, password, '10.0.4.1')).toBe('throttled');
   });
+
+  it('lets a right password wait while a refused attempt is still giving its point back', async () => {
+    const memory = memoryThrottleBacking();
+    const backing: ThrottleBacking = {
+      ...memory,
+      limiter(options) {
+        const counts = memory.limiter(options);
+        let first = true;
+        // The first point given back (a refused attempt's) comes off the count 200 ms late, as a slow round trip would.
+        return Object.assign(Object.create(counts) as RateLimiterAbstract, {
+          reward(key: string) {
+            if (!first) return counts.reward(key);
+            first = false;
+            return new Promise((resolve) => setTimeout(resolve, 200)).then(() => counts.reward(key));
+          },
+        });
+      },
+    };
+    const throttle = new LoginThrottle({ ...policy, perAddress: { failures: 1, windowSeconds: 600 } }, backing);
+    // The second waits for the first's point and is refused; the first signs in and gives its point back.
+    const [first, second] = [signIn(throttle, password, '10.0.5.1'), signIn(throttle, password, '10.0.5.1')];
+    expect(await first).toBe('signed in');
+    // The point is free, but the count still holds the second's refused one: the third must wait for it, not refuse.
+    expect(await Promise.all([second, signIn(throttle, password, '10.0.5.1')])).toEqual(['signed in', 'signed in']);
+  });
 });
