@@ -91,28 +91,35 @@ describe('the throttle on PostgreSQL, forgetting', () => {
   });
 });
 
+const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The memory backing, with the first `method` call on each count going through `slow`. */
+function slowingTheFirst(method: 'consume' | 'reward', slow: (call: () => Promise<unknown>) => Promise<unknown>): ThrottleBacking {
+  const memory = memoryThrottleBacking();
+  return {
+    ...memory,
+    limiter(options) {
+      const counts = memory.limiter(options);
+      let first = true;
+      return Object.assign(Object.create(counts) as RateLimiterAbstract, {
+        [method](key: string) {
+          const call = () => counts[method](key);
+          if (!first) return call();
+          first = false;
+          return slow(call);
+        },
+      });
+    },
+  };
+}
+
 // On a shared count (PostgreSQL) each consume is its own round trip, and their answers come back in any order: a
 // refusal can arrive before the success that took the last point. Found by the hardening suite's storm of right
 // passwords on PostgreSQL, which failed 2 of 40 once under load; here the order is forced.
 describe('the throttle when answers overtake each other', () => {
   it('lets a right password wait for the last point while the consume that took it is still unanswered', async () => {
-    const memory = memoryThrottleBacking();
-    const backing: ThrottleBacking = {
-      ...memory,
-      limiter(options) {
-        const counts = memory.limiter(options);
-        let first = true;
-        // Counted at once, as the database would; the first answer of each count arrives 50 ms late.
-        return Object.assign(Object.create(counts) as RateLimiterAbstract, {
-          consume(key: string) {
-            const answer = counts.consume(key);
-            if (!first) return answer;
-            first = false;
-            return answer.then((result) => new Promise((resolve) => setTimeout(() => resolve(result), 50)));
-          },
-        });
-      },
-    };
+    // Counted at once, as the database would; the first answer of each count arrives 50 ms late.
+    const backing = slowingTheFirst('consume', (call) => call().then(async (answer) => (await later(50), answer)));
     const throttle = new LoginThrottle({ ...policy, perAddress: { failures: 1, windowSeconds: 600 } }, backing);
     expect(await Promise.all([signIn(throttle, password, '10.0.4.1'), signIn(throttle, password, '10.0.4.1')])).toEqual(['signed in', 'signed in']);
     // And a wrong password still holds the address at its limit.
@@ -121,22 +128,8 @@ describe('the throttle when answers overtake each other', () => {
   });
 
   it('lets a right password wait while a refused attempt is still giving its point back', async () => {
-    const memory = memoryThrottleBacking();
-    const backing: ThrottleBacking = {
-      ...memory,
-      limiter(options) {
-        const counts = memory.limiter(options);
-        let first = true;
-        // The first point given back (a refused attempt's) comes off the count 200 ms late, as a slow round trip would.
-        return Object.assign(Object.create(counts) as RateLimiterAbstract, {
-          reward(key: string) {
-            if (!first) return counts.reward(key);
-            first = false;
-            return new Promise((resolve) => setTimeout(resolve, 200)).then(() => counts.reward(key));
-          },
-        });
-      },
-    };
+    // The first point given back (a refused attempt's) comes off the count 200 ms late, as a slow round trip would.
+    const backing = slowingTheFirst('reward', async (call) => (await later(200), call()));
     const throttle = new LoginThrottle({ ...policy, perAddress: { failures: 1, windowSeconds: 600 } }, backing);
     // The second waits for the first's point and is refused; the first signs in and gives its point back.
     const [first, second] = [signIn(throttle, password, '10.0.5.1'), signIn(throttle, password, '10.0.5.1')];
