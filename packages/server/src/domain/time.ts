@@ -1,4 +1,5 @@
-// Every stored time is in epoch seconds (store/schema.ts); the API and the pages show ISO 8601, as the service does.
+// Every stored time is in epoch seconds (domain/storage/records.ts); the API and the pages show ISO 8601, as the
+// service does.
 import type { EpochSeconds } from './storage/records.js';
 
 export const epochSeconds = (date: Date = new Date()): EpochSeconds => Math.floor(date.getTime() / 1000);
