@@ -5,7 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { hashPassword } from '../../packages/server/src/domain/passwords.js';
 import { digest } from '../../packages/server/src/domain/secrets.js';
-import { SCHEMA_VERSION, type StoreData } from '../../packages/server/src/store/file/schema.js';
+import type { StoreData } from '../../packages/server/src/store/file/schema.js';
+import { freshData } from '../../packages/server/src/store/file/read.js';
 
 export const password = 'bench-password-0';
 export const project = { id: 1, fullPath: 'bench/app' } as const;
@@ -44,14 +45,11 @@ export async function generateStore(file: string, spec: StoreSpec): Promise<Gene
   const created = now;
   // A per-run nonce: plain tokens never repeat across runs, as real ones would not.
   const nonce = randomBytes(6).toString('hex');
+  // A fresh file's shape (its own session key among it), with the bench's group and client.
   const data: StoreData = {
-    version: SCHEMA_VERSION,
-    journal: 0,
-    secrets: { session_key: randomBytes(32).toString('base64url') },
+    ...freshData(),
     sequences: { users: spec.users, groups: 1, projects: 1, applications: 1, personal_access_tokens: 0 },
-    users: [],
     groups: [{ id: 1, path: 'bench', name: 'Bench', visibility: 'private', members: [{ user_id: 1, access_level: 50 }], created_at: created }],
-    projects: [],
     applications: [
       {
         id: 1,
@@ -64,13 +62,6 @@ export async function generateStore(file: string, spec: StoreSpec): Promise<Gene
         created_at: created,
       },
     ],
-    personal_access_tokens: [],
-    authorization_codes: [],
-    access_tokens: [],
-    notification_settings: [],
-    sessions: [],
-    notification_events: [],
-    outbox: [],
   };
   const { usernames, accessTokens } = addUsers(data, spec.users, passwordHash, nonce, now);
   // Every user is a member of the one private project, so the visibility check has the whole member list to search.

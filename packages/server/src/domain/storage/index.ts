@@ -24,6 +24,7 @@ export * from './notification-settings.js';
 export type * from './recipients.js';
 export type * from './records.js';
 export type * from './sessions.js';
+export * from './refusals.js';
 export * from './throttle.js';
 export type * from './tokens.js';
 export type * from './users.js';

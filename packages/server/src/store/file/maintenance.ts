@@ -1,9 +1,8 @@
 // Looking after the file store as a whole (domain/storage/maintenance.ts): its secret, pruning, readiness, seeding,
 // snapshots and restores, and closing. A seed is checked whole, then inserted through inserts.ts, as creating one
 // record is, so both write the same records.
-import type { FoundNames, MaintenanceStorage, NameQuery, SeedRows, StoreSnapshot } from '../../domain/storage/index.js';
+import { refusal, type FoundNames, type MaintenanceStorage, type NameQuery, type SeedRows, type StoreSnapshot } from '../../domain/storage/index.js';
 import { checkAddresses, insertApplication, insertGroup, insertPersonalAccessToken, insertProject, insertUser } from './inserts.js';
-import { taken } from './refusals.js';
 import type { Store, StoreState } from './store.js';
 
 // What each snapshot holds, out of the domain's reach; a snapshot this module did not make is refused by `restore`.
@@ -79,18 +78,18 @@ function applySeed(store: Store, rows: SeedRows): Promise<void> {
   // before anything of the seed is applied (the rows were checked against each other when planned).
   return store.commit(() => {
     for (const { user, tokens } of rows.users) {
-      if (store.lookup('users', 'username', user.username) || store.lookup('groups', 'path', user.username)) throw taken('username', `the username ${JSON.stringify(user.username)} is already taken`);
+      if (store.lookup('users', 'username', user.username) || store.lookup('groups', 'path', user.username)) throw refusal.username(user.username);
       checkAddresses(store, user);
-      for (const token of tokens) if (store.lookup('personal_access_tokens', 'token_digest', token.token_digest)) throw taken('token', 'this token is already in use');
+      for (const token of tokens) if (store.lookup('personal_access_tokens', 'token_digest', token.token_digest)) throw refusal.token();
     }
     for (const { group } of rows.groups) {
-      if (store.lookup('groups', 'path', group.path) || store.lookup('users', 'username', group.path)) throw taken('path', `the group ${JSON.stringify(group.path)} already exists`);
+      if (store.lookup('groups', 'path', group.path) || store.lookup('users', 'username', group.path)) throw refusal.group(group.path);
     }
     for (const { project } of rows.projects) {
-      if (store.lookup('projects', 'fullPath', `${project.namespace}/${project.path}`)) throw taken('path', `the project ${JSON.stringify(`${project.namespace}/${project.path}`)} already exists`);
+      if (store.lookup('projects', 'fullPath', `${project.namespace}/${project.path}`)) throw refusal.project(`${project.namespace}/${project.path}`);
     }
     for (const { application } of rows.applications) {
-      if (store.lookup('applications', 'uid', application.uid)) throw taken('uid', `the App ID ${JSON.stringify(application.uid)} is already taken`);
+      if (store.lookup('applications', 'uid', application.uid)) throw refusal.uid(application.uid);
     }
     const userId = (username: string) => store.lookup('users', 'username', username)!.id;
     const members = (list: SeedRows['groups'][number]['members']) => list.map((m) => ({ user_id: userId(m.username), access_level: m.access_level }));

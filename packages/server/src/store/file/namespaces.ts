@@ -1,9 +1,8 @@
 // Groups and projects with their members (domain/storage/namespaces.ts) in the file store's `groups` and `projects`
 // collections. A membership lives in its group's or project's record, so changing one writes a new version of it.
-import type { NamespaceStorage } from '../../domain/storage/index.js';
+import { refusal, type NamespaceStorage } from '../../domain/storage/index.js';
 import { insertGroup, insertProject } from './inserts.js';
 import { groupAccess, projectAccess, withMembership } from './membership.js';
-import { unknownMember } from './refusals.js';
 import type { Store } from './store.js';
 
 export function fileNamespaceStorage(store: Store): NamespaceStorage {
@@ -45,9 +44,9 @@ export function fileNamespaceStorage(store: Store): NamespaceStorage {
         const group = 'groupId' in target ? store.lookup('groups', 'id', target.groupId) : undefined;
         const project = 'projectId' in target ? store.lookup('projects', 'id', target.projectId) : undefined;
         // The group or project before the user, in the order PostgreSQL checks its foreign keys.
-        if ('groupId' in target && !group) throw unknownMember('group_id', target.groupId);
-        if ('projectId' in target && !project) throw unknownMember('project_id', target.projectId);
-        if (!store.lookup('users', 'id', userId)) throw unknownMember('user_id', userId);
+        if ('groupId' in target && !group) throw refusal.unknownMember('group_id', target.groupId);
+        if ('projectId' in target && !project) throw refusal.unknownMember('project_id', target.projectId);
+        if (!store.lookup('users', 'id', userId)) throw refusal.unknownMember('user_id', userId);
         if (group) store.update('groups', group, { members: withMembership(group.members, userId, accessLevel) });
         if (project) store.update('projects', project, { members: withMembership(project.members, userId, accessLevel) });
       });

@@ -3,21 +3,21 @@
 // indexes' job (refusals.ts). The one rule no index can hold, that a username is never a group's path and the other
 // way round, is kept by a transaction advisory lock on the lower-cased name, taken by whoever creates either.
 import type pg from 'pg';
-import { InputError } from '../../explained-error.js';
-import type {
-  ApplicationRecord,
-  Group,
-  Membership,
-  NewApplicationRow,
-  NewGroupRow,
-  NewPersonalAccessTokenRow,
-  NewProjectRow,
-  NewUserRow,
-  PersonalAccessTokenRecord,
-  Project,
-  UserRecord,
+import {
+  refusal,
+  type ApplicationRecord,
+  type Group,
+  type Membership,
+  type NewApplicationRow,
+  type NewGroupRow,
+  type NewPersonalAccessTokenRow,
+  type NewProjectRow,
+  type NewUserRow,
+  type PersonalAccessTokenRecord,
+  type Project,
+  type UserRecord,
 } from '../../domain/storage/index.js';
-import { quoted, refusal, refusingTaken, type Wording } from './refusals.js';
+import { refusingTaken, type Wording } from './refusals.js';
 import {
   applicationColumns,
   applicationOf,
@@ -107,7 +107,7 @@ export async function insertProject(client: pg.PoolClient, { namespace, ...proje
     [namespace],
   );
   const owner = owners.find((o) => o.group_id !== null) ?? owners[0];
-  if (!owner) throw new InputError('namespace', `${quoted(namespace)} is neither a group's path nor a username`, 'unknown');
+  if (!owner) throw refusal.unknownNamespace(namespace);
   const fullPath = `${wording === 'seed' ? namespace : owner.namespace}/${project.path}`;
   const { rows } = await refusingTaken(
     client.query<ProjectRow>(`INSERT INTO projects (namespace, path, name, visibility, group_id, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${projectColumns}`, [

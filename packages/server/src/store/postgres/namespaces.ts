@@ -1,11 +1,11 @@
 // Groups, projects and their members (domain/storage/namespaces.ts) on PostgreSQL. Every API call on a project or
 // group asks for it with the caller's standing on it, so that is one batched lookup (lookups.ts) answering both.
 import type pg from 'pg';
-import type { GroupAccess, NamespaceRef, NamespaceStorage, Project, ProjectAccess } from '../../domain/storage/index.js';
+import { refusal, type GroupAccess, type NamespaceRef, type NamespaceStorage, type Project, type ProjectAccess } from '../../domain/storage/index.js';
 import type { Ask } from './batch.js';
 import { insertGroup, insertProject } from './inserts.js';
 import { eachAsk, lookup, one } from './lookups.js';
-import { FOREIGN_KEY_VIOLATION, refusal, refusing } from './refusals.js';
+import { FOREIGN_KEY_VIOLATION, refusing } from './refusals.js';
 import { groupColumns, groupOf, type GroupRow, isId, isText, projectColumns, projectOf, type ProjectRow } from './rows.js';
 import { statement } from './statements.js';
 import type { Writes } from './writes.js';

@@ -2,10 +2,8 @@
 // checked fixture applied in one transaction, through the same inserts as each aggregate's create (inserts.ts), so a
 // seed is refused as a create would be, in the seed's own wording where it has one.
 import type pg from 'pg';
-import { InputError } from '../../explained-error.js';
-import type { FoundNames, NameQuery, SeedRows } from '../../domain/storage/index.js';
+import { refusal, type FoundNames, type NameQuery, type SeedRows } from '../../domain/storage/index.js';
 import { insertApplication, insertGroup, insertPersonalAccessToken, insertProject, insertUser, nameLock } from './inserts.js';
-import { quoted } from './refusals.js';
 import { isText } from './rows.js';
 
 /** The ids of users named in a seed, by the name as written; a name no user has is an error. */
@@ -17,7 +15,7 @@ async function userIdsByName(client: pg.PoolClient, names: readonly string[]): P
   const ids = new Map(rows.map((row) => [row.name, Number(row.id)]));
   return (name) => {
     const id = ids.get(name);
-    if (id === undefined) throw new InputError('username', `there is no user ${quoted(name)}`, 'unknown');
+    if (id === undefined) throw refusal.unknownSeedUser(name);
     return id;
   };
 }
