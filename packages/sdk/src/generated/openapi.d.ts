@@ -1453,8 +1453,24 @@ export interface components {
          * @description A user, by username (whatever the case).
          */
         TestUsername: string;
+        /**
+         * Scope
+         * @description A scope of an application or of a token issued to one: the API's (`api` includes `read_api`, which includes
+         *     `read_user`) and OpenID Connect's (`openid` releases the identity claims; `profile` adds nothing; `email`
+         *     adds the address).
+         * @enum {string}
+         */
+        Scope: "api" | "read_api" | "read_user" | "openid" | "profile" | "email";
+        /**
+         * ApiScope
+         * @description A scope a personal access token may carry; OpenID Connect's are for applications only, as on the service.
+         * @enum {string}
+         */
+        ApiScope: "api" | "read_api" | "read_user";
         /** TestScopes */
-        TestScopes: ("api" | "read_api" | "read_user")[];
+        TestScopes: components["schemas"]["Scope"][];
+        /** TestApiScopes */
+        TestApiScopes: components["schemas"]["ApiScope"][];
         /** TestMember */
         TestMember: {
             username: components["schemas"]["TestUsername"];
@@ -1538,7 +1554,7 @@ export interface components {
             /** @description In this answer only; null for a public client. */
             client_secret: string | null;
             redirect_uris: string[];
-            scopes: ("api" | "read_api" | "read_user")[];
+            scopes: components["schemas"]["Scope"][];
             confidential: boolean;
         };
         /** MintAccessTokenRequest */
@@ -1554,7 +1570,7 @@ export interface components {
             username: components["schemas"]["TestUsername"];
             name: string;
             /** @description `["api"]` when not given. */
-            scopes?: components["schemas"]["TestScopes"];
+            scopes?: components["schemas"]["TestApiScopes"];
             /**
              * Format: date
              * @description The token's last valid day (UTC); never expires when null or not given.
@@ -1567,7 +1583,7 @@ export interface components {
             name: string;
             /** @description In this answer only. */
             token: string;
-            scopes: ("api" | "read_api" | "read_user")[];
+            scopes: components["schemas"]["ApiScope"][];
             /** Format: date */
             expires_at: string | null;
             /** Format: date-time */
@@ -1722,7 +1738,7 @@ export interface components {
          */
         OAuthError: {
             /** @enum {string} */
-            error: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope" | "invalid_token" | "unsupported_token_type" | "slow_down";
+            error: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope" | "invalid_token" | "unsupported_token_type" | "slow_down" | "insufficient_scope" | "access_denied" | "authorization_pending" | "expired_token";
             error_description?: string;
         };
         /**
@@ -2103,7 +2119,7 @@ export interface components {
              */
             redirect_uri: string;
             /** @description The scopes the application may ask for (checkboxes); defaults to `api`. */
-            scopes?: ("api" | "read_api" | "read_user") | ("api" | "read_api" | "read_user")[];
+            scopes?: components["schemas"]["Scope"] | components["schemas"]["Scope"][];
             /**
              * @description Absent means `true`. `false` registers a public client (a browser or native app that cannot keep a secret, RFC 6749 section
              *     2.1): it gets no App Secret, identifies itself by client_id alone at the token and revocation endpoints,
@@ -2131,7 +2147,7 @@ export interface components {
             /** @description Last day the token is valid (YYYY-MM-DD); empty for no expiry. */
             expires_at?: string;
             /** @description The token's scopes (checkboxes); defaults to `api`. */
-            scopes?: ("api" | "read_api" | "read_user") | ("api" | "read_api" | "read_user")[];
+            scopes?: components["schemas"]["ApiScope"] | components["schemas"]["ApiScope"][];
         };
     };
     responses: {

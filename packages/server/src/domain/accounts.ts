@@ -3,8 +3,9 @@
 import type { components } from '@tokenbell/sdk';
 import { InputError } from '../explained-error.js';
 import { checkScopes } from './oauth/scopes.js';
+import { apiScopes } from '../openapi/document.js';
 import type { Account, NewUserRow, Storage } from './storage/index.js';
-import type { PersonalAccessTokenRecord, Scope, UserRecord } from './storage/records.js';
+import type { ApiScope, PersonalAccessTokenRecord, Scope, UserRecord } from './storage/records.js';
 import { hashPassword, verifyPassword, verifyPasswordAgainstNothing } from './passwords.js';
 import { digest, newSecret } from './secrets.js';
 import { checkOtpSecret } from './two-factor.js';
@@ -21,7 +22,7 @@ export type NewUser = components['schemas']['TestUserRequest'];
 
 export interface NewPersonalAccessToken {
   name: string;
-  /** Defaults to `['api']`. */
+  /** Defaults to `['api']`; only the API's scopes are accepted (checked). */
   scopes?: readonly Scope[];
   /** Last day of validity, YYYY-MM-DD; null or absent for no expiry. */
   expires_at?: string | null;
@@ -31,7 +32,7 @@ export interface NewPersonalAccessToken {
 
 export interface CheckedPersonalAccessToken {
   name: string;
-  scopes: Scope[];
+  scopes: ApiScope[];
   expires_at: string | null;
   token?: string;
 }
@@ -105,7 +106,7 @@ export async function authenticate(storage: Storage, login: string, password: st
 /** Checks a token's fields (not the store); answers them with defaults filled in; throws InputError. */
 export function checkPersonalAccessTokenFields(input: NewPersonalAccessToken): CheckedPersonalAccessToken {
   checkText('name', input.name, 255);
-  const scopes = checkScopes(input.scopes ?? ['api']);
+  const scopes = checkScopes(input.scopes ?? ['api'], apiScopes);
   const expires = input.expires_at ?? null;
   if (expires !== null && (typeof expires !== 'string' || !isCalendarDate(expires))) {
     throw new InputError('expires_at', `${JSON.stringify(expires)} is not a date (YYYY-MM-DD)`);

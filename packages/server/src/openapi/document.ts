@@ -6,8 +6,8 @@ import type { components } from '@tokenbell/sdk';
 
 type NotificationEvent = components['schemas']['NotificationEvent'];
 type NotificationLevel = components['schemas']['NotificationLevel'];
-/** Scopes as the document's oauth2 scheme lists them (the list below is read from it). */
-export type Scope = 'api' | 'read_api' | 'read_user';
+export type Scope = components['schemas']['Scope'];
+export type ApiScope = components['schemas']['ApiScope'];
 
 const near = (relative: string) => fileURLToPath(new URL(relative, import.meta.url));
 
@@ -26,5 +26,7 @@ export const document: any = existsSync(built.json)
 const schemas = document.components.schemas;
 export const notificationEvents: readonly NotificationEvent[] = schemas.NotificationEvent.enum;
 export const notificationLevels: readonly NotificationLevel[] = schemas.NotificationLevel.enum;
-export const scopes: readonly Scope[] = Object.keys(document.components.securitySchemes.oauth2.flows.authorizationCode.scopes) as Scope[];
+export const scopes: readonly Scope[] = schemas.Scope.enum;
+/** The scopes a personal access token may carry: the API's, not OpenID Connect's. */
+export const apiScopes: readonly ApiScope[] = schemas.ApiScope.enum;
 export const grantTypes: readonly string[] = Object.keys(schemas.TokenRequest.discriminator.mapping);

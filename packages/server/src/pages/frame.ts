@@ -11,10 +11,10 @@ export const describeScope = (scope: Scope): string => scopeDescriptions[scope] 
 export const csrfField = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`;
 
 /** Scope checkboxes named `scopes`: the browser repeats the name once per checked box, as the document's field. */
-export function scopeCheckboxes(idPrefix: string, checked: readonly string[]): SafeHtml {
+export function scopeCheckboxes(idPrefix: string, checked: readonly string[], among: readonly Scope[] = scopes): SafeHtml {
   return html`<fieldset>
 <legend>Scopes</legend>
-${scopes.map(
+${among.map(
   (scope) => html`<div class="choice"><input type="checkbox" id="${idPrefix}-${scope}" name="scopes" value="${scope}"${checked.includes(scope) ? html` checked` : ''}>
 <label for="${idPrefix}-${scope}"><code>${scope}</code> ${describeScope(scope)}</label></div>
 `,

@@ -2,6 +2,7 @@
 import type { PersonalAccessTokenRecord, UserRecord } from '../domain/storage/records.js';
 import { html } from './html.js';
 import { isoOf } from '../domain/time.js';
+import { apiScopes } from '../openapi/document.js';
 import { csrfField, formError, listTable, scopeCheckboxes, signedInPage } from './frame.js';
 
 export interface TokenFormState {
@@ -44,7 +45,7 @@ ${csrfField(csrf)}
 <div class="field"><label for="token-expires-at">Expires at</label>
 <input id="token-expires-at" name="expires_at" type="date" value="${form.expires_at ?? ''}" aria-describedby="token-expires-hint">
 <p class="hint" id="token-expires-hint">The last day the token works; leave empty for no expiry.</p></div>
-${scopeCheckboxes('token-scope', form.scopes ?? ['api'])}
+${scopeCheckboxes('token-scope', form.scopes ?? ['api'], apiScopes)}
 <button type="submit">Create personal access token</button>
 </form>
 </section>

@@ -1,4 +1,5 @@
 // Scopes form a hierarchy (the document's description says so): api includes read_api, which includes read_user.
+// OpenID Connect's scopes include nothing but themselves.
 import { InputError } from '../../explained-error.js';
 import { scopes as knownScopes } from '../../openapi/document.js';
 import type { Scope } from '../storage/records.js';
@@ -7,6 +8,9 @@ const includes: Record<Scope, readonly Scope[]> = {
   api: ['api', 'read_api', 'read_user'],
   read_api: ['read_api', 'read_user'],
   read_user: ['read_user'],
+  openid: ['openid'],
+  profile: ['profile'],
+  email: ['email'],
 };
 
 export function isScope(value: string): value is Scope {
@@ -35,15 +39,18 @@ export function narrowScope(requested: string | undefined, allowed: readonly Sco
   return list && list.every((s) => satisfies(allowed, s)) ? list : undefined;
 }
 
-/** A list of scopes a user chose (for an application or a personal access token), without repeats; throws InputError. */
-export function checkScopes(value: unknown): Scope[] {
+/**
+ * A list of scopes a user chose, without repeats; throws InputError. An application may have any scope; a personal
+ * access token only those of the API (`among`).
+ */
+export function checkScopes<S extends Scope = Scope>(value: unknown, among: readonly S[] = knownScopes as readonly S[]): S[] {
   if (!Array.isArray(value) || value.length === 0) throw new InputError('scopes', 'must name at least one scope');
   for (const scope of value) {
-    if (typeof scope !== 'string' || !isScope(scope)) {
-      throw new InputError('scopes', `unknown scope ${JSON.stringify(scope)}; known scopes: ${knownScopes.join(', ')}`);
+    if (typeof scope !== 'string' || !among.includes(scope as S)) {
+      throw new InputError('scopes', `unknown scope ${JSON.stringify(scope)}; known scopes: ${among.join(', ')}`);
     }
   }
-  return [...new Set(value as Scope[])];
+  return [...new Set(value as S[])];
 }
 
 export const formatScope = (list: readonly Scope[]) => list.join(' ');

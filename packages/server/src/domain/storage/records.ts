@@ -8,9 +8,9 @@ export type NotificationLevel = Schemas['NotificationLevel'];
 export type NotificationEvent = Schemas['NotificationEvent'];
 export type NotificationEvents = Schemas['NotificationEvents'];
 export type Visibility = 'private' | 'internal' | 'public';
-import type { Scope } from '../../openapi/document.js';
+import type { ApiScope, Scope } from '../../openapi/document.js';
 
-export type { Scope };
+export type { ApiScope, Scope };
 
 /** Seconds since the Unix epoch: every stored time, as the token endpoint reports `created_at`. */
 export type EpochSeconds = number;
@@ -96,7 +96,7 @@ export interface PersonalAccessTokenRecord {
   readonly user_id: number;
   readonly name: string;
   readonly token_digest: string;
-  readonly scopes: readonly Scope[];
+  readonly scopes: readonly ApiScope[];
   readonly created_at: EpochSeconds;
   /** Last day of validity (YYYY-MM-DD), or null for no expiry. */
   readonly expires_at: string | null;

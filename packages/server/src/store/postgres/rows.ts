@@ -1,7 +1,7 @@
 // The tables' rows as pg reads them, and the records they make, for the rows several modules read: an aggregate reads
 // a user or a project, and so do the inserts that create one and the lookups that answer one with a credential. A row
 // only one aggregate reads stays in its module.
-import type { ApplicationRecord, Group, PersonalAccessTokenRecord, Project, Scope, UserRecord, Visibility } from '../../domain/storage/index.js';
+import type { ApiScope, ApplicationRecord, Group, PersonalAccessTokenRecord, Project, Scope, UserRecord, Visibility } from '../../domain/storage/index.js';
 
 export const at = (seconds: number) => new Date(seconds * 1000);
 export const epoch = (time: Timestamp) => Math.floor((typeof time === 'string' ? Date.parse(time) : time.getTime()) / 1000);
@@ -104,7 +104,7 @@ export interface PersonalAccessTokenRow {
   user_id: Bigint;
   name: string;
   token_digest: string;
-  scopes: Scope[];
+  scopes: ApiScope[];
   created_at: Timestamp;
   expires_at: string | null;
   revoked: boolean;
