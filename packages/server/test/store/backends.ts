@@ -208,6 +208,7 @@ export const newPair = (id: string, applicationId: number | null, userId: number
   scopes: ['api'],
   now: issuedAt,
   ttl: 7200,
+  auth_time: null,
 });
 export const setting = (
   userId: number,

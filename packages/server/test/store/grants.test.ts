@@ -39,7 +39,7 @@ const random = () => randomBytes(16).toString('hex');
 const pairFactory = (issued: string[]) => (): NewTokenPair => {
   const refreshDigest = random();
   issued.push(refreshDigest);
-  return { id: random(), token_digest: random(), refresh_digest: refreshDigest, application_id: client, user_id: 1, scopes: ['api'], now, ttl: 7200 };
+  return { id: random(), token_digest: random(), refresh_digest: refreshDigest, application_id: client, user_id: 1, scopes: ['api'], now, ttl: 7200, auth_time: now - 60 };
 };
 const pass = () => undefined;
 const tally = (outcomes: { outcome: string }[]) => outcomes.reduce<Record<string, number>>((t, o) => ({ ...t, [o.outcome]: (t[o.outcome] ?? 0) + 1 }), {});
@@ -67,6 +67,25 @@ describe.each([inMemory, onPostgres])('single-use grants on %s', (name) => {
     expect(await on(s, 0).redeemCode('no-such-digest', client, pass, pairFactory(issued), now)).toEqual({ outcome: 'unknown' });
     expect(await on(s, 1).redeemCode('digest-2', client, (code) => (code.redirect_uri === 'https://app.example.com/cb' ? undefined : 'redirect'), pairFactory(issued), now)).toEqual({ outcome: 'issued' });
     expect(await s.alive()).toHaveLength(1);
+  });
+
+  it("hands the code's nonce and sign-in time to the checks, and keeps the sign-in time along the refresh chain", async () => {
+    const { storages } = await open(name);
+    const [storage] = storages;
+    const user = await storage.users.create(newUser('jsmith'));
+    const app = await storage.applications.create(newApplication(user.id, 'a1'));
+    await storage.codes.create(newCode('code-oidc', app.id, user.id, { code_digest: 'digest-oidc', nonce: 'n-0S6_WzA2Mj', auth_time: now - 300 }));
+    const seen: unknown[] = [];
+    const pair = (id: string, refresh: string) => (stored: { auth_time?: number | null }): NewTokenPair => ({
+      id, token_digest: `t-${id}`, refresh_digest: refresh, application_id: app.id, user_id: user.id, scopes: ['openid'], now, ttl: 7200, auth_time: stored.auth_time ?? null,
+    });
+    const redeemed = await storage.grants.redeemCode('digest-oidc', app.id, (code) => void seen.push([code.nonce, code.auth_time]), pair('p1', 'r1'), now);
+    expect(redeemed).toEqual({ outcome: 'issued' });
+    const rotated = await storage.grants.rotateRefresh('r1', app.id, (previous) => void seen.push(previous.auth_time), pair('p2', 'r2'), now);
+    expect(rotated).toEqual({ outcome: 'issued' });
+    await storage.grants.rotateRefresh('r2', app.id, (previous) => void seen.push(previous.auth_time), pair('p3', 'r3'), now);
+    expect(seen).toEqual([['n-0S6_WzA2Mj', now - 300], now - 300, now - 300]);
+    expect((await storage.tokens.byAccessDigest('t-p3'))?.auth_time).toBe(now - 300);
   });
 
   it('rotates a refresh token once among ten at the same moment, and the replays kill the chain', async () => {

@@ -203,7 +203,7 @@ async function changeEverything(storage: Storage): Promise<void> {
   await storage.personalAccessTokens.create({ user_id: newcomer.id, name: 'new', token_digest: 'newcomer-digest', scopes: ['api'], created_at: now, expires_at: null, revoked: false });
   const seeded = await storage.personalAccessTokens.withUserByDigest(digest(exampleAccounts.jsmith.pat));
   await storage.personalAccessTokens.revokeOwned(jsmith.id, seeded!.token.id);
-  await storage.tokens.issue({ id: 'pair-1', token_digest: 'access-1', refresh_digest: 'refresh-1', application_id: null, user_id: jsmith.id, scopes: ['api'], now, ttl: 7200 });
+  await storage.tokens.issue({ id: 'pair-1', token_digest: 'access-1', refresh_digest: 'refresh-1', application_id: null, user_id: jsmith.id, scopes: ['api'], now, ttl: 7200, auth_time: null });
   await storage.notificationSettings.change({ user_id: jsmith.id, source_type: 'global', source_id: null, level: 'watch', notification_email: null, events: noEvents() }, { events: {} });
   await storage.sessions.save('sid-digest-1', { cookie: {}, userId: jsmith.id }, (now + 3600) * 1000);
   const acme = (await storage.namespaces.groupByPath('acme'))!;

@@ -82,6 +82,22 @@ describe.each(everyBackend)('namespaces on %s', (name) => {
     for (const ref of [{ id: 9999 }, { path: 'nothing' }]) expect(await groupWithAccess(ref, owner!.id)).toBeUndefined();
   });
 
+  it("lists a user's direct group memberships with their levels, in the groups' order, and none through a project", async () => {
+    const { storages: [storage] } = await open(name);
+    const [ada, bob] = await Promise.all(['ada', 'bob'].map((u) => storage.users.create(newUser(u))));
+    const zeta = await storage.namespaces.createGroup(newGroup('Zeta'), [{ user_id: ada!.id, access_level: 30 }]);
+    await storage.namespaces.createGroup(newGroup('alpha'), [{ user_id: bob!.id, access_level: 50 }]);
+    await storage.namespaces.createGroup(newGroup('omega'), [{ user_id: ada!.id, access_level: 50 }]);
+    await storage.namespaces.createProject(newProject('alpha', 'tool'), [{ user_id: ada!.id, access_level: 40 }]);
+    expect(await storage.namespaces.groupMembershipsOf(ada!.id)).toEqual([
+      { path: 'Zeta', access_level: 30 },
+      { path: 'omega', access_level: 50 },
+    ]);
+    await storage.namespaces.setMembership({ groupId: zeta.id }, ada!.id, 40);
+    expect((await storage.namespaces.groupMembershipsOf(ada!.id))[0]).toEqual({ path: 'Zeta', access_level: 40 });
+    expect(await storage.namespaces.groupMembershipsOf(9999)).toEqual([]);
+  });
+
   // PostgreSQL answers what is asked in one turn from one statement (store/postgres/batch.ts): each caller must still
   // get its own answer, whatever else shares the statement.
   it('answers credentials, applications and namespaces asked all at once, each caller its own', async () => {

@@ -17,6 +17,8 @@ export interface IssueTokenOptions {
   withRefreshToken: boolean;
   now: number;
   ttl: number;
+  /** When the user authenticated for this grant (the id_token's `auth_time`); null when not known. */
+  auth_time?: number | null;
 }
 
 /**
@@ -46,6 +48,7 @@ export function newTokenPair(options: IssueTokenOptions): { pair: NewTokenPair; 
       scopes: options.scopes,
       now: options.now,
       ttl: options.ttl,
+      auth_time: options.auth_time ?? null,
     },
     response,
   };

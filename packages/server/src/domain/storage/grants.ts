@@ -16,6 +16,8 @@ export interface NewTokenPair {
   /** Epoch seconds. */
   now: number;
   ttl: number;
+  /** When the user authenticated for the grant (the id_token's `auth_time`); null when unknown. */
+  auth_time: number | null;
 }
 
 /**
@@ -23,8 +25,8 @@ export interface NewTokenPair {
  * they may still act is the domain's rule, applied by the check.
  */
 export type UserStanding = Pick<UserRecord, 'state'> | undefined;
-export type StoredCode = Pick<AuthorizationCodeRecord, 'id' | 'application_id' | 'user_id' | 'redirect_uri' | 'scopes' | 'code_challenge' | 'expires_at'> & { user: UserStanding };
-export type StoredRefresh = Pick<AccessTokenRecord, 'id' | 'application_id' | 'user_id' | 'scopes' | 'code_id'> & { user: UserStanding };
+export type StoredCode = Pick<AuthorizationCodeRecord, 'id' | 'application_id' | 'user_id' | 'redirect_uri' | 'scopes' | 'code_challenge' | 'expires_at' | 'nonce' | 'auth_time'> & { user: UserStanding };
+export type StoredRefresh = Pick<AccessTokenRecord, 'id' | 'application_id' | 'user_id' | 'scopes' | 'code_id' | 'auth_time'> & { user: UserStanding };
 
 export type SingleUseOutcome<E> =
   | { outcome: 'issued' }

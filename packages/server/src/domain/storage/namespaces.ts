@@ -35,6 +35,11 @@ export interface NamespaceStorage {
   projectWithAccess(ref: NamespaceRef, userId: number): Promise<{ project: Project; access: ProjectAccess } | undefined>;
   /** The group and the user's standing on it in one question, as projectWithAccess. */
   groupWithAccess(ref: NamespaceRef, userId: number): Promise<{ group: Group; access: GroupAccess } | undefined>;
+  /**
+   * The groups the user is a direct member of, with their access level, in the order of the groups' ids: what an
+   * OpenID Connect client learns of the user's memberships (`groups`, `groups_direct` and the role claims).
+   */
+  groupMembershipsOf(userId: number): Promise<Array<{ path: string; access_level: number }>>;
   /** Throws InputError `taken` when the path is a group's or a username. */
   createGroup(group: NewGroupRow, members: readonly Membership[]): Promise<Group>;
   /** Throws InputError `unknown` for an unknown namespace, `taken` for a taken full path. */

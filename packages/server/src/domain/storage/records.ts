@@ -117,6 +117,10 @@ export interface AuthorizationCodeRecord {
   readonly expires_at: EpochSeconds;
   /** Set when the code is exchanged; a second exchange revokes every token issued from it. */
   readonly used_at: EpochSeconds | null;
+  /** The OpenID Connect `nonce` of the authorization request, for its id_token; absent in codes made before OIDC. */
+  readonly nonce?: string | null;
+  /** When the user signed in to the pages that approved it (the id_token's `auth_time`). */
+  readonly auth_time?: EpochSeconds | null;
 }
 
 /** An OAuth access token and, for the code and refresh grants, its refresh token. */
@@ -133,6 +137,11 @@ export interface AccessTokenRecord {
   readonly revoked_at: EpochSeconds | null;
   /** The authorization code the chain started from, so a replayed code revokes all of it. */
   readonly code_id: string | null;
+  /**
+   * When the user last authenticated for this grant (the id_token's `auth_time`), kept along the refresh chain;
+   * absent in pairs stored before OIDC.
+   */
+  readonly auth_time?: EpochSeconds | null;
 }
 
 /** One user's setting for one source: global (source_id null), a group or a project. */

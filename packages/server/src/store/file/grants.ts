@@ -24,6 +24,7 @@ export function tokenRecordOf(pair: NewTokenPair, codeId: string | null): Access
     expires_in: pair.ttl,
     revoked_at: null,
     code_id: codeId,
+    auth_time: pair.auth_time,
   };
 }
 

@@ -29,6 +29,15 @@ export function fileNamespaceStorage(store: Store): NamespaceStorage {
       const project = 'id' in ref ? store.lookup('projects', 'id', ref.id) : store.lookup('projects', 'fullPath', ref.path);
       return project && { project, access: projectAccess(store, userId, project) };
     },
+    async groupMembershipsOf(userId) {
+      // Groups are few next to API calls, and this is asked once per sign-in; a scan is fine.
+      return [...store.data.groups]
+        .sort((a, b) => a.id - b.id)
+        .flatMap((group) => {
+          const level = groupAccess(store, userId, group).direct;
+          return level === null ? [] : [{ path: group.path, access_level: level }];
+        });
+    },
     async groupWithAccess(ref, userId) {
       const group = 'id' in ref ? store.lookup('groups', 'id', ref.id) : store.lookup('groups', 'path', ref.path);
       return group && { group, access: groupAccess(store, userId, group) };

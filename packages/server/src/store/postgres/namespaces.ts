@@ -88,6 +88,14 @@ export function postgresNamespaceStorage(pool: pg.Pool, { inTransaction, write }
       const found = await groupWithAccess(ref, userId);
       return found && { group: groupOf(found), access: groupAccessOf(found) };
     },
+    async groupMembershipsOf(userId) {
+      if (!isId(userId)) return [];
+      const { rows } = await pool.query<{ path: string; access_level: number }>(
+        'SELECT g.path, m.access_level FROM group_members m JOIN groups g ON g.id = m.group_id WHERE m.user_id = $1 ORDER BY g.id',
+        [userId],
+      );
+      return rows;
+    },
     createGroup(group, members) {
       return inTransaction((client) => insertGroup(client, group, members, 'create'));
     },

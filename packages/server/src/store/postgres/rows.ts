@@ -4,6 +4,7 @@
 import type { ApiScope, ApplicationRecord, Group, PersonalAccessTokenRecord, Project, Scope, UserRecord, Visibility } from '../../domain/storage/index.js';
 
 export const at = (seconds: number) => new Date(seconds * 1000);
+export const atOrNull = (seconds: number | null | undefined) => (seconds == null ? null : at(seconds));
 export const epoch = (time: Timestamp) => Math.floor((typeof time === 'string' ? Date.parse(time) : time.getTime()) / 1000);
 // A row read column by column has bigints as text and times as Dates; one read through row_to_json (the credential
 // lookups, one JSON value instead of a dozen columns, which pg turns into objects far faster) has numbers and ISO

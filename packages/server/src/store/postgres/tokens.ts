@@ -6,7 +6,7 @@ import type pg from 'pg';
 import type { AccessTokenRecord, NewTokenPair, Scope, TokenStorage } from '../../domain/storage/index.js';
 import { credentialWithAccount } from './credentials.js';
 import { byText } from './lookups.js';
-import { at, type Bigint, epoch, isId, isText, type Timestamp } from './rows.js';
+import { at, atOrNull, type Bigint, epoch, isId, isText, type Timestamp } from './rows.js';
 import type { Writes } from './writes.js';
 
 interface AccessTokenRow {
@@ -20,8 +20,9 @@ interface AccessTokenRow {
   expires_in: number;
   revoked_at: Timestamp | null;
   code_id: string | null;
+  auth_time: Timestamp | null;
 }
-const accessTokenColumns = 'id, token_digest, refresh_digest, application_id, user_id, scopes, created_at, expires_in, revoked_at, code_id';
+const accessTokenColumns = 'id, token_digest, refresh_digest, application_id, user_id, scopes, created_at, expires_in, revoked_at, code_id, auth_time';
 const accessTokenOf = (row: AccessTokenRow): AccessTokenRecord => ({
   id: row.id,
   token_digest: row.token_digest,
@@ -33,6 +34,7 @@ const accessTokenOf = (row: AccessTokenRow): AccessTokenRecord => ({
   expires_in: row.expires_in,
   revoked_at: row.revoked_at === null ? null : epoch(row.revoked_at),
   code_id: row.code_id,
+  auth_time: row.auth_time === null ? null : epoch(row.auth_time),
 });
 
 /**
@@ -50,9 +52,9 @@ export function postgresTokenStorage(pool: pg.Pool, { inTransaction, write }: Wr
   return {
     async issue(pair: NewTokenPair) {
       await write(
-        `INSERT INTO access_tokens (id, token_digest, refresh_digest, application_id, user_id, scopes, created_at, expires_in, code_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL)`,
-        [pair.id, pair.token_digest, pair.refresh_digest, pair.application_id, pair.user_id, [...pair.scopes], at(pair.now), pair.ttl],
+        `INSERT INTO access_tokens (id, token_digest, refresh_digest, application_id, user_id, scopes, created_at, expires_in, code_id, auth_time)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9)`,
+        [pair.id, pair.token_digest, pair.refresh_digest, pair.application_id, pair.user_id, [...pair.scopes], at(pair.now), pair.ttl, atOrNull(pair.auth_time)],
       );
     },
     withUserByAccessDigest: credentialWithAccount(pool, 'access_tokens', accessTokenOf),
