@@ -17,7 +17,9 @@ export interface paths {
          * @description The client redirects the user's browser here (RFC 6749 section 4.1.1). An unknown `client_id` or a
          *     `redirect_uri` not registered for the application answers an HTML error page and never redirects
          *     (section 4.1.2.1). A user who is not signed in is sent to the sign-in page and back. A signed-in user sees a
-         *     consent page naming the application and the scopes, with Authorize and Deny. Any other problem (for example a
+         *     consent page naming the application and the scopes, with Authorize and Deny, unless they already hold a live
+         *     (unexpired, unrevoked) token of this confidential application with exactly the requested scopes: then, as on
+         *     the service, the endpoint redirects with a code at once. Any other problem (for example a
          *     `response_type` other than `code`, an unknown scope or a bad PKCE challenge) is reported to the client by a
          *     redirect to `redirect_uri` with `error`, `error_description` and the unchanged `state`, but only for a
          *     signed-in user: an anonymous visitor is sent to sign in first, so that no crafted link makes this endpoint
@@ -2096,6 +2098,7 @@ export interface components {
             scope?: string;
             code_challenge?: string;
             code_challenge_method?: string;
+            nonce?: string;
         };
         /**
          * ApplicationForm
@@ -2603,6 +2606,12 @@ export interface operations {
                  * @example S256
                  */
                 code_challenge_method?: string;
+                /**
+                 * @description OpenID Connect: a value the client binds its session to; the id_token issued from the code carries it
+                 *     unchanged as `nonce`. More than 255 characters is answered by a redirect with `error=invalid_request`.
+                 * @example n-0S6_WzA2Mj
+                 */
+                nonce?: string;
             };
             header?: never;
             path?: never;

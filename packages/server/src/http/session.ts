@@ -135,6 +135,9 @@ export const csrfToken = (req: Request): string => csrf.generateToken(req);
 /** The signed-in user's id, or undefined. */
 export const sessionUserId = (req: Request): number | undefined => req.session?.userId;
 
+/** When the session's user signed in (OpenID Connect's `auth_time`), or undefined. */
+export const sessionSignedInAt = (req: Request): number | undefined => (req.session?.userId === undefined ? undefined : req.session.signedInAt);
+
 const promisify = (run: (done: (err?: unknown) => void) => void) =>
   new Promise<void>((resolve, reject) => run((err) => (err ? reject(err) : resolve())));
 

@@ -1,12 +1,10 @@
 // The consent page of the authorization endpoint: who asks, for what, and the two answers.
-import type { AuthorizationRequest, ValidAuthorizationRequest } from '../domain/oauth/authorization.js';
+import { authorizationParamNames as carried, type AuthorizationRequest, type ValidAuthorizationRequest } from '../domain/oauth/authorization.js';
 import type { UserRecord } from '../domain/storage/records.js';
 import { html } from './html.js';
 import { csrfField, describeScope, signedInPage } from './frame.js';
 
-// The request's parameters in the order the document lists them; only those the client sent are repeated.
-const carried = ['client_id', 'redirect_uri', 'response_type', 'state', 'scope', 'code_challenge', 'code_challenge_method'] as const;
-
+// Of the request's parameters, only those the client sent are repeated.
 export function consentPage(user: UserRecord, csrf: string, request: ValidAuthorizationRequest): string {
   const { application } = request;
   const params: AuthorizationRequest = request.params;

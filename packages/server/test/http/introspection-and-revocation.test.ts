@@ -37,7 +37,7 @@ async function exampleAppTokens(s: TestServer): Promise<{ access_token: string; 
   const checked = await checkAuthorizationRequest(s.storage, { client_id: seed.client.id, redirect_uri: seed.redirectUri, response_type: 'code' });
   if (checked.outcome !== 'valid') throw new Error('authorization request refused');
   const jsmith = (await s.storage.users.byUsername('jsmith'))!;
-  const code = new URL(await approveAuthorization(s.storage, jsmith.id, checked.request, { now: s.now(), codeTtl: 600 })).searchParams.get('code')!;
+  const code = new URL(await approveAuthorization(s.storage, jsmith.id, checked.request, { now: s.now(), codeTtl: 600, authTime: s.now() })).searchParams.get('code')!;
   const response = await post(s, '/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: seed.redirectUri, ...exampleClient });
   return response.json();
 }

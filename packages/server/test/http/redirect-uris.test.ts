@@ -47,6 +47,14 @@ describe('loopback redirect URIs', () => {
       body: new URLSearchParams({ grant_type: 'authorization_code', code: location.searchParams.get('code')!, redirect_uri: redirectUri, client_id: app.id, client_secret: app.secret }),
     });
     expect(token.status).toBe(200);
+    // Revoked, so that the next case meets the consent page again rather than the skip a live token earns.
+    const { access_token } = (await token.json()) as { access_token: string };
+    const revoked = await fetch(`${server.baseUrl}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: access_token, client_id: app.id, client_secret: app.secret }),
+    });
+    expect(revoked.status).toBe(200);
   });
 
   it.each([

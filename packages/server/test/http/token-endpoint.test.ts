@@ -26,7 +26,7 @@ async function issueCode(extra: { code_challenge?: string; scope?: string } = {}
   });
   if (checked.outcome !== 'valid') throw new Error(`authorization request refused: ${checked.outcome}`);
   const jsmith = (await server.storage.users.byUsername('jsmith'))!;
-  const location = await approveAuthorization(server.storage, jsmith.id, checked.request, { now: server.now(), codeTtl: 600 });
+  const location = await approveAuthorization(server.storage, jsmith.id, checked.request, { now: server.now(), codeTtl: 600, authTime: server.now() });
   return new URL(location).searchParams.get('code')!;
 }
 

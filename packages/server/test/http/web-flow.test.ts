@@ -57,6 +57,16 @@ const exchange = async (code: string, extra: Record<string, string> = {}, client
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 };
 
+/**
+ * Revokes what the seed's client holds for jsmith: earlier tests leave live tokens, and with one of the same scopes the
+ * endpoint skips the consent page (as the service does), where these tests need it.
+ */
+async function forgetAuthorizations(username = seed.jsmith.username) {
+  const user = (await server.storage.users.byUsername(username))!;
+  const client = (await server.storage.applications.byUid(seed.client.id))!;
+  await server.storage.tokens.revokeAuthorization(user.id, client.id, server.now());
+}
+
 const currentUser = (headers: Record<string, string>) => fetch(`${server.baseUrl}/api/v3/user`, { headers });
 
 describe('the web application flow', () => {
@@ -177,6 +187,7 @@ describe('the web application flow', () => {
   });
 
   it('refuses a consent post without or with a wrong CSRF token, issuing no code', async () => {
+    await forgetAuthorizations();
     const agent = await signedInAgent();
     const fields = consentFields(await (await agent.get(authorizeUrl({ ...baseParams, state: 'c' }))).text());
     const codesBefore = await server.count('authorization_codes');
@@ -193,6 +204,29 @@ describe('the web application flow', () => {
     const otherToken = csrfOf(await (await other.get('/profile/applications')).text());
     expect((await agent.post('/oauth/authorize', { ...fields, _csrf: otherToken, decision: 'approve' })).status).toBe(403);
     expect(await server.count('authorization_codes')).toBe(codesBefore);
+  });
+
+  it('skips the consent page while the user holds a live token of this confidential client with exactly these scopes', async () => {
+    await forgetAuthorizations();
+    const agent = await signedInAgent();
+    const params = { ...baseParams, scope: 'api read_user', state: 'skip' };
+    const first = await agent.get(authorizeUrl(params));
+    expect(first.status).toBe(200);
+    const approved = await agent.post('/oauth/authorize', { ...consentFields(await first.text()), decision: 'approve' });
+    const issued = await exchange(new URL(location(approved)).searchParams.get('code')!);
+    expect(issued.status).toBe(200);
+
+    // Same scopes, in another order: a code at once, and it works.
+    const again = await agent.get(authorizeUrl({ ...params, scope: 'read_user api' }));
+    expect(again.status).toBe(302);
+    const redirect = new URL(location(again));
+    expect(redirect.searchParams.get('state')).toBe('skip');
+    expect((await exchange(redirect.searchParams.get('code')!)).status).toBe(200);
+    // Other scopes: the page again.
+    expect((await agent.get(authorizeUrl({ ...params, scope: 'api' }))).status).toBe(200);
+    // Expired tokens earn nothing: past their lifetime the page is back.
+    server.advance(issued.body.expires_in as number);
+    expect((await agent.get(authorizeUrl(params))).status).toBe(200);
   });
 
   it('sends a consent post without a session to sign in, and back to the same request', async () => {
@@ -375,6 +409,7 @@ describe('sign-in and sessions', () => {
   });
 
   it('sends pages their security headers and keeps cookies off the API and the JSON OAuth endpoints', async () => {
+    await forgetAuthorizations();
     const agent = await signedInAgent();
     for (const path of ['/users/sign_in', '/profile/applications', authorizeUrl(baseParams)]) {
       const response = await agent.get(path);

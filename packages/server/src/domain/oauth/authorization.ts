@@ -7,16 +7,17 @@ import { isValidChallenge } from './pkce.js';
 import { matchingRedirectUri } from './redirect-uris.js';
 import { narrowScope } from './scopes.js';
 import { findApplicationByUid, isConfidential } from '../applications.js';
+import { isExpired } from './tokens.js';
 
-export interface AuthorizationRequest {
-  client_id: string;
-  redirect_uri: string;
-  response_type: string;
-  state?: string | undefined;
-  scope?: string | undefined;
-  code_challenge?: string | undefined;
-  code_challenge_method?: string | undefined;
-}
+/** The request's parameters, in the order the document lists them: what the consent form carries through. */
+export const authorizationParamNames = ['client_id', 'redirect_uri', 'response_type', 'state', 'scope', 'code_challenge', 'code_challenge_method', 'nonce'] as const;
+
+export type AuthorizationRequest = { client_id: string; redirect_uri: string; response_type: string } & {
+  [name in (typeof authorizationParamNames)[number]]?: string | undefined;
+};
+
+/** OpenID Connect's nonce goes into the id_token; the service refuses one longer than this (its column's width). */
+const maxNonceLength = 255;
 
 /** A request the user may be asked to approve. */
 export interface ValidAuthorizationRequest {
@@ -25,6 +26,8 @@ export interface ValidAuthorizationRequest {
   state: string | undefined;
   scopes: readonly Scope[];
   code_challenge: string | null;
+  /** OpenID Connect's nonce, for the id_token. */
+  nonce: string | null;
   /** The parameters to carry through sign-in and the consent form. */
   params: AuthorizationRequest;
 }
@@ -76,18 +79,37 @@ export async function checkAuthorizationRequest(storage: Storage, params: Author
     }
     code_challenge = params.code_challenge;
   }
+  if (params.nonce !== undefined && params.nonce.length > maxNonceLength) {
+    return fail('invalid_request', `nonce must be at most ${maxNonceLength} characters.`);
+  }
   return {
     outcome: 'valid',
-    request: { application, redirect_uri: params.redirect_uri, state: params.state, scopes, code_challenge, params },
+    request: { application, redirect_uri: params.redirect_uri, state: params.state, scopes, code_challenge, nonce: params.nonce ?? null, params },
   };
 }
 
-/** The user approved: issue a single-use code and say where to send the browser. */
+/**
+ * Whether the user may skip the consent page, as the service lets them (Doorkeeper's `matching_token?`): the
+ * application is confidential and the user holds a live token it was issued with exactly these scopes.
+ */
+export async function alreadyAuthorized(storage: Storage, userId: number, request: ValidAuthorizationRequest, now: number): Promise<boolean> {
+  if (!isConfidential(request.application)) return false;
+  const wanted = new Set(request.scopes);
+  const tokens = await storage.tokens.unrevokedOfUser(userId);
+  return tokens.some(
+    (t) => t.application_id === request.application.id && !isExpired(t, now) && t.scopes.length === wanted.size && t.scopes.every((s) => wanted.has(s)),
+  );
+}
+
+/**
+ * The user approved: issue a single-use code and say where to send the browser. `authTime` is when they signed in
+ * (the id_token's `auth_time`).
+ */
 export async function approveAuthorization(
   storage: Storage,
   userId: number,
   request: ValidAuthorizationRequest,
-  options: { now: number; codeTtl: number },
+  options: { now: number; codeTtl: number; authTime: number | null },
 ): Promise<string> {
   const code = newSecret('authorizationCode');
   await storage.codes.create({
@@ -102,6 +124,8 @@ export async function approveAuthorization(
     created_at: options.now,
     expires_at: options.now + options.codeTtl,
     used_at: null,
+    nonce: request.nonce,
+    auth_time: options.authTime,
   });
   return withQuery(request.redirect_uri, { code, state: request.state });
 }

@@ -119,7 +119,8 @@ export async function authorizeHeadlessly(storage: Storage, input: Schemas['Head
   const { username: _, ...params } = input;
   const checked = await checkAuthorizationRequest(storage, { ...params, response_type: 'code' });
   if (checked.outcome === 'show-error') throw new InputError(checked.problem === 'unknown-client' ? 'client_id' : 'redirect_uri', checked.message);
-  const location = checked.outcome === 'valid' ? await approveAuthorization(storage, user.id, checked.request, timing) : checked.location;
+  // Headless: the user signs in and approves in the same moment.
+  const location = checked.outcome === 'valid' ? await approveAuthorization(storage, user.id, checked.request, { ...timing, authTime: timing.now }) : checked.location;
   const query = new URL(location).searchParams;
   return { redirect_to: location, code: query.get('code'), state: query.get('state'), error: query.get('error') };
 }
@@ -144,7 +145,7 @@ export async function mintAccessToken(storage: Storage, input: Schemas['MintAcce
     ...(isConfidential(application) ? {} : { code_challenge: calculateChallenge(verifier), code_challenge_method: 'S256' }),
   });
   if (checked.outcome !== 'valid') throw new Error(`the application's own registration was refused: ${JSON.stringify(checked)}`);
-  const location = await approveAuthorization(storage, user.id, checked.request, timing);
+  const location = await approveAuthorization(storage, user.id, checked.request, { ...timing, authTime: timing.now });
   const code = new URL(location).searchParams.get('code')!;
   return exchangeAuthorizationCode(
     { storage, client: application, now: timing.now, tokenTtl: timing.tokenTtl },

@@ -1,16 +1,19 @@
 // The authorization endpoint's browser side (RFC 6749 section 4.1.1): the consent page and its decision.
 import type { components } from '@tokenbell/sdk';
-import { Router, type Response } from 'express';
+import { Router, type Request, type Response } from 'express';
 import helmet from 'helmet';
 import {
+  alreadyAuthorized,
   approveAuthorization,
+  authorizationParamNames,
   checkAuthorizationRequest,
   denyAuthorization,
   type AuthorizationRequest,
+  type ValidAuthorizationRequest,
 } from '../../domain/oauth/authorization.js';
 import { consentPage } from '../../pages/consent.js';
 import { HttpError } from '../errors.js';
-import { csrfToken, startSignedInSession } from '../session.js';
+import { csrfToken, sessionSignedInAt, startSignedInSession } from '../session.js';
 import { baseDirectives, currentUser, html, type PagesOptions, queryString, redirect, signedIn, userOf } from './shared.js';
 
 /**
@@ -31,8 +34,6 @@ export function formActionSource(redirectUri: string): string {
   if ((url.protocol === 'http:' || url.protocol === 'https:') && /^https?:\/\/[A-Za-z0-9.\-[\]:]+$/.test(url.origin)) return url.origin;
   return url.protocol;
 }
-
-const authorizationParamNames = ['client_id', 'redirect_uri', 'response_type', 'state', 'scope', 'code_challenge', 'code_challenge_method'] as const;
 
 /** The authorization request's parameters from the query or the consent form (strings only; the validator ran). */
 export function authorizationParams(source: Record<string, unknown>): AuthorizationRequest {
@@ -76,6 +77,8 @@ export async function applicationAsking(storage: PagesOptions['storage'], return
 
 export function authorizeRoutes({ storage, now, codeTtl, autoApproval }: PagesOptions): Router {
   const router = Router();
+  const approve = (req: Request, userId: number, request: ValidAuthorizationRequest) =>
+    approveAuthorization(storage, userId, request, { now: now(), codeTtl, authTime: sessionSignedInAt(req) ?? null });
 
   router.get('/oauth/authorize', async (req, res) => {
     const checked = await checkAuthorizationRequest(storage, authorizationParams(req.query));
@@ -86,13 +89,14 @@ export function authorizeRoutes({ storage, now, codeTtl, autoApproval }: PagesOp
       const signedInUser = await currentUser(storage, req);
       const user = signedInUser ?? (await storage.users.byUsername(automatically));
       if (user && !signedInUser) await startSignedInSession(req, user.id, now());
-      if (user && checked.outcome === 'valid') return redirect(res, await approveAuthorization(storage, user.id, checked.request, { now: now(), codeTtl }));
+      if (user && checked.outcome === 'valid') return redirect(res, await approve(req, user.id, checked.request));
     }
     // Anyone can register an application with any redirect URI, so an error redirect for an anonymous visitor
     // would make this endpoint an open redirector (RFC 9700 section 4.11.2): sign in first, on this origin.
     const user = await signedIn(storage, req, res);
     if (!user) return;
     if (checked.outcome === 'redirect-error') return redirect(res, checked.location);
+    if (await alreadyAuthorized(storage, user.id, checked.request, now())) return redirect(res, await approve(req, user.id, checked.request));
     res.locals.redirectSource = formActionSource(checked.request.redirect_uri);
     consentPolicy(req, res, (err?: unknown) => {
       if (err) throw err;
@@ -109,7 +113,7 @@ export function authorizeRoutes({ storage, now, codeTtl, autoApproval }: PagesOp
     if (checked.outcome === 'redirect-error') return redirect(res, checked.location);
     const location =
       body.decision === 'approve'
-        ? await approveAuthorization(storage, user.id, checked.request, { now: now(), codeTtl })
+        ? await approve(req, user.id, checked.request)
         : denyAuthorization(checked.request);
     redirect(res, location);
   });
