@@ -12,6 +12,7 @@ import type { NamespaceStorage } from './namespaces.js';
 import type { NotificationSettingsStorage } from './notification-settings.js';
 import type { RecipientStorage } from './recipients.js';
 import type { SessionStorage } from './sessions.js';
+import type { SigningKeyStorage } from './signing-keys.js';
 import type { AuthorizationCodeStorage, PersonalAccessTokenStorage, TokenStorage } from './tokens.js';
 import type { UserStorage } from './users.js';
 
@@ -24,6 +25,7 @@ export * from './notification-settings.js';
 export type * from './recipients.js';
 export type * from './records.js';
 export type * from './sessions.js';
+export type * from './signing-keys.js';
 export * from './refusals.js';
 export * from './throttle.js';
 export type * from './tokens.js';
@@ -40,6 +42,7 @@ export interface Storage {
   notificationSettings: NotificationSettingsStorage;
   recipients: RecipientStorage;
   sessions: SessionStorage;
+  signingKeys: SigningKeyStorage;
   mail: MailStorage;
   maintenance: MaintenanceStorage;
 }

@@ -196,3 +196,19 @@ export interface OutboxMessageRecord {
   readonly created_at: EpochSeconds;
   readonly sent_at: EpochSeconds | null;
 }
+
+/**
+ * A key that signs OpenID Connect id_tokens (RS256), made by tokenbell and kept by the store so that every instance
+ * on it signs with the same one. Like the TOTP secret it is kept as is: signing needs the private key itself.
+ */
+export interface SigningKeyRecord {
+  /** The RFC 7638 JWK SHA-256 thumbprint of the public key, base64url: the `kid` of the JWK set and of id_tokens. */
+  readonly kid: string;
+  /** The RSA private key, PKCS#8 PEM. Never answered, logged or put in an error message. */
+  readonly private_key: string;
+  /** The public key's JWK members, as the JWK set publishes them. */
+  readonly public_jwk: { readonly kty: 'RSA'; readonly n: string; readonly e: string };
+  readonly created_at: EpochSeconds;
+  /** When a rotation replaced it; null for the key that signs now (there is at most one). */
+  readonly retired_at: EpochSeconds | null;
+}

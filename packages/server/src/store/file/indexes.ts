@@ -66,11 +66,23 @@ export const indexSpecs = {
   outbox: {
     id: { key: (m) => m.id },
   },
+  signing_keys: {
+    kid: { key: (k) => k.kid },
+  },
 } satisfies IndexSpecs;
 
 export type IndexField<C extends Collection> = keyof (typeof indexSpecs)[C] & string;
 
 export const collections = Object.keys(indexSpecs) as Collection[];
+
+/**
+ * The collections that belong to the instance rather than to its state, as the secrets do: a snapshot leaves them out
+ * and a restore leaves them as they are, so that a test kit's reset keeps the keys id_tokens were signed with.
+ */
+export const instanceCollections = ['signing_keys'] as const satisfies readonly Collection[];
+/** The collections a snapshot holds. */
+export type StateCollection = Exclude<Collection, (typeof instanceCollections)[number]>;
+export const stateCollections = collections.filter((c): c is StateCollection => !(instanceCollections as readonly Collection[]).includes(c));
 export const isCollection = (name: unknown): name is Collection => typeof name === 'string' && Object.hasOwn(indexSpecs, name);
 
 // Listed once: insert and update walk them on every write.

@@ -6,7 +6,7 @@ import { DurableJsonFile } from './durable-json-file.js';
 import { Journal, JournalCorruptError, journalFileOf } from './journal.js';
 import { SCHEMA_VERSION, type StoreData } from './schema.js';
 import { StoreCorruptError, StoreVersionError } from '../errors.js';
-import { collectionsWithAddedFields, opWithAddedFields, upgradeData, upgradeOp, withAddedFields } from './upgrade.js';
+import { collectionsAddedInVersion3, collectionsWithAddedFields, opWithAddedFields, upgradeData, upgradeOp, withAddedFields } from './upgrade.js';
 import { collections } from './indexes.js';
 
 /** A new data file's content: every collection empty, and a session key of its own. */
@@ -27,6 +27,7 @@ export function freshData(): StoreData {
     sessions: [],
     notification_events: [],
     outbox: [],
+    signing_keys: [],
   };
 }
 
@@ -90,7 +91,7 @@ function checkShape(value: unknown, path: string): StoreData {
     }
   }
   // Collections added within version 3 start empty in files written before them.
-  for (const collection of ['notification_events', 'outbox']) data[collection] ??= [];
+  for (const collection of collectionsAddedInVersion3) data[collection] ??= [];
   for (const collection of collections) {
     if (!Array.isArray(data[collection])) throw corrupt(`has no array "${collection}"`);
   }

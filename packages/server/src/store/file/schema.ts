@@ -11,6 +11,7 @@ import type {
   PersonalAccessTokenRecord,
   ProjectRecord,
   SessionRecord,
+  SigningKeyRecord,
   UserRecord,
 } from '../../domain/storage/records.js';
 
@@ -50,4 +51,6 @@ export interface StoreData {
   sessions: SessionRecord[];
   notification_events: NotificationEventRecord[];
   outbox: OutboxMessageRecord[];
+  /** The instance's id_token signing keys: like the secrets, kept apart from the state a snapshot holds. */
+  signing_keys: SigningKeyRecord[];
 }

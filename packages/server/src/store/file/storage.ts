@@ -13,6 +13,7 @@ import { fileNotificationSettingsStorage } from './notification-settings.js';
 import { filePersonalAccessTokenStorage } from './personal-access-tokens.js';
 import { fileRecipientStorage } from './recipients.js';
 import { fileSessionStorage } from './sessions.js';
+import { fileSigningKeyStorage } from './signing-keys.js';
 import type { Store } from './store.js';
 import { fileTokenStorage } from './tokens.js';
 import { fileUserStorage } from './users.js';
@@ -28,6 +29,7 @@ export function fileStorage(store: Store): Storage {
     grants: fileGrantStorage(store),
     notificationSettings: fileNotificationSettingsStorage(store),
     sessions: fileSessionStorage(store),
+    signingKeys: fileSigningKeyStorage(store),
     recipients: fileRecipientStorage(store),
     mail: fileMailStorage(store),
     maintenance: fileMaintenanceStorage(store),

@@ -28,6 +28,7 @@ import {
   type Patch,
   type RecordOf,
   type Sequence,
+  type StateCollection,
   collections,
   deepFreeze,
   indexSpecs,
@@ -36,6 +37,7 @@ import {
   normalise,
   sameKey,
   specsOf,
+  stateCollections,
 } from './indexes.js';
 
 import type { PruneResult } from '../../domain/storage/index.js';
@@ -47,9 +49,9 @@ export { freshData } from './read.js';
 
 /**
  * Every collection and sequence at one moment (`captureState`), without what belongs to the instance or the file
- * rather than to the state: the secrets and the journal's generation.
+ * rather than to the state: the secrets, the signing keys (`instanceCollections`) and the journal's generation.
  */
-export type StoreState = { readonly [C in Collection]: readonly RecordOf<C>[] } & { readonly sequences: Readonly<StoreData['sequences']> };
+export type StoreState = { readonly [C in StateCollection]: readonly RecordOf<C>[] } & { readonly sequences: Readonly<StoreData['sequences']> };
 
 export interface OpenStoreOptions {
   /** The JSON data file, or null for a store that lives only in memory (tests). */
@@ -189,18 +191,19 @@ export class Store {
   captureState(): StoreState {
     const data = this.#db.data;
     const state: Record<string, unknown> = { sequences: Object.freeze({ ...data.sequences }) };
-    for (const collection of collections) state[collection] = Object.freeze([...data[collection]]);
+    for (const collection of stateCollections) state[collection] = Object.freeze([...data[collection]]);
     return Object.freeze(state) as StoreState;
   }
 
   /**
-   * Replaces every collection and sequence with `state`'s and rebuilds the indexes (inside `commit`); the secrets and
-   * the journal's generation stay. A journal line cannot say "replace everything", so the write carrying this is a
-   * compaction, whose atomic rename leaves the file holding either the old state or this one after a crash.
+   * Replaces every collection and sequence with `state`'s and rebuilds the indexes (inside `commit`); the secrets, the
+   * signing keys and the journal's generation stay. A journal line cannot say "replace everything", so the write
+   * carrying this is a compaction, whose atomic rename leaves the file holding either the old state or this one after
+   * a crash.
    */
   replaceState(state: StoreState): void {
     const data = this.#db.data;
-    for (const collection of collections) {
+    for (const collection of stateCollections) {
       const records = data[collection] as unknown[];
       // In place, as `remove` does: callers may hold the array. A loop, as a spread of a long array overflows the stack.
       records.length = 0;

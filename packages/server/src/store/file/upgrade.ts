@@ -76,6 +76,9 @@ export function upgradeOp(op: JournalOp): JournalOp {
   return ['remove', collection, op[2]];
 }
 
+/** Collections added within version 3: a file written before one of them reads as having none of its records. */
+export const collectionsAddedInVersion3: readonly string[] = ['notification_events', 'outbox', 'signing_keys'];
+
 /** Fields added within version 3, by collection, with what a record written before them holds. */
 const addedInVersion3: Record<string, Record<string, () => unknown>> = {
   users: { secondary_emails: () => [] },

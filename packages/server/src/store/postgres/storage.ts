@@ -13,6 +13,7 @@ import { postgresNotificationSettingsStorage } from './notification-settings.js'
 import { postgresPersonalAccessTokenStorage } from './personal-access-tokens.js';
 import { postgresRecipientStorage } from './recipients.js';
 import { postgresSessionStorage } from './sessions.js';
+import { postgresSigningKeyStorage } from './signing-keys.js';
 import { postgresTokenStorage } from './tokens.js';
 import { postgresUserStorage } from './users.js';
 import { timedWrites } from './writes.js';
@@ -35,6 +36,7 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
     grants: postgresGrantStorage(pool),
     notificationSettings: postgresNotificationSettingsStorage(pool),
     sessions: postgresSessionStorage(pool),
+    signingKeys: postgresSigningKeyStorage(pool, writes),
     recipients: postgresRecipientStorage(pool, namespaces.projectById),
     mail: postgresMailStorage(pool, writes),
     maintenance: postgresMaintenanceStorage(pool, writes, options.describe ?? 'PostgreSQL'),

@@ -444,6 +444,22 @@ describe('journal', () => {
     expect(readJson(file).users).toEqual([user(1, 'alice'), user(2, 'bob')]);
   });
 
+  it('reads a file written before signing keys existed as having none, and writes them once there are some', async () => {
+    const file = t.file();
+    const store = await t.open(file);
+    await store.commit(() => store.insert('users', user(1, 'alice')));
+    await store.close();
+    const { signing_keys: _none, ...older } = readJson(file);
+    await writeFile(file, JSON.stringify(older));
+    const reopened = await t.open(file);
+    expect(reopened.data.signing_keys).toEqual([]);
+    expect(reopened.data.users).toEqual([user(1, 'alice')]);
+    const key = { kid: 'kid-1', private_key: 'pem', public_jwk: { kty: 'RSA' as const, n: 'n', e: 'AQAB' }, created_at: 1, retired_at: null };
+    await reopened.commit(() => reopened.insert('signing_keys', key));
+    await reopened.close();
+    expect(readJson(file).signing_keys).toEqual([key]);
+  });
+
   it('reads a version 1 file (before the journal) and writes it as the current version', async () => {
     const file = t.file();
     const v1 = { ...plain((await t.open(null)).data), version: 1 } as Record<string, unknown>;
