@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { type Config, configFrom, configWarnings, limits, usage } from '../config.js';
 import { findApplicationByUid } from '../domain/applications.js';
 import { logTransport, smtpTransport, startMailDelivery } from '../domain/mail-delivery.js';
+import { signingKey } from '../domain/oidc/signing-keys.js';
 import { TestKit, testHelpersWarning } from '../domain/testing/test-kit.js';
 import { ExplainedError } from '../explained-error.js';
 import { createApp } from '../http/app.js';
@@ -34,9 +35,14 @@ async function serve(config: Config, print: (line: string) => void): Promise<voi
   for (const id of config.introspectionClients) {
     if (!(await findApplicationByUid(storage, id))) warn(`--introspection-clients names "${id}", which is not the App ID of any application here (yet)`);
   }
+  // The store's first signing key, made at the first start rather than by the first id_token's request; its key pair
+  // is made off the main thread while the validator warms up. Marked handled at once: a failure is thrown below.
+  const keyMade = signingKey(storage);
+  keyMade.catch(() => undefined);
   // The first request would otherwise wait for the document to load and its own checks to compile.
   const validation = openApiValidation({ validateResponses: config.validateResponses });
   await warmUpValidation(validation, { testHelpers: config.testHelpers });
+  await keyMade;
   // One JSON line per request; readable lines instead when a person watches the terminal.
   const requestLog = requestLogger({ level: config.logLevel, pretty: process.stdout.isTTY === true });
   if (config.testHelpers) warn(testHelpersWarning);
