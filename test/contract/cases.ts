@@ -2,6 +2,7 @@
 // answers, each made through @tokenbell/sdk. The runner (contract.test.ts) plays every case against the reference
 // server, the Prism mock and the server behind Prism's validating proxy, checks the status and validates the body
 // against the document; `expect` adds what every target must show, `behaviour` what only a real server can.
+import { calculateJwkThumbprint } from 'jose';
 import { expect } from 'vitest';
 import {
   authorizationUrl,
@@ -318,6 +319,24 @@ export const cases: ContractCase[] = [
     },
     expect: (x) => expect(x.json).toMatchObject({ response_types_supported: ['code'], code_challenge_methods_supported: ['S256'] }),
     behaviour: (x) => expect(x.json).toMatchObject({ grant_types_supported: ['authorization_code', 'password', 'refresh_token'] }),
+  },
+
+  {
+    name: 'the JWK set publishes the signing key, public members only, cacheable for a day',
+    operation: 'getJsonWebKeySet',
+    status: 200,
+    async call(ctx) {
+      await ctx.client().raw.GET('/oauth/discovery/keys');
+    },
+    expect: (x) => {
+      expect(x.headers.get('cache-control')).toBe('public, max-age=86400');
+      expect(x.json).toMatchObject({ keys: [{ kty: 'RSA', e: 'AQAB', use: 'sig', alg: 'RS256' }] });
+    },
+    // The kid is the RFC 7638 thumbprint of the key the server made, recomputed here.
+    behaviour: async (x) => {
+      const [key] = (x.json as { keys: Array<{ kty: 'RSA'; kid: string; n: string; e: string }> }).keys;
+      expect(key!.kid).toBe(await calculateJwkThumbprint({ kty: key!.kty, n: key!.n, e: key!.e }, 'sha256'));
+    },
   },
 
   // --- OAuth: authorization endpoint ---------------------------------------------------------------------------

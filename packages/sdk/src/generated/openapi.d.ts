@@ -143,6 +143,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/oauth/discovery/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public keys that verify id_tokens (JWK set, RFC 7517).
+         * @description The RSA keys that sign OpenID Connect id_tokens (RS256), public members only: the key that signs now first,
+         *     then any key a rotation retired less than a day ago, so that an id_token signed before the rotation still
+         *     verifies. Each key's `kid` is its RFC 7638 SHA-256 thumbprint, which an id_token's header names. As on the
+         *     service, the set may be cached for a day.
+         */
+        get: operations["getJsonWebKeySet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/oauth-authorization-server": {
         parameters: {
             query?: never;
@@ -1744,6 +1767,52 @@ export interface components {
             error_description?: string;
         };
         /**
+         * JsonWebKey
+         * @description A public RSA key that verifies id_tokens (RFC 7517 section 4, RFC 7518 section 6.3.1). Private members (`d`,
+         *     `p`, `q`, `dp`, `dq`, `qi`) never appear.
+         * @example {
+         *       "kty": "RSA",
+         *       "kid": "4iFPAcFXKuPjfSQFUb-BWSxhZON17kR-w7SNc6NKtYo",
+         *       "e": "AQAB",
+         *       "n": "qsyjf7uPPFQ84aKYuLaL3d7dODlM6dyETcOsN6uu-MBkuMQhoM_9nBJ0iUCTAyKNfzhCYVE2ttek7p8duJoglLvIztu26rM89Zps-pC5MqxV95e5STIKyoFOfrqBqRMAFd4lEmPSTU63IfP-TWGFqfGA0UijhQ44ETEV7qR1USzMFb9Ot3J_qQs9iXZ12Od-Mlrp1LcnvUnlMxXMYwptPql_heO4khbn4mw-asCzUwn4Nccgou7abFBiYG5hGp4SzPur0RbKIWJ49A1v2j049FNAe24z_c182DRJAVsCIWyb9yWE0YO8emthJM2vV26bzcHv9bybchzyTmlwh_II2Q",
+         *       "use": "sig",
+         *       "alg": "RS256"
+         *     }
+         */
+        JsonWebKey: {
+            /** @constant */
+            kty: "RSA";
+            /** @description The key's RFC 7638 JWK SHA-256 thumbprint, base64url; an id_token's header names its key by it. */
+            kid: string;
+            /** @description The public exponent, base64url. */
+            e: string;
+            /** @description The modulus, base64url; 2048 bits or more (342 characters or more). */
+            n: string;
+            /** @constant */
+            use: "sig";
+            /** @constant */
+            alg: "RS256";
+        };
+        /**
+         * JsonWebKeySet
+         * @description A JWK set (RFC 7517 section 5), the key that signs now first, then those retired less than a day ago.
+         * @example {
+         *       "keys": [
+         *         {
+         *           "kty": "RSA",
+         *           "kid": "4iFPAcFXKuPjfSQFUb-BWSxhZON17kR-w7SNc6NKtYo",
+         *           "e": "AQAB",
+         *           "n": "qsyjf7uPPFQ84aKYuLaL3d7dODlM6dyETcOsN6uu-MBkuMQhoM_9nBJ0iUCTAyKNfzhCYVE2ttek7p8duJoglLvIztu26rM89Zps-pC5MqxV95e5STIKyoFOfrqBqRMAFd4lEmPSTU63IfP-TWGFqfGA0UijhQ44ETEV7qR1USzMFb9Ot3J_qQs9iXZ12Od-Mlrp1LcnvUnlMxXMYwptPql_heO4khbn4mw-asCzUwn4Nccgou7abFBiYG5hGp4SzPur0RbKIWJ49A1v2j049FNAe24z_c182DRJAVsCIWyb9yWE0YO8emthJM2vV26bzcHv9bybchzyTmlwh_II2Q",
+         *           "use": "sig",
+         *           "alg": "RS256"
+         *         }
+         *       ]
+         *     }
+         */
+        JsonWebKeySet: {
+            keys: components["schemas"]["JsonWebKey"][];
+        };
+        /**
          * TokenRequest
          * @description The token endpoint's parameters, one shape per grant type.
          * @example {
@@ -2761,6 +2830,31 @@ export interface operations {
                 };
             };
             401: components["responses"]["OAuthInvalidToken"];
+        };
+    };
+    getJsonWebKeySet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The JWK set. */
+            200: {
+                headers: {
+                    /**
+                     * @description The set may be cached for a day, as long as a retired key stays in it.
+                     * @example public, max-age=86400
+                     */
+                    "Cache-Control": "public, max-age=86400";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonWebKeySet"];
+                };
+            };
         };
     };
     getAuthorizationServerMetadata: {

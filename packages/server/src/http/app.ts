@@ -202,8 +202,9 @@ function areaBranches(api: RequestHandler, oauth: RequestHandler): RequestHandle
     const area = areaOf(path);
     if (area === 'pages') return next();
     // Set before anything can answer, so errors carry them too. No JSON answer may be sniffed as something else,
-    // and none is cached except the server metadata: API answers hold a user's data and their requests may carry
-    // the token in the query string (RFC 6750 section 5.3); OAuth answers hold tokens (RFC 6749 section 5.1).
+    // and none is cached except the server metadata and the JWK set (whose route says for how long): API answers hold
+    // a user's data and their requests may carry the token in the query string (RFC 6750 section 5.3); OAuth answers
+    // hold tokens (RFC 6749 section 5.1).
     res.set(area === 'oauth' && oauthEndpointOf(path) === 'metadata' ? noSniff : noStore);
     const branch = area === 'oauth' ? oauth : area === 'api' && isServedApiPath(path) ? api : undefined;
     const dispatch = () => (branch ? branch(req, res, next) : next());

@@ -6,7 +6,7 @@
 export type Area = 'api' | 'oauth' | 'operations' | 'pages';
 
 /** The JSON endpoints of the OAuth area, by the path that names them. */
-export type OAuthEndpoint = 'token' | 'revoke' | 'introspect' | 'token_info' | 'metadata';
+export type OAuthEndpoint = 'token' | 'revoke' | 'introspect' | 'token_info' | 'metadata' | 'keys';
 
 /** Everything under /api answers in the API's format; of it, /api/v3 is served (after the v4 alias). */
 const apiPath = /^\/api(?:\/|$)/i;
@@ -20,12 +20,19 @@ const oauthEndpoints: Array<[RegExp, OAuthEndpoint]> = [
   [/^\/oauth\/revoke\/?$/i, 'revoke'],
   [/^\/oauth\/introspect\/?$/i, 'introspect'],
   [/^\/oauth\/token\/info\/?$/i, 'token_info'],
+  [/^\/oauth\/discovery\/keys\/?$/i, 'keys'],
   [/^\/\.well-known\//i, 'metadata'],
 ];
 
 export function oauthEndpointOf(path: string): OAuthEndpoint | undefined {
   return oauthEndpoints.find(([pattern]) => pattern.test(path))?.[1];
 }
+
+/**
+ * The OAuth area's public documents, the server metadata and the JWK set: no token passes through them, so caches may
+ * keep them, and no RFC 6749 error is theirs to answer.
+ */
+export const isPublicDocument = (endpoint: OAuthEndpoint | undefined): boolean => endpoint === 'metadata' || endpoint === 'keys';
 
 export function areaOf(path: string): Area {
   if (apiPath.test(path)) return 'api';
@@ -35,15 +42,15 @@ export function areaOf(path: string): Area {
 
 /**
  * The format an error at the path is answered in: RFC 6749 JSON at the OAuth endpoints; the API's `{"message"}` JSON
- * in the API, the operations endpoints and under /.well-known (only the metadata document there is OAuth's, and its
- * errors are plain); an HTML page everywhere else.
+ * in the API, the operations endpoints, under /.well-known (only the metadata document there is OAuth's) and at the
+ * JWK set (public documents, whose errors are plain); an HTML page everywhere else.
  */
 export type ErrorFormat = 'oauth' | 'message' | 'page';
 
 export function errorFormatOf(path: string): ErrorFormat {
   const area = areaOf(path);
   if (area === 'pages') return 'page';
-  return area === 'oauth' && oauthEndpointOf(path) !== 'metadata' ? 'oauth' : 'message';
+  return area === 'oauth' && !isPublicDocument(oauthEndpointOf(path)) ? 'oauth' : 'message';
 }
 
 /** Whether the API branch serves the path (authentication, validation, routes); other API paths are only 404s. */

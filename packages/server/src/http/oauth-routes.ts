@@ -1,4 +1,4 @@
-// OAuth JSON endpoints: token, revocation, introspection, token info and server metadata.
+// OAuth JSON endpoints: token, revocation, introspection, token info, server metadata and the JWK set.
 // The browser-facing authorization endpoint lives with the pages (pages-routes.ts).
 import { Router, type Request } from 'express';
 import type { components } from '@tokenbell/sdk';
@@ -6,6 +6,7 @@ import { authenticateClientRequest } from '../domain/oauth/client-authentication
 import { introspectToken, revokeToken } from '../domain/oauth/revocation.js';
 import { exchangeAuthorizationCode, passwordGrant, refreshGrant } from '../domain/oauth/token-endpoint.js';
 import { tokenInfo } from '../domain/oauth/token-info.js';
+import { publishedKeys, retiredKeyLifetime } from '../domain/oidc/signing-keys.js';
 import { accessDigestOf } from '../domain/oauth/tokens.js';
 import type { LoginThrottle } from '../domain/login-throttle.js';
 import { type GrantRegistry } from '../domain/oauth/grants.js';
@@ -104,6 +105,12 @@ export function oauthRouter({ storage, baseUrl, tokenTtl, now, throttle, introsp
   router.get('/oauth/token/info', async (req, res) => {
     const presented = { authorization: req.headers.authorization, accessTokenQuery: req.query.access_token };
     res.set(noStore).json(await tokenInfo(storage, presented, now()));
+  });
+
+  router.get('/oauth/discovery/keys', async (_req, res) => {
+    // Cached as long as a retired key stays published (GitLab caches the set for a day too): a client that cached the
+    // set before a rotation refetches it when an id_token names a kid it lacks.
+    res.set('Cache-Control', `public, max-age=${retiredKeyLifetime}`).json(await publishedKeys(storage, now()));
   });
 
   router.get('/.well-known/oauth-authorization-server', (_req, res) => {

@@ -2,7 +2,7 @@
 // written: Express and the validator match paths whatever their case, so the format of the answer (API JSON,
 // RFC 6749 JSON, HTML pages) and its headers must not depend on it either.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { areaOf, errorFormatOf, isServedApiPath, oauthEndpointOf } from '../../src/http/areas.js';
+import { areaOf, errorFormatOf, isPublicDocument, isServedApiPath, oauthEndpointOf } from '../../src/http/areas.js';
 import { document } from '../../src/openapi/document.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -25,6 +25,9 @@ describe('areaOf', () => {
     ['/OAuth/Token/Info', 'oauth', 'oauth'],
     ['/oauth/Revoke', 'oauth', 'oauth'],
     ['/oauth/introspect', 'oauth', 'oauth'],
+    ['/oauth/discovery/keys', 'oauth', 'message'],
+    ['/OAuth/Discovery/Keys/', 'oauth', 'message'],
+    ['/oauth/discovery', 'pages', 'page'],
     ['/.Well-Known/oauth-authorization-server', 'oauth', 'message'],
     ['/.well-known/no-such-document', 'oauth', 'message'],
     ['/oauth/authorize', 'pages', 'page'],
@@ -46,8 +49,9 @@ describe('areaOf', () => {
     expect(isServedApiPath('/api/v4/user')).toBe(false);
   });
 
-  it('tells the metadata apart from the endpoints that answer RFC 6749 errors', () => {
+  it('tells the metadata and the JWK set apart from the endpoints that answer RFC 6749 errors', () => {
     expect(oauthEndpointOf('/.well-known/oauth-authorization-server')).toBe('metadata');
+    expect(oauthEndpointOf('/oauth/discovery/keys')).toBe('keys');
     expect(oauthEndpointOf('/OAUTH/TOKEN/INFO')).toBe('token_info');
   });
 });
@@ -112,14 +116,16 @@ describe.each(operations.filter(({ path }) => /[a-z]/.test(path)))('$method $pat
     } else {
       expect(canonical.type).toBe('application/json');
       expect(canonical.nosniff).toBe('nosniff');
-      if (oauthEndpointOf(path) !== 'metadata') expect(canonical.cacheControl).toBe('no-store');
+      // The public documents may be cached: the metadata for as long as a client likes, the JWK set for a day.
+      if (oauthEndpointOf(path) === 'keys') expect(canonical.cacheControl).toBe('public, max-age=86400');
+      else if (oauthEndpointOf(path) !== 'metadata') expect(canonical.cacheControl).toBe('no-store');
     }
     if (area === 'api') {
       expect(canonical.status).toBe(401);
       expect(canonical.challenge).toMatch(/^Bearer /);
       expect(canonical.body).toEqual({ message: '401 Unauthorized' });
     }
-    if (area === 'oauth' && oauthEndpointOf(path) !== 'metadata') expect(canonical.body).toHaveProperty('error');
+    if (area === 'oauth' && !isPublicDocument(oauthEndpointOf(path))) expect(canonical.body).toHaveProperty('error');
   });
 });
 
