@@ -23,6 +23,8 @@ export interface Config {
   tokenTtl: number;
   /** Authorization code lifetime in seconds. */
   codeTtl: number;
+  /** OpenID Connect id_token lifetime in seconds (`exp` - `iat`); at most a day, the time a retired key stays published. */
+  idTokenTtl: number;
   /** Public base URL of the instance: the issuer and the origin of every absolute URL the server prints. */
   baseUrl: string;
   seedFile: string | null;
@@ -71,6 +73,7 @@ export const settings = [
   { flag: 'database-pool-size', arg: 'N', env: 'TOKENBELL_DATABASE_POOL_SIZE', default: '10', help: 'connections to the database this instance keeps at most' },
   { flag: 'migrate', env: 'TOKENBELL_MIGRATE', default: 'off', help: 'bring the database schema up to date before serving (true to turn on), as tokenbell migrate does' },
   { flag: 'token-ttl', arg: 'N', env: 'TOKENBELL_TOKEN_TTL', default: '7200', help: 'access token lifetime (expires_in), seconds' },
+  { flag: 'id-token-ttl', arg: 'N', env: 'TOKENBELL_ID_TOKEN_TTL', default: '120', help: 'OpenID Connect id_token lifetime, seconds (at most 86400)' },
   { flag: 'base-url', arg: 'URL', env: 'TOKENBELL_BASE_URL', default: 'http://HOST:PORT', help: 'public base URL: the issuer and every absolute link' },
   { flag: 'seed', arg: 'FILE', env: 'TOKENBELL_SEED', default: 'none', help: 'load users, groups, projects and applications from a JSON fixture' },
   { flag: 'validate-responses', env: 'TOKENBELL_VALIDATE_RESPONSES', default: 'off', help: 'validate every response against the OpenAPI document (true to turn on)' },
@@ -168,6 +171,7 @@ export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env)
     migrate,
     tokenTtl: positiveInteger('--token-ttl', read('token-ttl')),
     codeTtl: limits.codeTtlSeconds,
+    idTokenTtl: idTokenTtlFrom(read('id-token-ttl')),
     baseUrl,
     seedFile: given('seed') ?? null,
     validateResponses: values['validate-responses'] === true || env.TOKENBELL_VALIDATE_RESPONSES === 'true',
@@ -186,6 +190,14 @@ export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env)
     smtpUrl: smtpUrlFrom(given('smtp-url')),
     mailFrom: given('mail-from') ?? `tokenbell <notifications@${new URL(baseUrl).hostname}>`,
   };
+}
+
+function idTokenTtlFrom(value: string): number {
+  const ttl = positiveInteger('--id-token-ttl', value);
+  // A key that signed an id_token is published for a day after rotation (domain/oidc/signing-keys.ts): a token must
+  // not outlive the key that verifies it.
+  if (ttl > 86_400) throw new ConfigError(`--id-token-ttl must be at most 86400 (a day, as long as a retired signing key stays published), got ${ttl}`);
+  return ttl;
 }
 
 function smtpUrlFrom(value: string | undefined): string | null {

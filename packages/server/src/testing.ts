@@ -85,7 +85,8 @@ export async function startTokenbell(options: StartTokenbellOptions = {}): Promi
     const mailDelivery = startMailDelivery(storage.mail, options.smtpUrl ? smtpTransport(options.smtpUrl, config.mailFrom) : logTransport(() => undefined), { now: kit.clock.now });
     server.on('request', createApp({ backend, config, testKit: kit, mailDelivery, validation: validatorFor(config.validateResponses) }));
     await kit.markSeeded();
-    const helpers = testHelpers({ storage, kit, baseUrl: url, codeTtl: config.codeTtl, tokenTtl: config.tokenTtl, onMailQueued: () => mailDelivery.kick() });
+    const openId = { idTokenTtl: config.idTokenTtl, instanceSecret: backend.sessionSecret };
+    const helpers = testHelpers({ storage, kit, baseUrl: url, codeTtl: config.codeTtl, tokenTtl: config.tokenTtl, openId, onMailQueued: () => mailDelivery.kick() });
     return {
       url,
       adminToken,

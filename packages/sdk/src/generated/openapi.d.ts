@@ -186,6 +186,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/openid-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OpenID Connect discovery (OpenID Connect Discovery 1.0 section 4).
+         * @description The same document as `/.well-known/oauth-authorization-server`, under the name OpenID Connect clients look
+         *     for: endpoints, keys, scopes, claims and algorithms of this instance. The issuer is the instance's base URL
+         *     with no trailing slash.
+         */
+        get: operations["getOpenIdConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/userinfo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user's claims (OpenID Connect Core 1.0 section 5.3).
+         * @description For an access token whose grant holds `openid`, sent as a bearer token (or `access_token` in the query, as the
+         *     API takes it): who the user is and the groups they belong to, as the service answers it. `email` and
+         *     `email_verified` only with the `email` scope. Unlike the id_token, no `auth_time` and no `groups_direct`;
+         *     instead `groups` and, per role, the groups of direct membership at exactly that role (absent when none).
+         *     A personal access token is not an OAuth token here (401).
+         */
+        get: operations["getUserInfo"];
+        put?: never;
+        /**
+         * The signed-in user's claims, by POST.
+         * @description The same as `GET /oauth/userinfo` (OpenID Connect Core 1.0 section 5.3.1 allows both); a body, if any, is ignored.
+         */
+        post: operations["postUserInfo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/sign_in": {
         parameters: {
             query?: never;
@@ -1589,6 +1639,8 @@ export interface components {
             client_id: string;
             /** @description Within the application's scopes; all of them when not given. */
             scopes?: components["schemas"]["TestScopes"];
+            /** @description With `openid`: the nonce the id_token carries, as if the authorization request had sent it. */
+            nonce?: string;
         };
         /** MintPersonalAccessTokenRequest */
         MintPersonalAccessTokenRequest: {
@@ -1882,6 +1934,8 @@ export interface components {
             password: string;
             /** @description Space-separated scopes; defaults to `api`. */
             scope?: string;
+            /** @description OpenID Connect, with `openid` in the scope and an authenticated client; the id_token carries it unchanged. */
+            nonce?: string;
         } & (components["schemas"]["ClientCredentials"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1939,6 +1993,13 @@ export interface components {
             scope: string;
             /** @description When the token was issued, in seconds since the Unix epoch. */
             created_at: number;
+            /**
+             * @description OpenID Connect: present when the grant holds `openid` and a client is known (every grant but the password
+             *     grant without client authentication). A JWT signed with RS256 by a key of `/oauth/discovery/keys`, header
+             *     `typ` `JWT` and the key's `kid`; its claims are `IdTokenClaims`. A refresh answers a fresh one (same `sub`,
+             *     `aud` and `auth_time`, no `nonce`).
+             */
+            id_token?: string;
         };
         /**
          * RevocationRequest
@@ -2016,17 +2077,55 @@ export interface components {
         };
         /**
          * AuthorizationServerMetadata
-         * @description RFC 8414 section 2.
+         * @description RFC 8414 section 2, with OpenID Connect Discovery's fields (section 3): one document under both names.
+         *     `required` lists what both specifications require.
          * @example {
          *       "issuer": "http://127.0.0.1:3000",
          *       "authorization_endpoint": "http://127.0.0.1:3000/oauth/authorize",
          *       "token_endpoint": "http://127.0.0.1:3000/oauth/token",
          *       "revocation_endpoint": "http://127.0.0.1:3000/oauth/revoke",
          *       "introspection_endpoint": "http://127.0.0.1:3000/oauth/introspect",
+         *       "userinfo_endpoint": "http://127.0.0.1:3000/oauth/userinfo",
+         *       "jwks_uri": "http://127.0.0.1:3000/oauth/discovery/keys",
+         *       "subject_types_supported": [
+         *         "public"
+         *       ],
+         *       "id_token_signing_alg_values_supported": [
+         *         "RS256"
+         *       ],
+         *       "claim_types_supported": [
+         *         "normal"
+         *       ],
+         *       "claims_supported": [
+         *         "iss",
+         *         "sub",
+         *         "aud",
+         *         "exp",
+         *         "iat",
+         *         "auth_time",
+         *         "nonce",
+         *         "sub_legacy",
+         *         "name",
+         *         "nickname",
+         *         "preferred_username",
+         *         "email",
+         *         "email_verified",
+         *         "website",
+         *         "profile",
+         *         "picture",
+         *         "groups",
+         *         "groups_direct",
+         *         "https://gitlab.org/claims/groups/owner",
+         *         "https://gitlab.org/claims/groups/maintainer",
+         *         "https://gitlab.org/claims/groups/developer"
+         *       ],
          *       "scopes_supported": [
          *         "api",
          *         "read_api",
-         *         "read_user"
+         *         "read_user",
+         *         "openid",
+         *         "profile",
+         *         "email"
          *       ],
          *       "response_types_supported": [
          *         "code"
@@ -2070,6 +2169,14 @@ export interface components {
             revocation_endpoint?: string;
             /** Format: uri */
             introspection_endpoint?: string;
+            /** Format: uri */
+            userinfo_endpoint?: string;
+            /** Format: uri */
+            jwks_uri: string;
+            subject_types_supported: string[];
+            id_token_signing_alg_values_supported: string[];
+            claim_types_supported?: string[];
+            claims_supported?: string[];
             scopes_supported?: string[];
             response_types_supported: string[];
             response_modes_supported?: string[];
@@ -2080,6 +2187,152 @@ export interface components {
             code_challenge_methods_supported?: string[];
             /** Format: uri */
             service_documentation?: string;
+        };
+        /**
+         * IdTokenClaims
+         * @description The claims of an id_token (the JWT payload), as the service issues them: every claim below is released by
+         *     `openid`, `profile` adds nothing, `email` adds `email` and `email_verified`.
+         * @example {
+         *       "iss": "http://127.0.0.1:3000",
+         *       "sub": "1",
+         *       "aud": "3hYq8v2Kx0cWmJ5tQz7rBn1LpD4sFgHa",
+         *       "exp": 1795427220,
+         *       "iat": 1795427100,
+         *       "auth_time": 1795427000,
+         *       "nonce": "n-0S6_WzA2Mj",
+         *       "sub_legacy": "2f5fb7b0a63fd9a3b5ba4a8e4c3d33e2b2b75c9ff3b4e4c1c80b2a5d0b8e3c41",
+         *       "name": "Jane Smith",
+         *       "nickname": "jsmith",
+         *       "preferred_username": "jsmith",
+         *       "email": "jsmith@example.com",
+         *       "email_verified": true,
+         *       "profile": "http://127.0.0.1:3000/jsmith",
+         *       "groups_direct": [
+         *         "acme"
+         *       ]
+         *     }
+         */
+        IdTokenClaims: {
+            /**
+             * Format: uri
+             * @description The issuer (the instance's base URL).
+             */
+            iss: string;
+            /** @description The client_id of the application. */
+            aud: string;
+            /** @description `iat` plus the id_token lifetime (120 seconds by default). */
+            exp: number;
+            iat: number;
+            /** @description When the user signed in to the pages that approved the grant (or */
+            auth_time?: number;
+            /** @description The authorization request's (or the password grant's) `nonce` */
+            nonce?: string;
+            /**
+             * @description The user's id, as a string.
+             * @example 1
+             */
+            sub: string;
+            /** @description The SHA-256 hex digest of the user's id and a secret of the instance, as the service computed `sub` once. */
+            sub_legacy: string;
+            name: string;
+            /** @description The username. */
+            nickname: string;
+            /** @description The username. */
+            preferred_username: string;
+            /**
+             * Format: email
+             * @description The primary address; only with the `email` scope.
+             */
+            email?: string;
+            /**
+             * @description With `email`; tokenbell keeps verified addresses only.
+             * @constant
+             */
+            email_verified?: true;
+            /**
+             * Format: uri
+             * @description The user's website
+             */
+            website?: string;
+            /**
+             * Format: uri
+             * @description The user's page (the API's `web_url`).
+             */
+            profile: string;
+            /**
+             * Format: uri
+             * @description The avatar URL the API shows; absent while it shows none.
+             */
+            picture?: string;
+            /** @description Full paths of the groups the user is a direct member of. */
+            groups_direct: string[];
+        };
+        /**
+         * UserInfo
+         * @description The userinfo endpoint's answer (OpenID Connect Core 1.0 section 5.3.2), as the service answers it.
+         * @example {
+         *       "sub": "1",
+         *       "sub_legacy": "2f5fb7b0a63fd9a3b5ba4a8e4c3d33e2b2b75c9ff3b4e4c1c80b2a5d0b8e3c41",
+         *       "name": "Jane Smith",
+         *       "nickname": "jsmith",
+         *       "preferred_username": "jsmith",
+         *       "email": "jsmith@example.com",
+         *       "email_verified": true,
+         *       "profile": "http://127.0.0.1:3000/jsmith",
+         *       "groups": [
+         *         "acme"
+         *       ],
+         *       "https://gitlab.org/claims/groups/owner": [
+         *         "acme"
+         *       ]
+         *     }
+         */
+        UserInfo: {
+            /**
+             * @description The user's id, as a string.
+             * @example 1
+             */
+            sub: string;
+            /** @description The SHA-256 hex digest of the user's id and a secret of the instance, as the service computed `sub` once. */
+            sub_legacy: string;
+            name: string;
+            /** @description The username. */
+            nickname: string;
+            /** @description The username. */
+            preferred_username: string;
+            /**
+             * Format: email
+             * @description The primary address; only with the `email` scope.
+             */
+            email?: string;
+            /**
+             * @description With `email`; tokenbell keeps verified addresses only.
+             * @constant
+             */
+            email_verified?: true;
+            /**
+             * Format: uri
+             * @description The user's website
+             */
+            website?: string;
+            /**
+             * Format: uri
+             * @description The user's page (the API's `web_url`).
+             */
+            profile: string;
+            /**
+             * Format: uri
+             * @description The avatar URL the API shows; absent while it shows none.
+             */
+            picture?: string;
+            /** @description Full paths of the user's groups (direct membership; tokenbell has no subgroups, and a project's membership adds none). */
+            groups: string[];
+            /** @description Groups of direct membership at exactly the Owner role; absent when none. */
+            "https://gitlab.org/claims/groups/owner"?: string[];
+            /** @description Groups of direct membership at exactly the Maintainer role; absent when none. */
+            "https://gitlab.org/claims/groups/maintainer"?: string[];
+            /** @description Groups of direct membership at exactly the Developer role; absent when none. */
+            "https://gitlab.org/claims/groups/developer"?: string[];
         };
         /**
          * EmptyObject
@@ -2370,6 +2623,32 @@ export interface components {
                  * @example {
                  *       "error": "invalid_client",
                  *       "error_description": "Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method."
+                 *     }
+                 */
+                "application/json": components["schemas"]["OAuthError"];
+            };
+        };
+        /** @description The user's claims. */
+        UserInfo: {
+            headers: {
+                "Cache-Control": components["headers"]["NoStore"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["UserInfo"];
+            };
+        };
+        /** @description The access token is valid but its grant does not hold the scope the endpoint needs (RFC 6750 section 3.1). */
+        OAuthInsufficientScope: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "insufficient_scope",
+                 *       "error_description": "The request requires higher privileges than provided by the access token."
                  *     }
                  */
                 "application/json": components["schemas"]["OAuthError"];
@@ -2875,6 +3154,54 @@ export interface operations {
                     "application/json": components["schemas"]["AuthorizationServerMetadata"];
                 };
             };
+        };
+    };
+    getOpenIdConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The discovery document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthorizationServerMetadata"];
+                };
+            };
+        };
+    };
+    getUserInfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["UserInfo"];
+            401: components["responses"]["OAuthInvalidToken"];
+            403: components["responses"]["OAuthInsufficientScope"];
+        };
+    };
+    postUserInfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["UserInfo"];
+            401: components["responses"]["OAuthInvalidToken"];
+            403: components["responses"]["OAuthInsufficientScope"];
         };
     };
     showSignIn: {

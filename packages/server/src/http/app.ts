@@ -28,7 +28,7 @@ export interface AppOptions {
   /** Where state lives (store/backend.ts): the data file's, or a database's shared by every instance on it. */
   backend: Backend;
   config: Pick<Config, 'baseUrl' | 'tokenTtl' | 'codeTtl' | 'validateResponses' | 'bodyLimit' | 'secureCookies'> &
-    Partial<Pick<Config, 'trustProxy' | 'introspectionClients' | 'passwordGrant' | 'sessionLifetime' | 'monitoringAllowlist' | 'testHelpers'>>;
+    Partial<Pick<Config, 'trustProxy' | 'introspectionClients' | 'passwordGrant' | 'sessionLifetime' | 'monitoringAllowlist' | 'testHelpers' | 'idTokenTtl'>>;
   /** The mail delivery worker, told when mail was queued; without one, mail waits for whoever delivers it. */
   mailDelivery?: { kick(): void };
   /** Request logs (requestLogger in operations.ts); none when absent, as in most tests. */
@@ -108,6 +108,8 @@ interface AppParts {
   bodies: RequestHandler;
   validation: RequestHandler[];
   grants: GrantRegistry;
+  /** How id_tokens are made and claims released, but for the issuer (the base URL). */
+  openId: { idTokenTtl: number; instanceSecret: string };
 }
 
 export function createApp(options: AppOptions): express.Express {
@@ -146,6 +148,8 @@ function appParts({ backend, config, now: givenNow = wallClock, throttle: givenT
     // One validator for the branches and the pages: its compiled schemas and route table are shared.
     validation: validation ?? openApiValidation({ validateResponses: config.validateResponses }),
     grants: grantRegistry(config.passwordGrant),
+    // The session secret is the instance's one secret (every instance on a database shares it); sub_legacy derives from it.
+    openId: { idTokenTtl: config.idTokenTtl ?? Number(defaultOf('id-token-ttl')), instanceSecret: backend.sessionSecret },
   };
 }
 
@@ -169,7 +173,7 @@ function applySettings(app: express.Express, config: AppOptions['config']): void
  * headers, sessions, and the OAuth and page routes that each cost a match per request. The branch is not mounted,
  * so the validator sees the whole path; it sees only API paths, so authentication needs no mount.
  */
-function apiBranch({ storage, config, kit, now, bodies, validation }: AppParts, mailDelivery: AppOptions['mailDelivery']): express.Router {
+function apiBranch({ storage, config, kit, now, bodies, validation, openId }: AppParts, mailDelivery: AppOptions['mailDelivery']): express.Router {
   const api = express.Router();
   api.use(bodies);
   // Authentication comes before validation, so an anonymous caller learns nothing about parameters (401 first).
@@ -177,7 +181,7 @@ function apiBranch({ storage, config, kit, now, bodies, validation }: AppParts, 
   if (!config.testHelpers) api.use(testHelpersOff);
   api.use(validation);
   if (kit) {
-    api.use('/api/v3/test_helpers', testHelperRouter({ storage, kit, baseUrl: config.baseUrl, codeTtl: config.codeTtl, tokenTtl: config.tokenTtl, onMailQueued: () => mailDelivery?.kick() }));
+    api.use('/api/v3/test_helpers', testHelperRouter({ storage, kit, baseUrl: config.baseUrl, codeTtl: config.codeTtl, tokenTtl: config.tokenTtl, openId, onMailQueued: () => mailDelivery?.kick() }));
   }
   api.use('/api/v3', apiRouter(storage, config.baseUrl));
   return api;
@@ -187,11 +191,11 @@ function apiBranch({ storage, config, kit, now, bodies, validation }: AppParts, 
  * The OAuth JSON endpoints are a branch too, for the same reason: none of the page, document and operations layers
  * below applies to their paths. A request the branch leaves unanswered goes on down the app as before.
  */
-function oauthBranch({ storage, config, now, throttle, bodies, validation, grants, metrics }: AppParts): express.Router {
+function oauthBranch({ storage, config, now, throttle, bodies, validation, grants, metrics, openId }: AppParts): express.Router {
   const oauth = express.Router();
   oauth.use(bodies);
   oauth.use(validation);
-  oauth.use(oauthRouter({ storage, baseUrl: config.baseUrl, tokenTtl: config.tokenTtl, now, throttle, introspectionClients: config.introspectionClients ?? [], grants, metrics }));
+  oauth.use(oauthRouter({ storage, baseUrl: config.baseUrl, tokenTtl: config.tokenTtl, now, throttle, introspectionClients: config.introspectionClients ?? [], grants, metrics, openId }));
   return oauth;
 }
 

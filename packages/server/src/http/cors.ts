@@ -1,13 +1,13 @@
 // Cross-origin requests, as the service answers them (its config/initializers/cors.rb): the API and the OAuth
-// endpoints a browser app calls (token, revocation, token info, metadata, the JWK set) answer any origin, without
-// credentials, so a single-page app can use tokenbell directly with a bearer token. Nothing else does: the pages, their
+// endpoints a browser app calls (token, revocation, token info, userinfo, metadata, the JWK set) answer any origin,
+// without credentials, so a single-page app can use tokenbell directly with a bearer token. Nothing else does: the pages, their
 // cookie-authenticated forms, introspection (for resource servers, not browsers) and the operations endpoints send
 // no CORS headers, so a page elsewhere cannot read them.
 import cors from 'cors';
 import type { RequestHandler } from 'express';
 import { type Area, oauthEndpointOf } from './areas.js';
 
-const browserOAuthEndpoints = new Set(['token', 'revoke', 'token_info', 'metadata', 'keys']);
+const browserOAuthEndpoints = new Set(['token', 'revoke', 'token_info', 'userinfo', 'metadata', 'keys']);
 
 const forAnyOrigin = cors({
   origin: '*',

@@ -1,6 +1,6 @@
 // OAuth JSON endpoints: token, revocation, introspection, token info, server metadata and the JWK set.
 // The browser-facing authorization endpoint lives with the pages (pages-routes.ts).
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
 import type { components } from '@tokenbell/sdk';
 import { authenticateClientRequest } from '../domain/oauth/client-authentication.js';
 import { introspectToken, revokeToken } from '../domain/oauth/revocation.js';
@@ -8,10 +8,12 @@ import { exchangeAuthorizationCode, passwordGrant, refreshGrant } from '../domai
 import { tokenInfo } from '../domain/oauth/token-info.js';
 import { publishedKeys, retiredKeyLifetime } from '../domain/oidc/signing-keys.js';
 import { accessDigestOf } from '../domain/oauth/tokens.js';
+import { type IdTokenSettings, withIdToken } from '../domain/oidc/id-token.js';
+import { userInfo } from '../domain/oidc/userinfo.js';
 import type { LoginThrottle } from '../domain/login-throttle.js';
 import { type GrantRegistry } from '../domain/oauth/grants.js';
 import type { Metrics } from './operations.js';
-import { scopes } from '../openapi/document.js';
+import { claimsSupported, scopes } from '../openapi/document.js';
 import type { Storage } from '../domain/storage/index.js';
 import type { ApplicationRecord } from '../domain/storage/records.js';
 
@@ -28,6 +30,8 @@ export interface OAuthRouterOptions {
   grants: GrantRegistry;
   /** Counts the tokens issued by grant type. */
   metrics?: Metrics;
+  /** How id_tokens are made and claims released (the issuer is `baseUrl`). */
+  openId: Omit<IdTokenSettings, 'issuer'>;
 }
 
 const presentedClient = (req: Request) => {
@@ -46,6 +50,12 @@ export function metadata(baseUrl: string, grants: GrantRegistry): Schemas['Autho
     token_endpoint: `${baseUrl}/oauth/token`,
     revocation_endpoint: `${baseUrl}/oauth/revoke`,
     introspection_endpoint: `${baseUrl}/oauth/introspect`,
+    userinfo_endpoint: `${baseUrl}/oauth/userinfo`,
+    jwks_uri: `${baseUrl}/oauth/discovery/keys`,
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: ['RS256'],
+    claim_types_supported: ['normal'],
+    claims_supported: [...claimsSupported],
     scopes_supported: [...scopes],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
@@ -58,8 +68,9 @@ export function metadata(baseUrl: string, grants: GrantRegistry): Schemas['Autho
   };
 }
 
-export function oauthRouter({ storage, baseUrl, tokenTtl, now, throttle, introspectionClients, grants, metrics }: OAuthRouterOptions): Router {
+export function oauthRouter({ storage, baseUrl, tokenTtl, now, throttle, introspectionClients, grants, metrics, openId }: OAuthRouterOptions): Router {
   const router = Router();
+  const oidc: IdTokenSettings = { ...openId, issuer: baseUrl };
   const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
   router.post('/oauth/token', async (req, res) => {
@@ -71,15 +82,16 @@ export function oauthRouter({ storage, baseUrl, tokenTtl, now, throttle, introsp
       publicClients: grants.publicClientsAllowed(body.grant_type),
     });
     const base = { storage, now: now(), tokenTtl };
-    let answer;
+    let issued;
     if (body.grant_type === 'authorization_code') {
-      answer = await exchangeAuthorizationCode({ ...base, client: client! }, body);
+      issued = await exchangeAuthorizationCode({ ...base, client: client! }, body);
     } else if (body.grant_type === 'refresh_token') {
-      answer = await refreshGrant({ ...base, client: client! }, body);
+      issued = await refreshGrant({ ...base, client: client! }, body);
     } else {
       const checkPassword = (login: string, password: string) => throttle.authenticate(storage, login, password, req.ip ?? '', { secondFactorCanFollow: false });
-      answer = await passwordGrant({ ...base, client, checkPassword }, body);
+      issued = await passwordGrant({ ...base, client, checkPassword }, body);
     }
+    const answer = await withIdToken(storage, issued, base.now, oidc);
     metrics?.grants.inc({ grant_type: body.grant_type });
     // For the request journal (request-journal.ts), which names the user a token was issued to: the grants answer
     // only the token response, so it finds the user by the token's digest once the answer is sent. A digest, as the
@@ -102,6 +114,12 @@ export function oauthRouter({ storage, baseUrl, tokenTtl, now, throttle, introsp
     res.set(noStore).json(await introspectToken(storage, client, body, now(), { introspectsEveryToken }));
   });
 
+  const answerUserInfo = async (req: Request, res: Response) => {
+    const presented = { authorization: req.headers.authorization, accessTokenQuery: req.query.access_token };
+    res.set(noStore).json(await userInfo(storage, presented, now(), oidc));
+  };
+  router.route('/oauth/userinfo').get(answerUserInfo).post(answerUserInfo);
+
   router.get('/oauth/token/info', async (req, res) => {
     const presented = { authorization: req.headers.authorization, accessTokenQuery: req.query.access_token };
     res.set(noStore).json(await tokenInfo(storage, presented, now()));
@@ -113,7 +131,8 @@ export function oauthRouter({ storage, baseUrl, tokenTtl, now, throttle, introsp
     res.set('Cache-Control', `public, max-age=${retiredKeyLifetime}`).json(await publishedKeys(storage, now()));
   });
 
-  router.get('/.well-known/oauth-authorization-server', (_req, res) => {
+  // One document under both names (RFC 8414 section 3, OpenID Connect Discovery 1.0 section 4).
+  router.get(['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'], (_req, res) => {
     res.json(metadata(baseUrl, grants));
   });
   return router;

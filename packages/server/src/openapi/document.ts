@@ -27,6 +27,8 @@ const schemas = document.components.schemas;
 export const notificationEvents: readonly NotificationEvent[] = schemas.NotificationEvent.enum;
 export const notificationLevels: readonly NotificationLevel[] = schemas.NotificationLevel.enum;
 export const scopes: readonly Scope[] = schemas.Scope.enum;
+/** Every claim an id_token or the userinfo answer may carry, as the discovery document lists them. */
+export const claimsSupported: readonly string[] = [...new Set([...Object.keys(schemas.IdTokenClaims.properties), ...Object.keys(schemas.UserInfo.properties)])];
 /** The scopes a personal access token may carry: the API's, not OpenID Connect's. */
 export const apiScopes: readonly ApiScope[] = schemas.ApiScope.enum;
 export const grantTypes: readonly string[] = Object.keys(schemas.TokenRequest.discriminator.mapping);

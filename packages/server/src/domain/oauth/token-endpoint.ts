@@ -12,6 +12,7 @@ import { narrowScope } from './scopes.js';
 import { type TokenResponse, issueTokenPair, newTokenPair } from './tokens.js';
 import { isConfidential } from '../applications.js';
 import { isActive } from '../users.js';
+import type { IssuedFor, IssuedGrant } from '../oidc/id-token.js';
 
 type Schemas = components['schemas'];
 export interface GrantContext {
@@ -28,8 +29,8 @@ export interface GrantContext {
   checkPassword?: (login: string, password: string) => Promise<UserRecord | null>;
 }
 
-/** The token response of a single-use step this request won; its OAuth error otherwise (unknown and replayed alike). */
-function wonOrThrow(outcome: SingleUseOutcome<OAuthError>, issued: TokenResponse | undefined): TokenResponse {
+/** The grant of a single-use step this request won; its OAuth error otherwise (unknown and replayed alike). */
+function wonOrThrow(outcome: SingleUseOutcome<OAuthError>, issued: IssuedGrant | undefined): IssuedGrant {
   if (outcome.outcome === 'refused') throw outcome.reason;
   if (outcome.outcome !== 'issued' || !issued) throw invalidGrant();
   return issued;
@@ -51,9 +52,9 @@ function grantedScopes(requested: string | undefined, allowed: readonly Scope[],
 export async function exchangeAuthorizationCode(
   ctx: GrantContext & { client: ApplicationRecord },
   params: Schemas['AuthorizationCodeTokenRequest'],
-): Promise<TokenResponse> {
+): Promise<IssuedGrant> {
   const { client, now } = ctx;
-  let issued: TokenResponse | undefined;
+  let issued: IssuedGrant | undefined;
   const outcome = await ctx.storage.grants.redeemCode(
     digest(params.code),
     client.id,
@@ -72,8 +73,9 @@ export async function exchangeAuthorizationCode(
       return isActive(code.user) ? undefined : invalidGrant();
     },
     (code) => {
-      const { pair, response } = newTokenPair({ user_id: code.user_id, application_id: client.id, scopes: code.scopes, withRefreshToken: true, now, ttl: ctx.tokenTtl });
-      issued = response;
+      const auth_time = code.auth_time ?? null;
+      const { pair, response } = newTokenPair({ user_id: code.user_id, application_id: client.id, scopes: code.scopes, withRefreshToken: true, now, ttl: ctx.tokenTtl, auth_time });
+      issued = { response, issuedFor: { user_id: code.user_id, application: client, scopes: code.scopes, nonce: code.nonce ?? null, auth_time } };
       return pair;
     },
     now,
@@ -90,13 +92,16 @@ export const invalidCredentialsDescription =
   'Invalid username or password. Accounts with two-factor authentication cannot use the password grant: use a personal access token.';
 
 /** Section 4.3: credentials are used for this one request; no refresh token is issued (spec 2.2). */
-export async function passwordGrant(ctx: GrantContext, params: Schemas['PasswordTokenRequest']): Promise<TokenResponse> {
+export async function passwordGrant(ctx: GrantContext, params: Schemas['PasswordTokenRequest']): Promise<IssuedGrant> {
   const { storage, client, now } = ctx;
   // Without a client the user may ask for any scope; `api` is what the password grant has always given.
   const scopes = client ? grantedScopes(params.scope, client.scopes) : grantedScopes(params.scope, allScopes, ['api']);
   const user = await (ctx.checkPassword ?? ((login, password) => authenticate(storage, login, password)))(params.username, params.password);
   if (!user || user.two_factor_enabled) throw new OAuthError('invalid_grant', invalidCredentialsDescription);
-  return issueTokenPair(storage, { user_id: user.id, application_id: client?.id ?? null, scopes, withRefreshToken: false, now, ttl: ctx.tokenTtl });
+  // The user authenticated with this very request.
+  const issuedFor: IssuedFor = { user_id: user.id, application: client, scopes, nonce: params.nonce ?? null, auth_time: now };
+  const response = await issueTokenPair(storage, { user_id: user.id, application_id: client?.id ?? null, scopes, withRefreshToken: false, now, ttl: ctx.tokenTtl, auth_time: now });
+  return { response, issuedFor };
 }
 
 /**
@@ -106,10 +111,10 @@ export async function passwordGrant(ctx: GrantContext, params: Schemas['Password
 export async function refreshGrant(
   ctx: GrantContext & { client: ApplicationRecord },
   params: Schemas['RefreshTokenRequest'],
-): Promise<TokenResponse> {
+): Promise<IssuedGrant> {
   const { client, now } = ctx;
   let scopes: Scope[] = [];
-  let issued: TokenResponse | undefined;
+  let issued: IssuedGrant | undefined;
   const outcome = await ctx.storage.grants.rotateRefresh(
     digest(params.refresh_token),
     client.id,
@@ -121,8 +126,10 @@ export async function refreshGrant(
       return undefined;
     },
     (previous) => {
-      const { pair, response } = newTokenPair({ user_id: previous.user_id, application_id: client.id, scopes, withRefreshToken: true, now, ttl: ctx.tokenTtl });
-      issued = response;
+      // The sign-in that started the chain stays its authentication time (OpenID Connect Core 1.0 section 12.2).
+      const auth_time = previous.auth_time ?? null;
+      const { pair, response } = newTokenPair({ user_id: previous.user_id, application_id: client.id, scopes, withRefreshToken: true, now, ttl: ctx.tokenTtl, auth_time });
+      issued = { response, issuedFor: { user_id: previous.user_id, application: client, scopes, nonce: null, auth_time } };
       return pair;
     },
     now,

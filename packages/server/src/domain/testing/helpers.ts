@@ -31,14 +31,16 @@ export interface TestHelperOptions {
   baseUrl: string;
   codeTtl: number;
   tokenTtl: number;
+  /** As the token endpoint makes id_tokens (the issuer is `baseUrl`). */
+  openId: { idTokenTtl: number; instanceSecret: string };
   /** Called once an event's mail is queued, so delivery need not wait for its next poll. */
   onMailQueued?: () => void;
 }
 
 export type TestHelpers = ReturnType<typeof testHelpers>;
 
-export function testHelpers({ storage, kit, baseUrl, codeTtl, tokenTtl, onMailQueued }: TestHelperOptions) {
-  const timing = () => ({ now: kit.clock.now(), codeTtl, tokenTtl });
+export function testHelpers({ storage, kit, baseUrl, codeTtl, tokenTtl, openId, onMailQueued }: TestHelperOptions) {
+  const timing = () => ({ now: kit.clock.now(), codeTtl, tokenTtl, openId: { ...openId, issuer: baseUrl } });
   return {
     createUser: async (input: Schemas['TestUserRequest']): Promise<Schemas['User']> => presentUser(await createTestUser(storage, input), baseUrl),
     createGroup: async (input: Schemas['TestGroupRequest']): Promise<Schemas['Group']> => presentGroup(await createTestGroup(storage, input), baseUrl),

@@ -15,6 +15,7 @@ import { approveAuthorization, checkAuthorizationRequest } from '../oauth/author
 import { exchangeAuthorizationCode } from '../oauth/token-endpoint.js';
 import { calculateChallenge, newVerifier } from '../oauth/pkce.js';
 import type { TokenResponse } from '../oauth/tokens.js';
+import { type IdTokenSettings, withIdToken } from '../oidc/id-token.js';
 
 type Schemas = components['schemas'];
 
@@ -107,6 +108,7 @@ export interface GrantTiming {
   now: number;
   codeTtl: number;
   tokenTtl: number;
+  openId: IdTokenSettings;
 }
 
 /**
@@ -143,12 +145,15 @@ export async function mintAccessToken(storage: Storage, input: Schemas['MintAcce
     response_type: 'code',
     scope: scopes.join(' '),
     ...(isConfidential(application) ? {} : { code_challenge: calculateChallenge(verifier), code_challenge_method: 'S256' }),
+    ...(input.nonce === undefined ? {} : { nonce: input.nonce }),
   });
   if (checked.outcome !== 'valid') throw new Error(`the application's own registration was refused: ${JSON.stringify(checked)}`);
   const location = await approveAuthorization(storage, user.id, checked.request, { ...timing, authTime: timing.now });
   const code = new URL(location).searchParams.get('code')!;
-  return exchangeAuthorizationCode(
+  const issued = await exchangeAuthorizationCode(
     { storage, client: application, now: timing.now, tokenTtl: timing.tokenTtl },
     { grant_type: 'authorization_code', code, redirect_uri, ...(isConfidential(application) ? {} : { code_verifier: verifier }) },
   );
+  // With `openid`, the id_token the token endpoint would answer, signed by the instance's key.
+  return withIdToken(storage, issued, timing.now, timing.openId);
 }

@@ -80,13 +80,13 @@ async function issueCode(change: Partial<AuthorizationCodeRecord> = {}): Promise
 }
 
 const exchange = (code: string, extra: { redirect_uri?: string; code_verifier?: string } = {}, client: ApplicationRecord = app, at = now) =>
-  exchangeAuthorizationCode(ctx(client, at), { grant_type: 'authorization_code', code, redirect_uri, ...extra });
+  exchangeAuthorizationCode(ctx(client, at), { grant_type: 'authorization_code', code, redirect_uri, ...extra }).then((issued) => issued.response);
 
 const refresh = (refresh_token: string, scope?: string, client: ApplicationRecord = app, at = now) =>
-  refreshGrant(ctx(client, at), { grant_type: 'refresh_token', refresh_token, ...(scope === undefined ? {} : { scope }) });
+  refreshGrant(ctx(client, at), { grant_type: 'refresh_token', refresh_token, ...(scope === undefined ? {} : { scope }) }).then((issued) => issued.response);
 
 const passwordFor = (username: string, pass: string, scope?: string, client: ApplicationRecord | null = null) =>
-  passwordGrant(ctx(client), { grant_type: 'password', username, password: pass, ...(scope === undefined ? {} : { scope }) });
+  passwordGrant(ctx(client), { grant_type: 'password', username, password: pass, ...(scope === undefined ? {} : { scope }) }).then((issued) => issued.response);
 
 const grantRefused = { status: 400, code: 'invalid_grant', description: invalidGrant().description };
 const scopeRefused = { status: 400, code: 'invalid_scope', description: 'The requested scope is invalid, unknown, malformed, or exceeds the scope granted.' };
