@@ -1,9 +1,13 @@
 // panva's openid-client, configured from the server's RFC 8414 metadata alone: the authorization code grant with
 // PKCE and state (the user's part through the real sign-in and consent forms), refresh, introspection and
-// revocation, each as the library checks them (issuer, token type, response shapes).
+// revocation, each as the library checks them (issuer, token type, response shapes); and as OpenID Connect, as an
+// app configured for gitlab.com uses it: discovery, nonce, the id_token's claims (and its signature, by jose),
+// userinfo and refresh.
+import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, approveAuthorization, signIn } from '../../packages/server/test/support/agent.js';
+import { exampleOidcApplication } from '../../packages/server/test/support/example-seed.js';
 import { seed, startTestServer, type TestServer } from '../../packages/server/test/support/server.js';
 import { installedVersion } from './installed.js';
 
@@ -61,5 +65,46 @@ describe(`openid-client ${installedVersion('openid-client')} (oauth4webapi ${ins
     await client.tokenRevocation(config, refreshed.refresh_token!);
     expect((await client.tokenIntrospection(config, refreshed.access_token)).active).toBe(false);
     await expect(client.refreshTokenGrant(config, refreshed.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+});
+
+describe(`openid-client ${installedVersion('openid-client')} as OpenID Connect, configured as for gitlab.com but the base URL`, () => {
+  it('discovers, signs in with PKCE and a nonce, validates the id_token (and jose verifies it), reads userinfo and refreshes', async () => {
+    // What an app's configuration for gitlab.com holds: the issuer, its application's credentials, `openid profile email`.
+    const config = await client.discovery(new URL(server.baseUrl), exampleOidcApplication.clientId, exampleOidcApplication.clientSecret, undefined, {
+      execute: [client.allowInsecureRequests],
+    });
+    const metadata = config.serverMetadata();
+    expect(metadata.userinfo_endpoint).toBe(`${server.baseUrl}/oauth/userinfo`);
+
+    const verifier = client.randomPKCECodeVerifier();
+    const nonce = client.randomNonce();
+    const state = client.randomState();
+    const authorizationUrl = client.buildAuthorizationUrl(config, {
+      redirect_uri: exampleOidcApplication.redirectUri,
+      scope: 'openid profile email',
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      nonce,
+      state,
+    });
+    const tokens = await client.authorizationCodeGrant(config, await approve(authorizationUrl), { pkceCodeVerifier: verifier, expectedNonce: nonce, expectedState: state });
+    const claims = tokens.claims()!;
+    expect(claims).toMatchObject({ iss: server.baseUrl, aud: exampleOidcApplication.clientId, nonce, preferred_username: 'jsmith', email: 'jsmith@example.com', email_verified: true });
+
+    // The signature, as a resource server checks it: jose against the published keys.
+    const keys = createRemoteJWKSet(new URL(metadata.jwks_uri!));
+    const { payload, protectedHeader } = await jwtVerify(tokens.id_token!, keys, { issuer: server.baseUrl, audience: exampleOidcApplication.clientId });
+    expect(protectedHeader).toMatchObject({ alg: 'RS256', typ: 'JWT' });
+    expect(payload.sub).toBe(claims.sub);
+
+    const info = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
+    expect(info).toMatchObject({ sub: claims.sub, nickname: 'jsmith', email: 'jsmith@example.com', groups: ['acme', 'opensource'] });
+
+    const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);
+    const again = refreshed.claims()!;
+    expect(again).toMatchObject({ sub: claims.sub, aud: exampleOidcApplication.clientId, auth_time: claims.auth_time });
+    expect(again.nonce).toBeUndefined();
+    await jwtVerify(refreshed.id_token!, keys, { issuer: server.baseUrl, audience: exampleOidcApplication.clientId });
   });
 });

@@ -339,6 +339,57 @@ export const cases: ContractCase[] = [
     },
   },
 
+  // --- OpenID Connect: discovery and userinfo ----------------------------------------------------------------------
+  {
+    name: 'OpenID discovery lists userinfo, the keys, RS256 and the claims',
+    operation: 'getOpenIdConfiguration',
+    status: 200,
+    async call(ctx) {
+      await ctx.client().raw.GET('/.well-known/openid-configuration');
+    },
+    expect: (x) => expect(x.json).toMatchObject({ subject_types_supported: ['public'], id_token_signing_alg_values_supported: ['RS256'] }),
+    behaviour: (x) => expect(x.json).toMatchObject({ scopes_supported: expect.arrayContaining(['openid', 'profile', 'email']), claims_supported: expect.arrayContaining(['sub', 'groups', 'groups_direct']) }),
+  },
+  ...(['GET', 'POST'] as const).flatMap((method): ContractCase[] => {
+    const operation = method === 'GET' ? 'getUserInfo' : 'postUserInfo';
+    const ask = (ctx: CaseContext, accessToken: string) =>
+      method === 'GET' ? ctx.client({ accessToken }).raw.GET('/oauth/userinfo') : ctx.client({ accessToken }).raw.POST('/oauth/userinfo');
+    return [
+      {
+        name: `userinfo (${method}) answers the claims of an openid token`,
+        operation,
+        status: 200,
+        async call(ctx) {
+          const tokens = await ctx.setup.token(users.jsmith, { client: false, scope: 'openid email' });
+          await ask(ctx, tokens.access_token);
+        },
+        expect: (x) => expect(x.json).toMatchObject({ sub: expect.any(String), email_verified: true }),
+        behaviour: (x) => expect(x.json).toMatchObject({ nickname: 'jsmith', email: 'jsmith@example.com', groups: ['acme', 'opensource'] }),
+      },
+      {
+        name: `userinfo (${method}) refuses an unknown token with invalid_token`,
+        operation,
+        status: 401,
+        async call(ctx) {
+          await ask(ctx, unknownToken);
+        },
+        expect: (x) => expect(x.json).toMatchObject({ error: 'invalid_token' }),
+        behaviour: (x) => expect(x.headers.get('www-authenticate')).toBe('Bearer realm="tokenbell", error="invalid_token"'),
+      },
+      {
+        name: `userinfo (${method}) refuses a token without openid with insufficient_scope`,
+        operation,
+        status: 403,
+        async call(ctx) {
+          const tokens = await ctx.setup.token(users.jsmith, { client: false, scope: 'read_user' });
+          await ask(ctx, tokens.access_token);
+        },
+        expect: (x) => expect(x.json).toMatchObject({ error: 'insufficient_scope' }),
+        behaviour: (x) => expect(x.headers.get('www-authenticate')).toMatch(/error="insufficient_scope", scope="openid"/),
+      },
+    ];
+  }),
+
   // --- OAuth: authorization endpoint ---------------------------------------------------------------------------
   {
     name: 'authorize shows a signed-in user the consent page',

@@ -25,6 +25,7 @@ export {
   checkState,
   exchangeCode,
   generateCodeVerifier,
+  generateNonce,
   generateState,
   passwordGrant,
   refresh,
@@ -65,4 +66,5 @@ export {
   type TokenbellApiErrorInit,
   type TokenbellErrorCode,
 } from './errors.js';
+export { discover, fetchUserInfo, verifyIdToken, type FetchUserInfoOptions, type IdTokenClaims, type OpenIdConfiguration, type UserInfo, type VerifyIdTokenOptions } from './openid.js';
 export type { FetchLike } from './internal.js';

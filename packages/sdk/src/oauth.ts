@@ -49,6 +49,11 @@ export function generateState(): string {
   return randomToken();
 }
 
+/** Generates an OpenID Connect `nonce` (Core 1.0 section 15.5.2): as unguessable as the state. */
+export function generateNonce(): string {
+  return randomToken();
+}
+
 export interface AuthorizationUrlOptions {
   /** The instance's base URL; the endpoint is `{baseUrl}/oauth/authorize`. */
   baseUrl: string;
@@ -62,6 +67,11 @@ export interface AuthorizationUrlOptions {
   state?: string;
   /** Whether to send an RFC 7636 `S256` challenge; default `true`. Store the returned `codeVerifier` for the exchange. */
   pkce?: boolean;
+  /**
+   * OpenID Connect (with `openid` in the scope): a nonce the id_token must carry back; store it for
+   * `verifyIdToken`. Not sent when not given.
+   */
+  nonce?: string;
 }
 
 export interface AuthorizationUrl {
@@ -92,6 +102,7 @@ export async function authorizationUrl(options: AuthorizationUrlOptions): Promis
     scope: scopeParam(options.scope),
     code_challenge: codeVerifier && (await calculateCodeChallenge(codeVerifier)),
     code_challenge_method: codeVerifier && 'S256',
+    nonce: options.nonce,
   };
   const query = new URLSearchParams(compact(params) as Record<string, string>);
   const url = `${trimSlash(options.baseUrl)}/oauth/authorize?${query}`;

@@ -1,31 +1,18 @@
 // OpenID Connect over real HTTP, as the service answers it: discovery, the id_token of every grant (verified with jose
 // against the published keys), its claims and lifetimes, userinfo by GET and POST, and every refusal.
-import { readFile } from 'node:fs/promises';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { legacySubject } from '../../src/domain/oidc/claims.js';
 import { Agent, consentFields, signIn } from '../support/agent.js';
-import { exampleSeedPath, form, seed, startTestServer, type TestServer } from '../support/server.js';
+import { exampleOidcApplication } from '../support/example-seed.js';
+import { form, seed, startTestServer, type TestServer } from '../support/server.js';
 
-const oidcApp = {
-  client_id: 'oidc-client-id-000000000000000000',
-  client_secret: 'tbcs_oidc-client-secret-0000000000000000000',
-  redirect_uri: 'http://127.0.0.1:8080/oidc/callback',
-};
+const oidcApp = { client_id: exampleOidcApplication.clientId, client_secret: exampleOidcApplication.clientSecret, redirect_uri: exampleOidcApplication.redirectUri };
 
 let server: TestServer;
 let agent: Agent;
 beforeAll(async () => {
-  const fixture = JSON.parse(await readFile(exampleSeedPath, 'utf8'));
-  fixture.applications.push({
-    name: 'OIDC App',
-    owner: 'jsmith',
-    client_id: oidcApp.client_id,
-    client_secret: oidcApp.client_secret,
-    redirect_uris: [oidcApp.redirect_uri],
-    scopes: ['openid', 'profile', 'email', 'read_user'],
-  });
-  server = await startTestServer({ seed: fixture, validateResponses: true });
+  server = await startTestServer({ validateResponses: true });
   agent = new Agent(server.baseUrl);
   expect((await signIn(agent, seed.jsmith.username, seed.jsmith.password)).status).toBe(302);
 });

@@ -17,3 +17,10 @@ export const exampleApplication = {
   clientSecret: 'tbcs_example-client-secret-000000000000000000',
   redirectUri: 'http://127.0.0.1:8080/callback',
 } as const;
+
+/** The example seed's OpenID Connect application, with the scopes an app configured for gitlab.com asks for. */
+export const exampleOidcApplication = {
+  clientId: 'example-oidc-client-id-000000000000',
+  clientSecret: 'tbcs_example-oidc-client-secret-0000000000000',
+  redirectUri: 'http://127.0.0.1:8080/oidc/callback',
+} as const;
