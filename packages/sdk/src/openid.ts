@@ -105,7 +105,9 @@ export async function fetchUserInfo(options: FetchUserInfoOptions): Promise<User
     headers: { Authorization: `Bearer ${options.accessToken}` },
     parseAs: 'text',
   });
-  const parsed = parseJson(response.ok ? data : (error as string | undefined));
+  // openapi-fetch hands over an error body parsed when it could, as text otherwise.
+  const raw: unknown = response.ok ? data : error;
+  const parsed = typeof raw === 'string' ? parseJson(raw) : { ok: true as const, value: raw };
   const body = parsed.ok ? parsed.value : undefined;
   if (!response.ok) {
     if (isObject(body) && typeof body.error === 'string') {
