@@ -10,6 +10,7 @@ type Command = (args: string[], env: NodeJS.ProcessEnv, print: (line: string) =>
 const commands = new Map<string, () => Promise<Command>>([
   ['users', async () => (await import('./users.js')).runUsersCommand],
   ['migrate', async () => (await import('./migrate.js')).runMigrateCommand],
+  ['keys', async () => (await import('./keys.js')).runKeysCommand],
   ['events', async () => (await import('./events.js')).runEventsCommand],
   ['test-helpers', async () => (await import('./test-helpers.js')).runTestHelpersCommand],
 ]);

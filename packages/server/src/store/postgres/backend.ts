@@ -20,7 +20,7 @@ export async function openPostgresBackend({ url, poolSize, migrate: runMigration
   pool.on('error', () => undefined);
   try {
     const client = await pool.connect().catch((error: Error) => {
-      throw new DatabaseError(`cannot connect to ${where} (--database-url): ${error.message}`);
+      throw new DatabaseError(`cannot connect to ${where} (--database-url): ${error.message}; check the URL, and that PostgreSQL runs there and takes connections`);
     });
     try {
       const applied = await appliedMigrations(client);

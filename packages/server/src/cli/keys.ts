@@ -1,0 +1,62 @@
+// `tokenbell keys rotate`: a new id_token signing key, the previous one still published for a day. On the data file
+// the server must be stopped first, as for `tokenbell users` (the file's lock refuses a second writer, naming the
+// running one); on PostgreSQL the instances keep running and sign with the new key from their next id_token, since
+// each asks the database which key signs.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { defaultOf } from '../config.js';
+import { rotateSigningKey } from '../domain/oidc/signing-keys.js';
+import { ConfigError } from '../explained-error.js';
+import { parseFlags, subcommand } from '../flags.js';
+import { openBackend } from '../store/backend.js';
+import { StoreLockedError } from '../store/errors.js';
+
+export const keysUsage = `Usage: tokenbell keys rotate [--data FILE | --database-url URL]
+
+  rotate                make a new key to sign id_tokens with; the previous one stays published for a day, so that
+                        id_tokens it signed still verify, and older retired keys are dropped
+
+  --data FILE           the data file (TOKENBELL_DATA, default ${defaultOf('data')}); stop the server first, it uses
+                        the new key from its next start
+  --database-url URL    the PostgreSQL database (DATABASE_URL) instead; servers keep running and sign with the new key
+                        from their next id_token
+`;
+
+/** The flags, read strictly; a mistake is one line naming it, with the usage a command away. */
+function flagsOf(args: string[]) {
+  try {
+    return parseFlags(args, { data: 'string', 'database-url': 'string', help: 'boolean' }).values;
+  } catch (error) {
+    if (!(error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) throw error;
+    // Node's first sentence names the flag; the rest is about positional arguments, which this command has none of.
+    throw new ConfigError(`keys rotate: ${(error as Error).message.split('. ')[0]!.replace(/\.$/, '')}; it takes --data FILE or --database-url URL (tokenbell keys --help)`);
+  }
+}
+
+export async function runKeysCommand(args: string[], env: NodeJS.ProcessEnv, print: (line: string) => void): Promise<void> {
+  const chosen = subcommand(args, 'keys', ['rotate'], keysUsage, print);
+  if (!chosen) return;
+  const values = flagsOf(chosen.rest);
+  if (values.help) return print(keysUsage);
+  if (values.data !== undefined && values['database-url'] !== undefined) {
+    throw new ConfigError('--database-url and --data contradict each other: rotate the keys of the database or of the data file, not both');
+  }
+  const databaseUrl = values['database-url'] ?? (values.data === undefined ? env.DATABASE_URL : undefined) ?? null;
+  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ConfigError('--database-url must be a postgres:// or postgresql:// URL');
+  const dataFile = values.data ?? env.TOKENBELL_DATA ?? defaultOf('data');
+  // A misspelt path would otherwise become a new data file holding nothing but a key no server uses.
+  if (databaseUrl === null && !existsSync(dataFile)) {
+    throw new ConfigError(`there is no data file ${resolve(dataFile)}; name the server's with --data FILE (or TOKENBELL_DATA), or start the server once to make it`);
+  }
+  const { storage } = await openBackend({ dataFile, databaseUrl, databasePoolSize: 2, migrate: false }).catch((error: unknown) => {
+    if (!(error instanceof StoreLockedError)) throw error;
+    throw new StoreLockedError(`${error.message}; a data file's keys change only while no server runs on it`);
+  });
+  try {
+    const { kid, retiredKid } = await rotateSigningKey(storage, Math.floor(Date.now() / 1000));
+    const next = databaseUrl === null ? 'the server signs with it from its next start' : 'every instance on the database signs with it from its next id_token, without a restart';
+    print(`new signing key ${kid}; ${retiredKid === null ? 'there was none before' : `${retiredKid} retired, still published for a day`}; ${next}`);
+  } finally {
+    await storage.maintenance.close();
+  }
+}
