@@ -1,0 +1,58 @@
+// The id_token signing keys of two tokenbell processes on one PostgreSQL database: started together on a database
+// without a key, they race to make the first one, and both publish the one that won; `tokenbell keys rotate` run
+// while both serve makes both publish the new key first and the old one beside it, without a restart. (id_tokens
+// themselves are not signed yet, so the JWK sets are what the instances show of the key they sign with.)
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { spawnProcess } from '../../scripts/lib/processes.js';
+import { loadSeed } from '../../packages/server/src/domain/seed/load.js';
+import { postgresStorage } from '../../packages/server/src/store/postgres/storage.js';
+import { cliPath, repoRoot, startCli, stopCli, type CliProcess } from '../../packages/server/test/hardening/support.js';
+import { freshMigratedDatabase } from '../support/postgres.js';
+
+let database: { url: string; drop(): Promise<void> };
+let pool: pg.Pool;
+const instances: CliProcess[] = [];
+
+beforeAll(async () => {
+  database = await freshMigratedDatabase(inject('postgresUrl'));
+  pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  // A user already there, so that neither instance makes the demo data: this test is about the race for the key.
+  await loadSeed(postgresStorage(pool), { users: [{ username: 'ops', email: 'ops@example.com', name: 'Ops', password: 'a long enough password' }] });
+  const common = ['--database-url', database.url, '--log-level', 'warn'];
+  instances.push(...(await Promise.all([startCli(common, 60_000), startCli(common, 60_000)])));
+}, 120_000);
+
+afterAll(async () => {
+  for (const instance of instances) await stopCli(instance);
+  await pool?.end();
+  await database?.drop();
+});
+
+const publishedKids = async (instance: CliProcess) => {
+  const response = await fetch(`${instance.baseUrl}/oauth/discovery/keys`);
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { keys: Array<{ kid: string }> }).keys.map((k) => k.kid);
+};
+
+describe('signing keys on two instances of one database', () => {
+  it('publish the one first key both raced to make at start', async () => {
+    const [first, second] = await Promise.all(instances.map(publishedKids));
+    expect(first).toHaveLength(1);
+    expect(second).toEqual(first);
+    const { rows } = await pool.query<{ kid: string; signing: boolean }>('SELECT kid, retired_at IS NULL AS signing FROM signing_keys');
+    expect(rows).toEqual([{ kid: first![0], signing: true }]);
+  });
+
+  it('both publish a rotation made while they run, the new key first and the old one still there, without a restart', { timeout: 60_000 }, async () => {
+    const [before] = await publishedKids(instances[0]!);
+    const rotate = spawnProcess(process.execPath, ['--import', 'tsx', cliPath, 'keys', 'rotate', '--database-url', database.url], { cwd: repoRoot, env: { NODE_ENV: 'production' } });
+    const { code } = await Promise.race([rotate.exited, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`keys rotate did not end within 30 s:\n${rotate.output()}`)), 30_000))]);
+    expect({ code, output: rotate.output() }).toEqual({ code: 0, output: expect.stringContaining(`; ${before} retired, still published for a day;`) });
+    const [, rotated] = /^new signing key ([\w-]{43});/.exec(rotate.output())!;
+
+    for (const instance of instances) expect(await publishedKids(instance)).toEqual([rotated, before]);
+    // Still the same processes: nothing restarted.
+    for (const instance of instances) expect(instance.child.exitCode).toBeNull();
+  });
+});
