@@ -1,7 +1,8 @@
 // The id_token signing keys of two tokenbell processes on one PostgreSQL database: started together on a database
 // without a key, they race to make the first one, and both publish the one that won; `tokenbell keys rotate` run
-// while both serve makes both publish the new key first and the old one beside it, without a restart. (id_tokens
-// themselves are not signed yet, so the JWK sets are what the instances show of the key they sign with.)
+// while both serve makes both publish the new key first and the old one beside it, without a restart. An id_token
+// issued by one instance verifies with the keys the other serves, before the rotation and after it, old and new.
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { spawnProcess } from '../../scripts/lib/processes.js';
@@ -18,7 +19,10 @@ beforeAll(async () => {
   database = await freshMigratedDatabase(inject('postgresUrl'));
   pool = new pg.Pool({ connectionString: database.url, max: 2 });
   // A user already there, so that neither instance makes the demo data: this test is about the race for the key.
-  await loadSeed(postgresStorage(pool), { users: [{ username: 'ops', email: 'ops@example.com', name: 'Ops', password: 'a long enough password' }] });
+  await loadSeed(postgresStorage(pool), {
+    users: [{ username: 'ops', email: 'ops@example.com', name: 'Ops', password: 'a long enough password' }],
+    applications: [{ name: 'Sign-in', owner: 'ops', client_id: client.id, client_secret: client.secret, redirect_uris: ['https://app.example.com/cb'], scopes: ['openid', 'email'] }],
+  });
   const common = ['--database-url', database.url, '--log-level', 'warn'];
   instances.push(...(await Promise.all([startCli(common, 60_000), startCli(common, 60_000)])));
 }, 120_000);
@@ -28,6 +32,30 @@ afterAll(async () => {
   await pool?.end();
   await database?.drop();
 });
+
+const client = { id: 'multi-instance-oidc-client-0000000', secret: 'tbcs_multi-instance-oidc-secret-000000000000' };
+
+/** An id_token from the instance's password grant for ops, through the OIDC application. */
+async function idTokenFrom(instance: CliProcess): Promise<string> {
+  const response = await fetch(`${instance.baseUrl}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'password', username: 'ops', password: 'a long enough password', scope: 'openid email', client_id: client.id, client_secret: client.secret }),
+  });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { id_token: string }).id_token;
+}
+
+/**
+ * Verifies an id_token `issuer` made with the JWK set `verifier` serves (each instance is its own issuer, by its base
+ * URL; the keys are what they share); answers the kid it was signed with.
+ */
+async function verified(idToken: string, issuer: CliProcess, verifier: CliProcess): Promise<string> {
+  const keys = createLocalJWKSet(await (await fetch(`${verifier.baseUrl}/oauth/discovery/keys`)).json());
+  const { payload } = await jwtVerify(idToken, keys, { issuer: issuer.baseUrl, audience: client.id, algorithms: ['RS256'] });
+  expect(payload.email).toBe('ops@example.com');
+  return decodeProtectedHeader(idToken).kid!;
+}
 
 const publishedKids = async (instance: CliProcess) => {
   const response = await fetch(`${instance.baseUrl}/oauth/discovery/keys`);
@@ -44,14 +72,21 @@ describe('signing keys on two instances of one database', () => {
     expect(rows).toEqual([{ kid: first![0], signing: true }]);
   });
 
-  it('both publish a rotation made while they run, the new key first and the old one still there, without a restart', { timeout: 60_000 }, async () => {
+  it('both publish a rotation made while they run, the new key first and the old one still there, without a restart; id_tokens of either verify with the other\'s keys throughout', { timeout: 60_000 }, async () => {
     const [before] = await publishedKids(instances[0]!);
+    const [a, b] = instances as [CliProcess, CliProcess];
+    const early = await idTokenFrom(a);
+    expect(await verified(early, a, b)).toBe(before);
     const rotate = spawnProcess(process.execPath, ['--import', 'tsx', cliPath, 'keys', 'rotate', '--database-url', database.url], { cwd: repoRoot, env: { NODE_ENV: 'production' } });
     const { code } = await Promise.race([rotate.exited, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`keys rotate did not end within 30 s:\n${rotate.output()}`)), 30_000))]);
     expect({ code, output: rotate.output() }).toEqual({ code: 0, output: expect.stringContaining(`; ${before} retired, still published for a day;`) });
     const [, rotated] = /^new signing key ([\w-]{43});/.exec(rotate.output())!;
 
     for (const instance of instances) expect(await publishedKids(instance)).toEqual([rotated, before]);
+    // The token signed before the rotation still verifies; the next one, from the other instance, is signed with the new key.
+    expect(await verified(early, a, b)).toBe(before);
+    const late = await idTokenFrom(b);
+    expect(await verified(late, b, a)).toBe(rotated);
     // Still the same processes: nothing restarted.
     for (const instance of instances) expect(instance.child.exitCode).toBeNull();
   });
