@@ -967,7 +967,8 @@ export interface paths {
          * @description The user approves the application and the code is exchanged, inside the instance: the pair is the one the
          *     authorization code grant would have issued (it refreshes, rotates, is revoked with the application, shows on
          *     the user's authorized applications and is answered by introspection). Scopes narrow the application's; all of
-         *     them when not given.
+         *     them when not given. With `openid`, the answer carries the id_token the token endpoint would have issued,
+         *     signed by the instance's real key, with `nonce` when one is given.
          */
         post: operations["mintAccessToken"];
         delete?: never;

@@ -11,7 +11,7 @@ const ttl = 600;
 
 describe('newTokenPair', () => {
   it('answers the plain tokens for the response, and keeps only their digests for the store', () => {
-    const { pair, response } = newTokenPair({ user_id: 7, application_id: 3, scopes: ['read_api', 'read_user'], withRefreshToken: true, now, ttl });
+    const { pair, response } = newTokenPair({ user_id: 7, application_id: 3, scopes: ['read_api', 'read_user'], withRefreshToken: true, now, ttl, auth_time: now - 5 });
     expect(response).toEqual(tokenResponse({ scope: 'read_api read_user', expires_in: ttl, created_at: now, refresh: true }));
     expect(pair).toEqual({
       id: expect.any(String),
@@ -22,6 +22,7 @@ describe('newTokenPair', () => {
       scopes: ['read_api', 'read_user'],
       now,
       ttl,
+      auth_time: now - 5,
     });
   });
 

@@ -21,7 +21,7 @@ describe('loadSeed with the example fixture', () => {
     const file = t.file();
     const store = await t.open(file);
     const summary = await loadSeedFile(fileStorage(store), exampleFile);
-    expect(summary).toEqual({ users: 3, personalAccessTokens: 2, groups: 2, projects: 4, applications: 1 });
+    expect(summary).toEqual({ users: 3, personalAccessTokens: 2, groups: 2, projects: 4, applications: 2 });
 
     const id = (username: string) => store.lookup('users', 'username', username)!.id;
     expect(store.lookup('users', 'username', 'awong')?.two_factor_enabled).toBe(true);
