@@ -48,7 +48,8 @@ export async function ensureDemoData(storage: Storage, baseUrl: string): Promise
         client_id: credentials.client_id,
         client_secret: credentials.client_secret,
         redirect_uris: [credentials.redirect_uri],
-        scopes: ['api', 'read_api', 'read_user'],
+        // OpenID Connect's too, so that a client configured for gitlab.com signs in against a fresh instance.
+        scopes: ['api', 'read_api', 'read_user', 'openid', 'profile', 'email'],
       },
     ],
   };

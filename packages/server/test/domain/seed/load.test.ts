@@ -213,7 +213,7 @@ describe('ensureDemoData', () => {
     expect(await authenticateClient(fileStorage(store), demo!.client_id, demo!.client_secret)).toMatchObject({
       name: 'Demo App',
       redirect_uris: ['http://127.0.0.1:3000/demo/callback'],
-      scopes: ['api', 'read_api', 'read_user'],
+      scopes: ['api', 'read_api', 'read_user', 'openid', 'profile', 'email'],
     });
     expect(await authenticate(fileStorage(store), 'demo', demo!.password)).not.toBeNull();
     const text = await readFile(file, 'utf8');
