@@ -29,7 +29,7 @@ describe.each(everyBackend)('mail on %s', (name) => {
     for (const id of ['sent-old', 'sent-old-2', 'sent-recent']) await storage.mail.markSent(id, now - day);
     await storage.mail.markFailed('failed-old', 'refused: 550');
 
-    expect(await storage.maintenance.prune(now)).toEqual({ authorizationCodes: 0, accessTokens: 0, sessions: 0, notificationMessages: 3 });
+    expect(await storage.maintenance.prune(now)).toEqual({ authorizationCodes: 0, deviceGrants: 0, accessTokens: 0, sessions: 0, notificationMessages: 3 });
     expect((await storage.mail.recent({ limit: 10 })).map((m) => m.id).sort()).toEqual(['queued-old', 'sent-recent']);
     // The event whose messages are all gone goes too; the one with a message still queued stays.
     expect(await storage.mail.recent({ limit: 10, eventId: 'old-done' })).toEqual([]);

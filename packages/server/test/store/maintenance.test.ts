@@ -172,7 +172,7 @@ describe.each(everyBackend)('maintenance on %s', (name) => {
     await storage.tokens.revoke('old', now - 2 * day);
     await storage.tokens.issue(newPair('recent', null, user.id, now - 3 * day));
     await storage.tokens.revoke('recent', now - 60);
-    expect(await storage.maintenance.prune(now)).toEqual({ authorizationCodes: 0, accessTokens: 1, sessions: 0, notificationMessages: 0 });
+    expect(await storage.maintenance.prune(now)).toEqual({ authorizationCodes: 0, deviceGrants: 0, accessTokens: 1, sessions: 0, notificationMessages: 0 });
     expect(await storage.tokens.byAccessDigest('access-old')).toBeUndefined();
     expect(await storage.tokens.byAccessDigest('access-recent')).toBeDefined();
 

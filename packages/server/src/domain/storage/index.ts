@@ -5,6 +5,7 @@
 // group path, project path, App ID, digest) is refused by the store itself with an InputError (`taken`), so two
 // instances racing for one name cannot both win.
 import type { ApplicationStorage } from './applications.js';
+import type { DeviceGrantStorage } from './device-grants.js';
 import type { GrantStorage } from './grants.js';
 import type { MailStorage } from './mail.js';
 import type { MaintenanceStorage } from './maintenance.js';
@@ -17,6 +18,7 @@ import type { AuthorizationCodeStorage, PersonalAccessTokenStorage, TokenStorage
 import type { UserStorage } from './users.js';
 
 export type * from './applications.js';
+export type * from './device-grants.js';
 export type * from './grants.js';
 export type * from './mail.js';
 export type * from './maintenance.js';
@@ -39,6 +41,7 @@ export interface Storage {
   codes: AuthorizationCodeStorage;
   tokens: TokenStorage;
   grants: GrantStorage;
+  deviceGrants: DeviceGrantStorage;
   notificationSettings: NotificationSettingsStorage;
   recipients: RecipientStorage;
   sessions: SessionStorage;

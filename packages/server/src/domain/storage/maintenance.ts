@@ -7,6 +7,8 @@ import type { NewUserRow } from './users.js';
 
 export interface PruneResult {
   authorizationCodes: number;
+  /** Device authorizations past expiry. */
+  deviceGrants: number;
   accessTokens: number;
   sessions: number;
   /** Sent or failed messages past the mail retention (queued ones stay until delivered or given up). */

@@ -135,13 +135,43 @@ export interface AccessTokenRecord {
   readonly created_at: EpochSeconds;
   readonly expires_in: number;
   readonly revoked_at: EpochSeconds | null;
-  /** The authorization code the chain started from, so a replayed code revokes all of it. */
+  /**
+   * The authorization code (or device authorization) the chain started from, so a replayed code or refresh token
+   * revokes all of it.
+   */
   readonly code_id: string | null;
   /**
    * When the user last authenticated for this grant (the id_token's `auth_time`), kept along the refresh chain;
    * absent in pairs stored before OIDC.
    */
   readonly auth_time?: EpochSeconds | null;
+}
+
+/**
+ * A device authorization (RFC 8628): asked for by a device, answered once by a user on the verification page, then
+ * redeemed once by the device's poll. Both codes are kept as digests only (the user code of its normalised form).
+ */
+export interface DeviceGrantRecord {
+  readonly id: string;
+  readonly device_code_digest: string;
+  readonly user_code_digest: string;
+  readonly application_id: number;
+  readonly scopes: readonly Scope[];
+  readonly created_at: EpochSeconds;
+  readonly expires_at: EpochSeconds;
+  /** The least number of seconds between two polls (section 3.2 `interval`). */
+  readonly interval: number;
+  /** When the device last polled and was told to keep waiting; a poll refused as too early leaves it. */
+  readonly last_polled_at: EpochSeconds | null;
+  /** Null until a user answers. */
+  readonly decision: 'approved' | 'denied' | null;
+  /** The user who answered. */
+  readonly user_id: number | null;
+  readonly decided_at: EpochSeconds | null;
+  /** When the user who approved had signed in (OpenID Connect's auth_time); null until approved. */
+  readonly auth_time: EpochSeconds | null;
+  /** Set when the poll that got the tokens redeemed it: the device code is spent. */
+  readonly redeemed_at: EpochSeconds | null;
 }
 
 /** One user's setting for one source: global (source_id null), a group or a project. */

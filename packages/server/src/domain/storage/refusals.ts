@@ -17,6 +17,7 @@ export const refusal = {
   project: (fullPath: string) => taken('path', `the project ${quoted(fullPath)} already exists`),
   uid: (uid: string) => taken('uid', `the App ID ${quoted(uid)} is already taken`),
   token: () => taken('token', 'this token is already in use'),
+  userCode: () => taken('user_code', 'this code is already in use'),
   unknownMember: (field: 'user_id' | 'group_id' | 'project_id', id: number) => new InputError(field, `there is no ${field.slice(0, -3)} with id ${id}`, 'unknown'),
   unknownNamespace: (namespace: string) => new InputError('namespace', `${quoted(namespace)} is neither a group's path nor a username`, 'unknown'),
   unknownSeedUser: (username: string) => new InputError('username', `there is no user ${quoted(username)}`, 'unknown'),

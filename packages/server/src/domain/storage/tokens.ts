@@ -41,7 +41,8 @@ export interface TokenStorage {
   unrevokedOfUser(userId: number): Promise<AccessTokenRecord[]>;
   /**
    * Revokes what the application (null: the password grant without a client) holds for the user and drops its codes
-   * for the user; answers whether there was anything: a pair not revoked, or a code unused and unexpired at `now`.
+   * and the device authorizations the user approved for it that are not redeemed yet; answers whether there was
+   * anything: a pair not revoked, or a code or approved device authorization unused and unexpired at `now`.
    */
   revokeAuthorization(userId: number, applicationId: number | null, now: EpochSeconds): Promise<boolean>;
 }

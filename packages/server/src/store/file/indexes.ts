@@ -66,6 +66,11 @@ export const indexSpecs = {
   outbox: {
     id: { key: (m) => m.id },
   },
+  device_grants: {
+    id: { key: (g) => g.id },
+    device_code_digest: { key: (g) => g.device_code_digest },
+    user_code_digest: { key: (g) => g.user_code_digest },
+  },
   signing_keys: {
     kid: { key: (k) => k.kid },
   },

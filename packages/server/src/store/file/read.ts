@@ -27,6 +27,7 @@ export function freshData(): StoreData {
     sessions: [],
     notification_events: [],
     outbox: [],
+    device_grants: [],
     signing_keys: [],
   };
 }

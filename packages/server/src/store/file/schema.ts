@@ -4,6 +4,7 @@ import type {
   AccessTokenRecord,
   ApplicationRecord,
   AuthorizationCodeRecord,
+  DeviceGrantRecord,
   GroupRecord,
   NotificationEventRecord,
   NotificationSettingRecord,
@@ -51,6 +52,7 @@ export interface StoreData {
   sessions: SessionRecord[];
   notification_events: NotificationEventRecord[];
   outbox: OutboxMessageRecord[];
+  device_grants: DeviceGrantRecord[];
   /** The instance's id_token signing keys: like the secrets, kept apart from the state a snapshot holds. */
   signing_keys: SigningKeyRecord[];
 }

@@ -5,6 +5,7 @@
 import type { Storage } from '../../domain/storage/index.js';
 import { fileApplicationStorage } from './applications.js';
 import { fileAuthorizationCodeStorage } from './codes.js';
+import { fileDeviceGrantStorage } from './device-grants.js';
 import { fileGrantStorage } from './grants.js';
 import { fileMailStorage } from './mail.js';
 import { fileMaintenanceStorage } from './maintenance.js';
@@ -27,6 +28,7 @@ export function fileStorage(store: Store): Storage {
     codes: fileAuthorizationCodeStorage(store),
     tokens: fileTokenStorage(store),
     grants: fileGrantStorage(store),
+    deviceGrants: fileDeviceGrantStorage(store),
     notificationSettings: fileNotificationSettingsStorage(store),
     sessions: fileSessionStorage(store),
     signingKeys: fileSigningKeyStorage(store),

@@ -77,7 +77,7 @@ export function upgradeOp(op: JournalOp): JournalOp {
 }
 
 /** Collections added within version 3: a file written before one of them reads as having none of its records. */
-export const collectionsAddedInVersion3: readonly string[] = ['notification_events', 'outbox', 'signing_keys'];
+export const collectionsAddedInVersion3: readonly string[] = ['notification_events', 'outbox', 'device_grants', 'signing_keys'];
 
 /** Fields added within version 3, by collection, with what a record written before them holds. */
 const addedInVersion3: Record<string, Record<string, () => unknown>> = {

@@ -14,7 +14,7 @@ import { at, atOrNull, epoch } from './rows.js';
 import { transaction as inTransaction } from './transaction.js';
 
 // FOR SHARE: blocking the user waits for this grant to finish, and a grant after the block sees it.
-const standing = async (client: pg.PoolClient, userId: string): Promise<UserStanding> =>
+export const standing = async (client: pg.PoolClient, userId: string): Promise<UserStanding> =>
   (await client.query<{ state: UserRecord['state'] }>(`SELECT state FROM users WHERE id = $1 FOR SHARE`, [userId])).rows[0];
 const lockChain = (client: pg.PoolClient, codeId: string) => client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7))', [codeId]);
 const revokeChain = (client: pg.PoolClient, codeId: string, now: number) =>
@@ -24,7 +24,7 @@ const revokeChain = (client: pg.PoolClient, codeId: string, now: number) =>
  * the used row (`$10` and `$11` its parameters) answering a row when it spent it, and the pair goes in only then.
  * Answers whether it did.
  */
-const spendForPair = async (client: pg.PoolClient, spend: string, spent: [string, number], pair: NewTokenPair, codeId: string | null) => {
+export const spendForPair = async (client: pg.PoolClient, spend: string, spent: [string, number], pair: NewTokenPair, codeId: string | null) => {
   const { rowCount } = await client.query(
     `WITH spent AS (${spend} RETURNING 1)
      INSERT INTO access_tokens (id, token_digest, refresh_digest, application_id, user_id, scopes, created_at, expires_in, code_id, auth_time)

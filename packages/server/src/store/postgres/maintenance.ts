@@ -22,9 +22,9 @@ export async function instanceSecret(pool: pg.Pool, name: string): Promise<strin
 export const pruneLock = 0x7_0b_e1_1;
 
 /**
- * Drops what can no longer be used, as the file store's prune does: authorization codes past expiry, and tokens past
- * revocation or (without a refresh token) expiry, each by more than the grace (`limits.pruneGraceSeconds`); expired
- * sessions. Answers null, doing nothing, while another instance is pruning.
+ * Drops what can no longer be used, as the file store's prune does: authorization codes and device authorizations past
+ * expiry, and tokens past revocation or (without a refresh token) expiry, each by more than the grace
+ * (`limits.pruneGraceSeconds`); expired sessions. Answers null, doing nothing, while another instance is pruning.
  */
 export async function pruneExpired(pool: pg.Pool, nowSeconds: number): Promise<PruneResult | null> {
   const client = await pool.connect();
@@ -37,6 +37,7 @@ export async function pruneExpired(pool: pg.Pool, nowSeconds: number): Promise<P
     }
     const cutoff = new Date((nowSeconds - limits.pruneGraceSeconds) * 1000);
     const codes = await client.query('DELETE FROM authorization_codes WHERE expires_at < $1', [cutoff]);
+    const devices = await client.query('DELETE FROM device_grants WHERE expires_at < $1', [cutoff]);
     const tokens = await client.query(
       `DELETE FROM access_tokens WHERE CASE WHEN revoked_at IS NOT NULL THEN revoked_at < $1
          ELSE refresh_digest IS NULL AND created_at + make_interval(secs => expires_in) < $1 END`,
@@ -47,7 +48,7 @@ export async function pruneExpired(pool: pg.Pool, nowSeconds: number): Promise<P
     const messages = await client.query(`DELETE FROM outbox_messages WHERE status <> 'queued' AND created_at < $1`, [mailCutoff]);
     await client.query('DELETE FROM notification_events e WHERE created_at < $1 AND NOT EXISTS (SELECT 1 FROM outbox_messages m WHERE m.event_id = e.id)', [mailCutoff]);
     await client.query('COMMIT');
-    return { authorizationCodes: codes.rowCount ?? 0, accessTokens: tokens.rowCount ?? 0, sessions: sessions.rowCount ?? 0, notificationMessages: messages.rowCount ?? 0 };
+    return { authorizationCodes: codes.rowCount ?? 0, deviceGrants: devices.rowCount ?? 0, accessTokens: tokens.rowCount ?? 0, sessions: sessions.rowCount ?? 0, notificationMessages: messages.rowCount ?? 0 };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;

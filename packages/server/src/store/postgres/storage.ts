@@ -5,6 +5,7 @@ import type pg from 'pg';
 import type { Storage } from '../../domain/storage/index.js';
 import { postgresApplicationStorage } from './applications.js';
 import { postgresAuthorizationCodeStorage } from './codes.js';
+import { postgresDeviceGrantStorage } from './device-grants.js';
 import { postgresGrantStorage } from './grants.js';
 import { postgresMailStorage } from './mail.js';
 import { postgresMaintenanceStorage } from './maintenance.js';
@@ -34,6 +35,7 @@ export function postgresStorage(pool: pg.Pool, options: PostgresStorageOptions =
     codes: postgresAuthorizationCodeStorage(writes),
     tokens: postgresTokenStorage(pool, writes),
     grants: postgresGrantStorage(pool),
+    deviceGrants: postgresDeviceGrantStorage(pool, writes),
     notificationSettings: postgresNotificationSettingsStorage(pool),
     sessions: postgresSessionStorage(pool),
     signingKeys: postgresSigningKeyStorage(pool, writes),

@@ -78,12 +78,17 @@ export function postgresTokenStorage(pool: pg.Pool, { inTransaction, write }: Wr
           'DELETE FROM authorization_codes WHERE user_id = $1 AND application_id = $2 RETURNING used_at IS NULL AND expires_at > $3 AS pending',
           [userId, applicationId, at(now)],
         );
+        // The same for the device authorizations the user approved that no poll has redeemed.
+        const devices = await client.query<{ pending: boolean }>(
+          `DELETE FROM device_grants WHERE user_id = $1 AND application_id = $2 AND decision = 'approved' AND redeemed_at IS NULL RETURNING expires_at > $3 AS pending`,
+          [userId, applicationId, at(now)],
+        );
         const revoked = await revokeTwice(
           client,
           'UPDATE access_tokens SET revoked_at = $3 WHERE user_id = $1 AND application_id IS NOT DISTINCT FROM $2::bigint AND revoked_at IS NULL',
           [userId, applicationId, at(now)],
         );
-        return revoked > 0 || codes.rows.some((code) => code.pending);
+        return revoked > 0 || codes.rows.some((code) => code.pending) || devices.rows.some((device) => device.pending);
       });
     },
   };

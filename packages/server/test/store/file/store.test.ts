@@ -460,6 +460,21 @@ describe('journal', () => {
     expect(readJson(file).signing_keys).toEqual([key]);
   });
 
+  it('reads a file written before device authorizations existed as having none, and writes the collection from then on', async () => {
+    const file = t.file();
+    const store = await t.open(file);
+    await store.commit(() => store.nextId('users'));
+    await store.close();
+    const { device_grants: _, ...older } = readJson(file);
+    await writeFile(file, JSON.stringify(older));
+    const reopened = await t.open(file);
+    expect(reopened.data.device_grants).toEqual([]);
+    // The next write folds the collection into the file.
+    await reopened.commit(() => reopened.nextId('users'));
+    await reopened.close();
+    expect(readJson(file).device_grants).toEqual([]);
+  });
+
   it('reads a version 1 file (before the journal) and writes it as the current version', async () => {
     const file = t.file();
     const v1 = { ...plain((await t.open(null)).data), version: 1 } as Record<string, unknown>;
@@ -671,7 +686,7 @@ describe('prune', () => {
       store.insert('sessions', { sid_digest: 'live', session: {}, expires_at: now + 60 });
     });
     const result = await pruneStore(store, now);
-    expect(result).toEqual({ authorizationCodes: 1, accessTokens: 2, sessions: 1, notificationMessages: 0 });
+    expect(result).toEqual({ authorizationCodes: 1, deviceGrants: 0, accessTokens: 2, sessions: 1, notificationMessages: 0 });
     expect(store.data.authorization_codes.map((c) => c.id)).toEqual(['recent-code']);
     expect(store.data.access_tokens.map((a) => a.id)).toEqual(['revoked-recent', 'refreshable', 'live']);
     expect(store.data.sessions.map((s) => s.sid_digest)).toEqual(['live']);

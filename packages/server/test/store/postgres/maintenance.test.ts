@@ -49,7 +49,7 @@ describe('pruneExpired', () => {
     await token('revoked-recently', now - 3 * day, 'r3', now - 60);
     await pool.query(`INSERT INTO sessions (sid_digest, session, expires_at) VALUES ('gone', '{}', $1), ('live', '{}', $2)`, [at(now), at(now + 1)]);
 
-    expect(await pruneExpired(pool, now)).toEqual({ authorizationCodes: 1, accessTokens: 2, sessions: 1, notificationMessages: 0 });
+    expect(await pruneExpired(pool, now)).toEqual({ authorizationCodes: 1, deviceGrants: 0, accessTokens: 2, sessions: 1, notificationMessages: 0 });
     expect((await pool.query('SELECT id FROM authorization_codes')).rows).toEqual([{ id: 'recent-code' }]);
     expect((await pool.query('SELECT id FROM access_tokens ORDER BY id')).rows).toEqual([{ id: 'expired-with-refresh' }, { id: 'revoked-recently' }]);
     expect((await pool.query('SELECT sid_digest FROM sessions')).rows).toEqual([{ sid_digest: 'live' }]);
@@ -61,7 +61,7 @@ describe('pruneExpired', () => {
       await other.query('SELECT pg_advisory_lock($1)', [pruneLock]);
       expect(await pruneExpired(pool, now)).toBeNull();
       await other.query('SELECT pg_advisory_unlock($1)', [pruneLock]);
-      expect(await pruneExpired(pool, now)).toEqual({ authorizationCodes: 0, accessTokens: 0, sessions: 0, notificationMessages: 0 });
+      expect(await pruneExpired(pool, now)).toEqual({ authorizationCodes: 0, deviceGrants: 0, accessTokens: 0, sessions: 0, notificationMessages: 0 });
     } finally {
       other.release();
     }
