@@ -117,6 +117,11 @@ export const limits = {
   mailRetentionSeconds: 7 * 24 * 60 * 60,
   /** The journal is folded into the data file once it is this large and larger than the file. */
   minCompactionBytes: 4 * 2 ** 20,
+  /**
+   * Device authorizations (RFC 8628 section 3.2), as the service answers them: the codes live 5 minutes, and a
+   * device polls the token endpoint at most every 5 seconds.
+   */
+  deviceAuthorization: { expiresInSeconds: 300, intervalSeconds: 5 },
   /** Failed password checks (README "Brute-force protection"). */
   loginThrottle: {
     perAddress: { failures: 30, windowSeconds: 10 * 60 },

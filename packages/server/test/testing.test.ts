@@ -64,6 +64,29 @@ describe('startTokenbell', () => {
     expect(token.status).toBe(200);
   });
 
+  it('answers a device authorization in-process, and a reset forgets it', async () => {
+    const started = await fetch(`${tb.url}/oauth/authorize_device`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: 'app-client-id', client_secret: 'app-client-secret-0123456789' }),
+    });
+    const { device_code, user_code } = (await started.json()) as { device_code: string; user_code: string };
+    await expect(tb.helpers.decideDeviceAuthorization({ user_code, username: 'alice', decision: 'approve' })).resolves.toEqual({
+      client_id: 'app-client-id',
+      scope: 'api read_user',
+      username: 'alice',
+      decision: 'approve',
+    });
+    const poll = () =>
+      fetch(`${tb.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code, client_id: 'app-client-id', client_secret: 'app-client-secret-0123456789' }),
+      });
+    await tb.helpers.reset();
+    expect(await (await poll()).json()).toMatchObject({ error: 'invalid_grant' });
+  });
+
   it('keeps two instances in one process apart', async () => {
     const other = await startTokenbell();
     try {

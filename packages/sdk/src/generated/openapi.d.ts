@@ -67,8 +67,44 @@ export interface paths {
          *       (`unsupported_grant_type`; the server metadata then does not list it); the reference server's setting is
          *       `--password-grant any|clients|off`, `any` by default as the spec has it.
          *     * `refresh_token`: answers a new access token and a new refresh token; the old pair is revoked.
+         *     * `urn:ietf:params:oauth:grant-type:device_code` (RFC 8628 section 3.4): the device polls with the
+         *       `device_code` of `POST /oauth/authorize_device` and its `client_id` (a confidential client authenticates
+         *       too). Until the user answers on `/oauth/device` the answer is `authorization_pending`; a poll less than
+         *       `interval` seconds after the previous answered one is `slow_down` (the refused poll does not restart the
+         *       wait; the client adds 5 seconds to its interval, section 3.5); after Deny `access_denied`; once `expires_in`
+         *       has passed `expired_token`. Once approved, the poll answers the token response (with a refresh token) and
+         *       the device code is spent: any later poll, like an unknown code or another client's, is `invalid_grant`.
          */
         post: operations["createToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/authorize_device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a device authorization (RFC 8628).
+         * @description The device authorization endpoint (RFC 8628 section 3.1), for devices and command-line tools without a
+         *     browser. Parameters come as a form or as JSON, like the token endpoint's. A confidential client authenticates
+         *     (HTTP Basic or `client_secret` in the body); a public client sends its `client_id` alone. `scope` defaults to
+         *     the application's scopes and may only narrow them.
+         *
+         *     The answer (section 3.2) carries the secret `device_code` the device polls the token endpoint with, and the
+         *     `user_code` the user types on `verification_uri` (`/oauth/device`, where they sign in, see which application
+         *     asks for which scopes, and authorize or deny); `verification_uri_complete` has the code in it, for a link or a
+         *     QR code. Both codes last `expires_in` seconds (300); the device polls no more often than every `interval`
+         *     seconds (5).
+         */
+        post: operations["authorizeDevice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -283,6 +319,60 @@ export interface paths {
          * @description Ends the session and redirects to the sign-in page.
          */
         post: operations["signOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The device verification page (RFC 8628 section 3.3).
+         * @description Where the user goes to connect a device: `verification_uri` of the device authorization response. A visitor who
+         *     is not signed in is sent to sign in and back here, `user_code` kept. A signed-in user sees a form asking for
+         *     the code the device shows, filled in from `user_code` when the link had it (`verification_uri_complete`).
+         *     Case, spaces and hyphens in the code do not matter (`abcd-efgh` is `ABCDEFGH`).
+         */
+        get: operations["showDeviceVerification"];
+        put?: never;
+        /**
+         * Authorize or deny a device (the confirmation form).
+         * @description Posted by the confirmation page. `decision=approve` lets the device's next poll of the token endpoint get
+         *     tokens for the signed-in user, with the scopes shown; `decision=deny` makes it get `access_denied`. A code is
+         *     answered once. The form's CSRF token must match the session's; without a session the browser is sent to
+         *     sign in and back to the code form. Wrong codes count as on the confirmation step.
+         */
+        post: operations["decideDeviceAuthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/device/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Look up a device code and ask the user to confirm it.
+         * @description Posted by the code form. For a code waiting for an answer, the page names the application asking, the
+         *     signed-in account it would act for and the scopes it asks for, with Authorize and Deny (posted to
+         *     `POST /oauth/device`). Wrong codes count per client address and per account, as failed sign-ins do (429 with
+         *     `Retry-After` past the limit). The form's CSRF token must match the session's; without a session the browser
+         *     is sent to sign in and back to the code form.
+         */
+        post: operations["confirmDeviceAuthorization"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1020,6 +1110,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/test_helpers/device_authorizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a device authorization as a named user, as if they had typed its code on /oauth/device.
+         * @description Approves or denies the device authorization whose `user_code` is given, as the user, without the pages: the
+         *     device's next poll of the token endpoint gets tokens or `access_denied`, as after the page's Authorize or Deny.
+         *     The code is checked as the page checks it (case, spaces and hyphens do not matter); an unknown, expired or
+         *     already answered code, or an unknown user, is a 400. With automatic approval on (`setAutoApproval`), a new
+         *     device authorization is approved by that user at once, and this is not needed.
+         */
+        post: operations["decideDeviceAuthorizationHeadlessly"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v3/test_helpers/auto_approval": {
         parameters: {
             query?: never;
@@ -1036,8 +1150,9 @@ export interface paths {
          * Make the authorization page sign in and approve as a named user, or stop it.
          * @description With a username set, a browser sent to `GET /oauth/authorize` with a valid request is signed in as that user
          *     (if no one is signed in) and sent straight back with a code, with no form to fill: an end-to-end test through
-         *     the real redirect needs no sign-in or consent page. Invalid requests are answered as always. `null` turns it
-         *     off; so does a reset.
+         *     the real redirect needs no sign-in or consent page. Invalid requests are answered as always. A new device
+         *     authorization (`POST /oauth/authorize_device`) is approved by that user at once, so the device's first poll
+         *     gets tokens. `null` turns it off; so does a reset.
          */
         put: operations["setAutoApproval"];
         post?: never;
@@ -1874,11 +1989,12 @@ export interface components {
          *       "password": "correct horse battery staple"
          *     }
          */
-        TokenRequest: components["schemas"]["AuthorizationCodeTokenRequest"] | components["schemas"]["PasswordTokenRequest"] | components["schemas"]["RefreshTokenRequest"];
+        TokenRequest: components["schemas"]["AuthorizationCodeTokenRequest"] | components["schemas"]["PasswordTokenRequest"] | components["schemas"]["RefreshTokenRequest"] | components["schemas"]["DeviceCodeTokenRequest"];
         /**
          * ClientCredentials
          * @description Client authentication in the body (RFC 6749 section 2.3.1); HTTP Basic may be used instead. A public client
-         *     (registered as not confidential) sends its client_id alone, at the token and revocation endpoints only.
+         *     (registered as not confidential) sends its client_id alone, at the token, revocation and device authorization
+         *     endpoints only.
          * @example {
          *       "client_id": "3hYq8v2Kx0cWmJ5tQz7rBn1LpD4sFgHa",
          *       "client_secret": "tbcs_Wq5nR8vK2mXj7LpT4zYc9HbF3dGs6AeN"
@@ -1966,6 +2082,124 @@ export interface components {
              */
             grant_type: "refresh_token";
         });
+        /**
+         * DeviceAuthorizationRequest
+         * @description The device authorization request (RFC 8628 section 3.1). A confidential client authenticates (here or with
+         *     HTTP Basic); a public client sends its client_id alone.
+         * @example {
+         *       "client_id": "3hYq8v2Kx0cWmJ5tQz7rBn1LpD4sFgHa",
+         *       "scope": "read_user"
+         *     }
+         */
+        DeviceAuthorizationRequest: {
+            /** @description Space-separated scopes, each one of the application's or included in one of them (`api` includes `read_api`, which includes `read_user`); defaults to all of the application's. */
+            scope?: string;
+        } & components["schemas"]["ClientCredentials"];
+        /**
+         * DeviceAuthorizationResponse
+         * @description The device authorization response (RFC 8628 section 3.2).
+         * @example {
+         *       "device_code": "tbdc_Gx7mQ2vR9nTz4WcYb8JpD3sHg6AeU1oVqXf5Lk0",
+         *       "user_code": "WDJBMJHT",
+         *       "verification_uri": "http://127.0.0.1:3000/oauth/device",
+         *       "verification_uri_complete": "http://127.0.0.1:3000/oauth/device?user_code=WDJBMJHT",
+         *       "expires_in": 300,
+         *       "interval": 5
+         *     }
+         */
+        DeviceAuthorizationResponse: {
+            /** @description The secret the device polls the token endpoint with; it never leaves the device. */
+            device_code: string;
+            /** @description What the user types on `verification_uri`; the page ignores case, spaces and hyphens, so it may be shown as `WDJB-MJHT`. */
+            user_code: string;
+            /**
+             * Format: uri
+             * @description The page where the user enters the code (`/oauth/device`).
+             */
+            verification_uri: string;
+            /**
+             * Format: uri
+             * @description The same page with the code filled in, for a link or a QR code.
+             */
+            verification_uri_complete: string;
+            /** @description Seconds until both codes expire. */
+            expires_in: number;
+            /** @description Seconds the device waits between polls (5 more after each `slow_down`). */
+            interval: number;
+        };
+        /**
+         * DeviceCodeTokenRequest
+         * @description The device's poll (RFC 8628 section 3.4); a public client sends its client_id alone, a confidential one authenticates.
+         * @example {
+         *       "grant_type": "urn:ietf:params:oauth:grant-type:device_code",
+         *       "device_code": "tbdc_Gx7mQ2vR9nTz4WcYb8JpD3sHg6AeU1oVqXf5Lk0",
+         *       "client_id": "3hYq8v2Kx0cWmJ5tQz7rBn1LpD4sFgHa"
+         *     }
+         */
+        DeviceCodeTokenRequest: {
+            /** @constant */
+            grant_type: "urn:ietf:params:oauth:grant-type:device_code";
+            /** @description The device_code of the device authorization response. */
+            device_code: string;
+        } & (components["schemas"]["ClientCredentials"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            grant_type: "urn:ietf:params:oauth:grant-type:device_code";
+        });
+        /**
+         * DeviceCodeForm
+         * @description The device verification page's code form.
+         * @example {
+         *       "_csrf": "7b1f3c2d9e8a4b6c5d0e1f2a3b4c5d6e",
+         *       "user_code": "wdjb-mjht"
+         *     }
+         */
+        DeviceCodeForm: {
+            _csrf: string;
+            /** @description The code the device shows; case, spaces and hyphens do not matter. */
+            user_code: string;
+        };
+        /**
+         * DeviceDecisionForm
+         * @description The device confirmation form; it repeats the code it answers.
+         * @example {
+         *       "_csrf": "7b1f3c2d9e8a4b6c5d0e1f2a3b4c5d6e",
+         *       "user_code": "WDJBMJHT",
+         *       "decision": "approve"
+         *     }
+         */
+        DeviceDecisionForm: {
+            _csrf: string;
+            user_code: string;
+            /** @enum {string} */
+            decision: "approve" | "deny";
+        };
+        /**
+         * HeadlessDeviceDecisionRequest
+         * @description The user who answers, the code the device shows, and the answer.
+         */
+        HeadlessDeviceDecisionRequest: {
+            /** @description As the user would type it: case, spaces and hyphens do not matter. */
+            user_code: string;
+            username: components["schemas"]["TestUsername"];
+            /** @enum {string} */
+            decision: "approve" | "deny";
+        };
+        /**
+         * HeadlessDeviceDecision
+         * @description The device authorization as answered.
+         */
+        HeadlessDeviceDecision: {
+            /** @description The App ID of the application the device authorized. */
+            client_id: string;
+            /** @description Space-separated scopes the device gets once approved. */
+            scope: string;
+            username: string;
+            /** @enum {string} */
+            decision: "approve" | "deny";
+        };
         /**
          * TokenResponse
          * @description A successful token response (spec 2.2, RFC 6749 section 5.1).
@@ -2188,6 +2422,8 @@ export interface components {
             code_challenge_methods_supported?: string[];
             /** Format: uri */
             service_documentation?: string;
+            /** Format: uri */
+            device_authorization_endpoint?: string;
         };
         /**
          * IdTokenClaims
@@ -3026,10 +3262,57 @@ export interface operations {
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
-            400: components["responses"]["OAuthBadRequest"];
+            /** @description An RFC 6749 section 5.2 error other than `invalid_client`, or, while a device polls, one of RFC 8628 section 3.5. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
             401: components["responses"]["OAuthInvalidClient"];
             413: components["responses"]["OAuthPayloadTooLarge"];
             429: components["responses"]["OAuthTooManyAttempts"];
+        };
+    };
+    authorizeDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["DeviceAuthorizationRequest"];
+                "application/json": components["schemas"]["DeviceAuthorizationRequest"];
+            };
+        };
+        responses: {
+            /** @description The device authorization response (RFC 8628 section 3.2). */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceAuthorizationResponse"];
+                };
+            };
+            /** @description A scope the application lacks or an unknown one (`invalid_scope`), or a malformed request (`invalid_request`). */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            401: components["responses"]["OAuthInvalidClient"];
+            413: components["responses"]["OAuthPayloadTooLarge"];
         };
     };
     revokeToken: {
@@ -3260,6 +3543,132 @@ export interface operations {
             302: components["responses"]["Redirect"];
             403: components["responses"]["HtmlForbidden"];
             413: components["responses"]["HtmlPayloadTooLarge"];
+        };
+    };
+    showDeviceVerification: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The code the device shows, to fill the form in with.
+                 * @example WDJB-MJHT
+                 */
+                user_code?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The code form. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Connect a device - tokenbell</title></head><body><h1>Connect a device</h1><form method="post" action="/oauth/device/confirm"><label for="user_code">Code</label><input id="user_code" name="user_code" value="WDJB-MJHT"><button type="submit">Continue</button></form></body></html> */
+                    "text/html": components["schemas"]["HtmlPage"];
+                };
+            };
+            302: components["responses"]["Redirect"];
+        };
+    };
+    decideDeviceAuthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["DeviceDecisionForm"];
+            };
+        };
+        responses: {
+            /** @description The answer was recorded; the page tells the user to go back to the device. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Device connected - tokenbell</title></head><body><h1>Device connected</h1><p>Example CLI can now use your account. Go back to your device.</p></body></html> */
+                    "text/html": components["schemas"]["HtmlPage"];
+                };
+            };
+            302: components["responses"]["Redirect"];
+            /** @description The code is unknown, has expired or was answered already; the page says which and shows the code form again. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Connect a device - tokenbell</title></head><body><h1>Connect a device</h1><p role="alert">This code has expired. Start again on your device to get a new one.</p><form method="post" action="/oauth/device/confirm"><label for="user_code">Code</label><input id="user_code" name="user_code"><button type="submit">Continue</button></form></body></html> */
+                    "text/html": components["schemas"]["HtmlPage"];
+                };
+            };
+            403: components["responses"]["HtmlForbidden"];
+            413: components["responses"]["HtmlPayloadTooLarge"];
+            /** @description Too many wrong codes from this address, or by this account, in a short window; the code was not looked up. `Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Too many attempts - tokenbell</title></head><body><h1>Too many attempts</h1><p>Too many wrong device codes. Try again in 9 minutes.</p><p><a href="/">Go to the tokenbell home page</a></p></body></html> */
+                    "text/html": components["schemas"]["HtmlPage"];
+                };
+            };
+        };
+    };
+    confirmDeviceAuthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["DeviceCodeForm"];
+            };
+        };
+        responses: {
+            /** @description The confirmation page, with Authorize and Deny. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Authorize Example CLI - tokenbell</title></head><body><h1>Authorize Example CLI to use your account?</h1><form method="post" action="/oauth/device"><button name="decision" value="approve">Authorize</button><button name="decision" value="deny">Deny</button></form></body></html> */
+                    "text/html": components["schemas"]["HtmlPage"];
+                };
+            };
+            302: components["responses"]["Redirect"];
+            /** @description The code is unknown, has expired or was answered already; the page says which and shows the code form again. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Connect a device - tokenbell</title></head><body><h1>Connect a device</h1><p role="alert">This code has expired. Start again on your device to get a new one.</p><form method="post" action="/oauth/device/confirm"><label for="user_code">Code</label><input id="user_code" name="user_code"><button type="submit">Continue</button></form></body></html> */
+                    "text/html": components["schemas"]["HtmlPage"];
+                };
+            };
+            403: components["responses"]["HtmlForbidden"];
+            413: components["responses"]["HtmlPayloadTooLarge"];
+            /** @description Too many wrong codes from this address, or by this account, in a short window; the code was not looked up. `Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Too many attempts - tokenbell</title></head><body><h1>Too many attempts</h1><p>Too many wrong device codes. Try again in 9 minutes.</p><p><a href="/">Go to the tokenbell home page</a></p></body></html> */
+                    "text/html": components["schemas"]["HtmlPage"];
+                };
+            };
         };
     };
     listApplications: {
@@ -4525,6 +4934,50 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HeadlessAuthorization"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminOnly"];
+            404: components["responses"]["TestHelpersOff"];
+            413: components["responses"]["ApiPayloadTooLarge"];
+        };
+    };
+    decideDeviceAuthorizationHeadlessly: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "user_code": "WDJB-MJHT",
+                 *       "username": "awong",
+                 *       "decision": "approve"
+                 *     }
+                 */
+                "application/json": components["schemas"]["HeadlessDeviceDecisionRequest"];
+            };
+        };
+        responses: {
+            /** @description The device authorization as answered. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "client_id": "3hYq8v2Kx0cWmJ5tQz7rBn1LpD4sFgHa",
+                     *       "scope": "read_user",
+                     *       "username": "awong",
+                     *       "decision": "approve"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HeadlessDeviceDecision"];
                 };
             };
             400: components["responses"]["BadRequest"];

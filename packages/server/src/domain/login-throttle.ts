@@ -48,8 +48,11 @@ export interface LoginThrottlePolicy {
 /** Too many failed attempts: try again after `retryAfterSeconds`. */
 export class LoginThrottledError extends Error {
   override name = 'LoginThrottledError';
-  constructor(readonly retryAfterSeconds: number) {
-    super(`Too many failed sign-in attempts. Try again in ${describeWait(retryAfterSeconds)}.`);
+  constructor(
+    readonly retryAfterSeconds: number,
+    what = 'failed sign-in attempts',
+  ) {
+    super(`Too many ${what}. Try again in ${describeWait(retryAfterSeconds)}.`);
   }
 }
 
@@ -65,6 +68,7 @@ const retryAfter = (refusal: RateLimiterRes): number => Math.max(1, Math.ceil(re
 const windowEnd = (res: RateLimiterRes): number => (res.msBeforeNext < 0 ? Infinity : Date.now() + res.msBeforeNext);
 
 const accountOf = (userId: number) => `user:${userId}`;
+const deviceCodesOf = (userId: number) => `device:${userId}`;
 const loginKey = (login: string) => `login:${login.toLowerCase()}`;
 
 export interface PasswordCheckOptions {
@@ -83,20 +87,24 @@ export class LoginThrottle {
   #byAddress: Budget;
   /** Failed passwords per login string, and failed codes per account (keys from loginKey and accountOf). */
   #byLogin: Budget;
+  /**
+   * Wrong device user codes (checkUserCode), per address and per account, counted apart from passwords: a user
+   * mistyping the code their device shows must not lock the sign-in form of their address.
+   */
+  #deviceCodes: [byAddress: Budget, byAccount: Budget];
 
   constructor(policy: LoginThrottlePolicy, backing: ThrottleBacking, nowMs: () => number = Date.now) {
     this.#policy = policy;
     this.#backing = backing;
     this.#nowMs = nowMs;
-    [this.#byAddress, this.#byLogin] = this.#limiters();
+    [this.#byAddress, this.#byLogin, ...this.#deviceCodes] = this.#limiters();
   }
 
-  #limiters(): [byAddress: Budget, byLogin: Budget] {
+  #limiters(): [byAddress: Budget, byLogin: Budget, deviceCodesByAddress: Budget, deviceCodesByAccount: Budget] {
     const { perAddress, perLogin } = this.#policy;
-    return [
-      new Budget(this.#backing.limiter({ keyPrefix: 'address', points: perAddress.failures, duration: perAddress.windowSeconds })),
-      new Budget(this.#backing.limiter({ keyPrefix: 'login', points: perLogin.failures, duration: perLogin.windowSeconds })),
-    ];
+    const budget = (keyPrefix: string, { failures, windowSeconds }: { failures: number; windowSeconds: number }) =>
+      new Budget(this.#backing.limiter({ keyPrefix, points: failures, duration: windowSeconds }));
+    return [budget('address', perAddress), budget('login', perLogin), budget('device-address', perAddress), budget('device-account', perLogin)];
   }
 
   /**
@@ -107,7 +115,7 @@ export class LoginThrottle {
   async forget({ addresses = false }: { addresses?: boolean } = {}): Promise<void> {
     if (!(await this.#backing.forget(addresses))) return;
     // An attempt still in flight settles on the old counts, which no one asks again.
-    [this.#byAddress, this.#byLogin] = this.#limiters();
+    [this.#byAddress, this.#byLogin, ...this.#deviceCodes] = this.#limiters();
   }
 
   /**
@@ -134,12 +142,32 @@ export class LoginThrottle {
   }
 
   /**
+   * A device user code typed by the signed-in user `userId` (RFC 8628 section 5.1), under the same limits on counts of
+   * its own, per address and per account; `check` answers its result and whether the code was one to answer. Every
+   * address counts, the user's own included (they are signed in: that their address is known says nothing about the
+   * codes they try), and a right code clears nothing, so that right and wrong codes in turn gain a guesser nothing.
+   * Throws LoginThrottledError when either count is full, without calling `check`.
+   */
+  async checkUserCode<T>(userId: number, address: string, check: () => Promise<{ result: T; right: boolean }>): Promise<T> {
+    try {
+      return await this.#attempt(deviceCodesOf(userId), null, address, async () => {
+        const { result, right } = await check();
+        return { result, passed: right, complete: false };
+      }, this.#deviceCodes);
+    } catch (error) {
+      if (error instanceof LoginThrottledError) throw new LoginThrottledError(error.retryAfterSeconds, 'wrong device codes');
+      throw error;
+    }
+  }
+
+  /**
    * `counted` is the key whose count the attempt uses (a login, or an account for codes); `userId` the account the
    * attempt names, if any: an address it signed in from is exempt from that count, and a success remembers it.
+   * `budgets` are the counts per address and per `counted` key: the sign-in's unless given.
    */
-  async #attempt<T>(counted: string, userId: number | null, address: string, check: () => Promise<Checked<T>>): Promise<T> {
+  async #attempt<T>(counted: string, userId: number | null, address: string, check: () => Promise<Checked<T>>, budgets?: [Budget, Budget]): Promise<T> {
     // An attempt settles on the counts it reserved on, even when forget replaces them meanwhile.
-    const [byAddress, byLogin] = [this.#byAddress, this.#byLogin];
+    const [byAddress, byLogin] = budgets ?? [this.#byAddress, this.#byLogin];
     const fromAddress = await byAddress.reserve(address);
     let ofLogin: Reservation | undefined;
     let checking = false;

@@ -15,11 +15,19 @@ export const secretPrefixes = {
   personalAccessToken: 'tbpat-',
   clientSecret: 'tbcs_',
   authorizationCode: '',
+  deviceCode: 'tbdc_',
 } as const;
 
 export function newSecret(kind: keyof typeof secretPrefixes): string {
   return secretPrefixes[kind] + random43();
 }
+
+/**
+ * A device authorization's user code (RFC 8628 section 6.1): 8 characters of digits and upper-case letters, 36^8 or
+ * about 2.8 * 10^12 codes, so that a person can read and type it; the pages and the throttle of wrong codes keep it
+ * from being guessed in the few minutes it lives.
+ */
+export const newUserCode = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ', 8);
 
 /** A public identifier (the App ID), unguessable but not secret. */
 export function newClientId(): string {

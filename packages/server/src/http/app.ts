@@ -191,11 +191,12 @@ function apiBranch({ storage, config, kit, now, bodies, validation, openId }: Ap
  * The OAuth JSON endpoints are a branch too, for the same reason: none of the page, document and operations layers
  * below applies to their paths. A request the branch leaves unanswered goes on down the app as before.
  */
-function oauthBranch({ storage, config, now, throttle, bodies, validation, grants, metrics, openId }: AppParts): express.Router {
+function oauthBranch({ storage, config, kit, now, throttle, bodies, validation, grants, metrics, openId }: AppParts): express.Router {
   const oauth = express.Router();
   oauth.use(bodies);
   oauth.use(validation);
-  oauth.use(oauthRouter({ storage, baseUrl: config.baseUrl, tokenTtl: config.tokenTtl, now, throttle, introspectionClients: config.introspectionClients ?? [], grants, metrics, openId }));
+  const autoApproval = () => kit?.autoApproval ?? null;
+  oauth.use(oauthRouter({ storage, baseUrl: config.baseUrl, tokenTtl: config.tokenTtl, now, throttle, introspectionClients: config.introspectionClients ?? [], grants, metrics, openId, autoApproval }));
   return oauth;
 }
 

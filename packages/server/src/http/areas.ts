@@ -6,7 +6,7 @@
 export type Area = 'api' | 'oauth' | 'operations' | 'pages';
 
 /** The JSON endpoints of the OAuth area, by the path that names them. */
-export type OAuthEndpoint = 'token' | 'revoke' | 'introspect' | 'token_info' | 'userinfo' | 'metadata' | 'keys';
+export type OAuthEndpoint = 'token' | 'revoke' | 'introspect' | 'token_info' | 'userinfo' | 'metadata' | 'keys' | 'device_authorization';
 
 /** Everything under /api answers in the API's format; of it, /api/v3 is served (after the v4 alias). */
 const apiPath = /^\/api(?:\/|$)/i;
@@ -22,6 +22,7 @@ const oauthEndpoints: Array<[RegExp, OAuthEndpoint]> = [
   [/^\/oauth\/token\/info\/?$/i, 'token_info'],
   [/^\/oauth\/userinfo\/?$/i, 'userinfo'],
   [/^\/oauth\/discovery\/keys\/?$/i, 'keys'],
+  [/^\/oauth\/authorize_device\/?$/i, 'device_authorization'],
   [/^\/\.well-known\//i, 'metadata'],
 ];
 

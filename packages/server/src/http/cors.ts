@@ -1,5 +1,5 @@
 // Cross-origin requests, as the service answers them (its config/initializers/cors.rb): the API and the OAuth
-// endpoints a browser app calls (token, revocation, token info, userinfo, metadata, the JWK set) answer any origin,
+// endpoints a browser app calls (token, device authorization, revocation, token info, userinfo, metadata, the JWK set) answer any origin,
 // without credentials, so a single-page app can use tokenbell directly with a bearer token. Nothing else does: the pages, their
 // cookie-authenticated forms, introspection (for resource servers, not browsers) and the operations endpoints send
 // no CORS headers, so a page elsewhere cannot read them.
@@ -7,7 +7,7 @@ import cors from 'cors';
 import type { RequestHandler } from 'express';
 import { type Area, oauthEndpointOf } from './areas.js';
 
-const browserOAuthEndpoints = new Set(['token', 'revoke', 'token_info', 'userinfo', 'metadata', 'keys']);
+const browserOAuthEndpoints = new Set(['token', 'revoke', 'token_info', 'userinfo', 'metadata', 'keys', 'device_authorization']);
 
 const forAnyOrigin = cors({
   origin: '*',

@@ -1,10 +1,12 @@
-// OAuth JSON endpoints: token, revocation, introspection, token info, server metadata and the JWK set.
+// OAuth JSON endpoints: token, device authorization, revocation, introspection, token info, userinfo, server metadata
+// and the JWK set.
 // The browser-facing authorization endpoint lives with the pages (pages-routes.ts).
 import { Router, type Request, type Response } from 'express';
 import type { components } from '@tokenbell/sdk';
 import { authenticateClientRequest } from '../domain/oauth/client-authentication.js';
 import { introspectToken, revokeToken } from '../domain/oauth/revocation.js';
-import { exchangeAuthorizationCode, passwordGrant, refreshGrant } from '../domain/oauth/token-endpoint.js';
+import { startDeviceAuthorization } from '../domain/oauth/device-authorization.js';
+import { deviceCodeGrant, exchangeAuthorizationCode, passwordGrant, refreshGrant } from '../domain/oauth/token-endpoint.js';
 import { tokenInfo } from '../domain/oauth/token-info.js';
 import { publishedKeys, retiredKeyLifetime } from '../domain/oidc/signing-keys.js';
 import { accessDigestOf } from '../domain/oauth/tokens.js';
@@ -13,6 +15,7 @@ import { userInfo } from '../domain/oidc/userinfo.js';
 import type { LoginThrottle } from '../domain/login-throttle.js';
 import { type GrantRegistry } from '../domain/oauth/grants.js';
 import type { Metrics } from './operations.js';
+import { limits } from '../config.js';
 import { claimsSupported, scopes } from '../openapi/document.js';
 import type { Storage } from '../domain/storage/index.js';
 import type { ApplicationRecord } from '../domain/storage/records.js';
@@ -32,6 +35,8 @@ export interface OAuthRouterOptions {
   metrics?: Metrics;
   /** How id_tokens are made and claims released (the issuer is `baseUrl`). */
   openId: Omit<IdTokenSettings, 'issuer'>;
+  /** With test helpers on: the user who approves every new device authorization at once (the test kit's), or null. */
+  autoApproval?: () => string | null;
 }
 
 const presentedClient = (req: Request) => {
@@ -65,10 +70,11 @@ export function metadata(baseUrl: string, grants: GrantRegistry): Schemas['Autho
     introspection_endpoint_auth_methods_supported: authMethods,
     code_challenge_methods_supported: ['S256'],
     service_documentation: 'https://github.com/tokenbell/tokenbell#readme',
+    device_authorization_endpoint: `${baseUrl}/oauth/authorize_device`,
   };
 }
 
-export function oauthRouter({ storage, baseUrl, tokenTtl, now, throttle, introspectionClients, grants, metrics, openId }: OAuthRouterOptions): Router {
+export function oauthRouter({ storage, baseUrl, tokenTtl, now, throttle, introspectionClients, grants, metrics, openId, autoApproval }: OAuthRouterOptions): Router {
   const router = Router();
   const oidc: IdTokenSettings = { ...openId, issuer: baseUrl };
   const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
@@ -87,6 +93,8 @@ export function oauthRouter({ storage, baseUrl, tokenTtl, now, throttle, introsp
       issued = await exchangeAuthorizationCode({ ...base, client: client! }, body);
     } else if (body.grant_type === 'refresh_token') {
       issued = await refreshGrant({ ...base, client: client! }, body);
+    } else if (body.grant_type === 'urn:ietf:params:oauth:grant-type:device_code') {
+      issued = await deviceCodeGrant({ ...base, client: client! }, body);
     } else {
       const checkPassword = (login: string, password: string) => throttle.authenticate(storage, login, password, req.ip ?? '', { secondFactorCanFollow: false });
       issued = await passwordGrant({ ...base, client, checkPassword }, body);
@@ -98,6 +106,14 @@ export function oauthRouter({ storage, baseUrl, tokenTtl, now, throttle, introsp
     // store keeps it: the token itself stays out of res.locals.
     res.locals.issuedAccessDigest = accessDigestOf(answer);
     res.set(noStore).json(answer);
+  });
+
+  router.post('/oauth/authorize_device', async (req, res) => {
+    const body = req.body as Schemas['DeviceAuthorizationRequest'];
+    // A public client sends its client_id alone (RFC 8628 section 3.1); a confidential one authenticates.
+    const client = (await authenticateClientRequest(storage, presentedClient(req), { required: true, publicClients: true }))!;
+    const { expiresInSeconds: expiresIn, intervalSeconds: interval } = limits.deviceAuthorization;
+    res.set(noStore).json(await startDeviceAuthorization(storage, client, body, { baseUrl, now: now(), expiresIn, interval, approvedBy: autoApproval?.() ?? null }));
   });
 
   router.post('/oauth/revoke', async (req, res) => {

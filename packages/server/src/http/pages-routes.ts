@@ -1,11 +1,13 @@
 // The browser-facing area: its headers, sessions and CSRF checks, the stylesheet, and one small router per page
-// (http/pages/): sign-in, the authorization endpoint's consent, applications, personal access tokens. The rules live
+// (http/pages/): sign-in, the authorization endpoint's consent, the device verification pages, applications, personal
+// access tokens. The rules live
 // in the domain, the markup in src/pages.
 import { Router, type Request, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import { serveStylesheet, stylesheetPath } from '../pages/assets.js';
 import { applicationsRoutes } from './pages/applications-routes.js';
 import { authorizationResumePath, authorizeRoutes } from './pages/authorize-routes.js';
+import { devicePath, deviceResumePath, deviceRoutes } from './pages/device-routes.js';
 import { personalAccessTokensRoutes } from './pages/personal-access-tokens-routes.js';
 import { adminRoutes } from './pages/admin-routes.js';
 import { baseDirectives, currentUser, home, type PagesOptions, redirect, signInLocation, signInPath } from './pages/shared.js';
@@ -18,7 +20,7 @@ export { formActionSource } from './pages/authorize-routes.js';
 export { localPath, type PagesOptions } from './pages/shared.js';
 
 /** The paths that belong to a browser session; the API and the JSON OAuth endpoints never see a cookie. */
-export const sessionPaths = ['/users/sign_in', '/users/sign_out', '/oauth/authorize', '/profile', '/admin'];
+export const sessionPaths = ['/users/sign_in', '/users/sign_out', '/oauth/authorize', devicePath, '/profile', '/admin'];
 /** Every path that answers HTML pages (or their stylesheet). */
 export const pagePaths = [...sessionPaths, '/assets', '/demo', '/help'];
 
@@ -47,6 +49,7 @@ export function pageHeaders(secureCookies: boolean): RequestHandler[] {
 /** Where to resume after signing in when a form was posted without a session: the page the form came from. */
 function resumePathForPost(req: Request): string {
   if (req.path === '/oauth/authorize') return authorizationResumePath((req.body ?? {}) as Record<string, unknown>);
+  if (req.path.startsWith(devicePath)) return deviceResumePath((req.body ?? {}) as Record<string, unknown>);
   return req.path.startsWith('/profile/personal_access_tokens') ? '/profile/personal_access_tokens' : home;
 }
 
@@ -60,7 +63,7 @@ export function pageSessions({ storage, secureCookies, now, sessionLifetimes, si
   router.use(sessionPaths, sessions);
   // The landing page reads the session (to greet a signed-in user) but posts nothing.
   router.get('/', sessions);
-  router.post(['/oauth/authorize', '/profile/*rest'], async (req, res, next) => {
+  router.post(['/oauth/authorize', devicePath, `${devicePath}/confirm`, '/profile/*rest'], async (req, res, next) => {
     if (await currentUser(storage, req)) return next();
     redirect(res, signInLocation(resumePathForPost(req)));
   });
@@ -81,5 +84,14 @@ export function pageAssets(): Router {
 }
 
 export function pagesRouter(options: PagesOptions & { baseUrl: string }): Router {
-  return Router().use(homeRoutes(options), demoCallbackRoutes(options.baseUrl), signInRoutes(options), authorizeRoutes(options), applicationsRoutes(options), personalAccessTokensRoutes(options), adminRoutes(options));
+  return Router().use(
+    homeRoutes(options),
+    demoCallbackRoutes(options.baseUrl),
+    signInRoutes(options),
+    authorizeRoutes(options),
+    deviceRoutes(options),
+    applicationsRoutes(options),
+    personalAccessTokensRoutes(options),
+    adminRoutes(options),
+  );
 }

@@ -45,6 +45,7 @@ export function testHelperRouter(options: TestHelperOptions): Router {
   router.post('/oauth_tokens', answer(201, (req) => helpers.mintAccessToken(req.body)));
   router.post('/personal_access_tokens', answer(201, (req) => helpers.mintPersonalAccessToken(req.body)));
   router.post('/authorizations', answer(201, (req) => helpers.authorize(req.body)));
+  router.post('/device_authorizations', answer(201, (req) => helpers.decideDeviceAuthorization(req.body)));
   router.get('/auto_approval', answer(200, () => helpers.autoApproval()));
   router.put('/auto_approval', answer(200, (req) => helpers.setAutoApproval((req.body as { username: string | null }).username)));
   router.get('/clock', answer(200, () => helpers.clock()));

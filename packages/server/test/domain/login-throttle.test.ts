@@ -77,6 +77,37 @@ describe('the throttle in memory, forgetting', () => {
   });
 });
 
+describe('device user codes', () => {
+  const code = (throttle: LoginThrottle, userId: number, right: boolean, address = '192.0.2.1') =>
+    throttle.checkUserCode(userId, address, async () => ({ result: right ? 'right' : 'wrong', right })).catch((error: unknown) => {
+      if (error instanceof LoginThrottledError) return error.message;
+      throw error;
+    });
+
+  it('count wrong codes per account from every address, a right code clearing nothing, apart from passwords', async () => {
+    const throttle = new LoginThrottle(policy, memoryThrottleBacking());
+    expect(await signIn(throttle, password, '192.0.2.1')).toBe('signed in');
+    // The address jane signed in from is no exemption here: she is signed in whatever codes she tries.
+    expect(await code(throttle, 1, false)).toBe('wrong');
+    expect(await code(throttle, 1, true)).toBe('right');
+    expect(await code(throttle, 1, false, '198.51.100.1')).toBe('wrong');
+    expect(await code(throttle, 1, false)).toBe('wrong');
+    expect(await code(throttle, 1, true)).toMatch(/^Too many wrong device codes\. Try again in 10 minutes\.$/);
+    // Another account, and passwords, count apart.
+    expect(await code(throttle, 2, true)).toBe('right');
+    expect(await signIn(throttle, password, '192.0.2.1')).toBe('signed in');
+    await throttle.forget();
+    expect(await code(throttle, 1, true)).toBe('right');
+  });
+
+  it('count wrong codes per address, whatever the account', async () => {
+    const throttle = new LoginThrottle(policy, memoryThrottleBacking());
+    for (let user = 1; user <= 5; user++) expect(await code(throttle, user, false, '203.0.113.5')).toBe('wrong');
+    expect(await code(throttle, 6, true, '203.0.113.5')).toMatch(/^Too many wrong device codes/);
+    expect(await code(throttle, 6, true, '203.0.113.6')).toBe('right');
+  });
+});
+
 describe('the throttle on PostgreSQL, forgetting', () => {
   it('forgets nothing: every instance on the database shares the counts', async () => {
     const { pools, close } = await migratedDatabase(inject('postgresUrl'));

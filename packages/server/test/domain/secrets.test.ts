@@ -1,14 +1,22 @@
 // Random secrets, their digests and the constant-time comparison (secrets.ts).
 import { describe, expect, it } from 'vitest';
-import { constantTimeEqual, digest, newClientId, newSecret, secretPrefixes } from '../../src/domain/secrets.js';
+import { constantTimeEqual, digest, newClientId, newSecret, newUserCode, secretPrefixes } from '../../src/domain/secrets.js';
 
 describe('newSecret', () => {
   it('is its kind’s prefix, which secret scanners recognise, then 43 random letters and digits', () => {
-    expect(secretPrefixes).toEqual({ accessToken: 'tba_', refreshToken: 'tbr_', personalAccessToken: 'tbpat-', clientSecret: 'tbcs_', authorizationCode: '' });
+    expect(secretPrefixes).toEqual({ accessToken: 'tba_', refreshToken: 'tbr_', personalAccessToken: 'tbpat-', clientSecret: 'tbcs_', authorizationCode: '', deviceCode: 'tbdc_' });
     for (const [kind, prefix] of Object.entries(secretPrefixes)) {
       expect(newSecret(kind as keyof typeof secretPrefixes)).toMatch(new RegExp(`^${prefix}[0-9A-Za-z]{43}$`));
     }
     expect(newSecret('accessToken')).not.toBe(newSecret('accessToken'));
+  });
+
+  it('makes user codes of 8 digits and upper-case letters, from the whole alphabet', () => {
+    const codes = Array.from({ length: 500 }, () => newUserCode());
+    for (const code of codes) expect(code).toMatch(/^[0-9A-Z]{8}$/);
+    expect(new Set(codes).size).toBe(500);
+    // 4,000 characters drawn from 36: every one of them shows up (missing one has a chance of about 10^-46).
+    expect(new Set(codes.join('')).size).toBe(36);
   });
 
   it('makes App IDs of 32 letters and digits', () => {

@@ -148,6 +148,50 @@ describe('the authorization step', () => {
   });
 });
 
+describe('device authorizations', () => {
+  const deviceGrant = 'urn:ietf:params:oauth:grant-type:device_code';
+  const startDevice = async () =>
+    (await (await fetch(`${server.baseUrl}/oauth/authorize_device`, form({ client_id: 'kit-app', client_secret: secret, scope: 'read_user' }))).json()) as { device_code: string; user_code: string };
+  const poll = async (deviceCode: string) => (await (await token({ grant_type: deviceGrant, device_code: deviceCode })).json()) as Record<string, unknown>;
+
+  it('are approved or denied headless as a named user, the code typed as a person would', async () => {
+    const approved = await startDevice();
+    const typed = `${approved.user_code.slice(0, 4).toLowerCase()}-${approved.user_code.slice(4)}`;
+    expect(await helper('POST', '/device_authorizations', { user_code: typed, username: 'jsmith', decision: 'approve' })).toEqual({
+      status: 201,
+      body: { client_id: 'kit-app', scope: 'read_user', username: 'jsmith', decision: 'approve' },
+    });
+    const tokens = await poll(approved.device_code);
+    expect(await (await user(tokens.access_token as string)).json()).toMatchObject({ username: 'jsmith' });
+
+    const denied = await startDevice();
+    expect((await helper('POST', '/device_authorizations', { user_code: denied.user_code, username: 'root', decision: 'deny' })).status).toBe(201);
+    expect(await poll(denied.device_code)).toMatchObject({ error: 'access_denied' });
+  });
+
+  it('refuse an answered, unknown or expired code, and an unknown user, as the page would', async () => {
+    const device = await startDevice();
+    const decide = (fields: Record<string, string>) => helper('POST', '/device_authorizations', { user_code: device.user_code, username: 'jsmith', decision: 'approve', ...fields });
+    expect((await decide({ username: 'ghost' })).body.message).toBe('400 Bad request - username must name an existing user: there is no user "ghost"');
+    expect((await decide({ user_code: 'ZZZZ-ZZZZ' })).body.message).toBe('400 Bad request - user_code must be the code of a device authorization: there is none with this code');
+    expect((await decide({})).status).toBe(201);
+    expect((await decide({})).body.message).toBe('400 Bad request - user_code was answered already: a device authorization is approved or denied once');
+    const late = await startDevice();
+    await helper('POST', '/clock', { seconds: 300 });
+    expect((await helper('POST', '/device_authorizations', { user_code: late.user_code, username: 'jsmith', decision: 'approve' })).body.message).toBe(
+      '400 Bad request - user_code has expired: the device must start a new device authorization',
+    );
+  });
+
+  it('are approved at once with automatic approval on, so the first poll gets tokens', async () => {
+    await helper('PUT', '/auto_approval', { username: 'jsmith' });
+    const device = await startDevice();
+    expect(await poll(device.device_code)).toMatchObject({ token_type: 'bearer', scope: 'read_user', refresh_token: expect.any(String) });
+    await helper('PUT', '/auto_approval', { username: null });
+    expect(await poll((await startDevice()).device_code)).toMatchObject({ error: 'authorization_pending' });
+  });
+});
+
 describe('the clock', () => {
   it('moves forward: access tokens and sessions expire as they would', async () => {
     const before = (await helper('GET', '/clock')).body as { now: string; offset_seconds: number };

@@ -1,4 +1,4 @@
-// The token endpoint's grants (RFC 6749 sections 4.1.3, 4.3.2 and 6; RFC 7636 section 4.6).
+// The token endpoint's grants (RFC 6749 sections 4.1.3, 4.3.2 and 6; RFC 7636 section 4.6; RFC 8628 section 3.4).
 import type { components } from '@tokenbell/sdk';
 import type { Storage } from '../storage/index.js';
 import type { ApplicationRecord, Scope, UserRecord } from '../storage/records.js';
@@ -13,6 +13,7 @@ import { type TokenResponse, issueTokenPair, newTokenPair } from './tokens.js';
 import { isConfidential } from '../applications.js';
 import { isActive } from '../users.js';
 import type { IssuedFor, IssuedGrant } from '../oidc/id-token.js';
+import { pollStep } from './device-authorization.js';
 
 type Schemas = components['schemas'];
 export interface GrantContext {
@@ -135,4 +136,42 @@ export async function refreshGrant(
     now,
   );
   return wonOrThrow(outcome, issued);
+}
+
+/**
+ * What a grant issued, with whom and what for: the token response, the user and the application it acts for, the
+ * scopes, and when the user signed in (null when not known). An ID token is made from these.
+ */
+export interface IssuedTokens {
+  response: TokenResponse;
+  user_id: number;
+  application: ApplicationRecord;
+  scopes: readonly Scope[];
+  auth_time: number | null;
+}
+
+/**
+ * RFC 8628 section 3.4: the device polls with its device code. Everything but the tokens is an answer of section 3.5
+ * (device-authorization.ts pollStep), decided in the store's poll on the stored version, so that of concurrent polls
+ * after the approval exactly one gets the tokens; the device code is spent with it, and is `invalid_grant` from then
+ * on, like an unknown one or another client's. A spent code coming back revokes nothing, unlike an authorization
+ * code: a device may well poll twice at once (a retry after a timeout), and its own tokens must survive that.
+ */
+export async function deviceCodeGrant(ctx: GrantContext & { client: ApplicationRecord }, params: Schemas['DeviceCodeTokenRequest']): Promise<IssuedTokens> {
+  const { client, now } = ctx;
+  let issued: IssuedTokens | undefined;
+  const outcome = await ctx.storage.deviceGrants.poll(
+    digest(params.device_code),
+    client.id,
+    (grant) => pollStep(grant, now),
+    (grant) => {
+      const { pair, response } = newTokenPair({ user_id: grant.user_id!, application_id: client.id, scopes: grant.scopes, withRefreshToken: true, now, ttl: ctx.tokenTtl });
+      issued = { response, user_id: grant.user_id!, application: client, scopes: grant.scopes, auth_time: grant.auth_time };
+      return pair;
+    },
+    now,
+  );
+  if (outcome.outcome === 'refused') throw outcome.reason;
+  if (outcome.outcome !== 'issued' || !issued) throw invalidGrant();
+  return issued;
 }

@@ -16,6 +16,7 @@ import {
   createTestGroup,
   createTestProject,
   createTestUser,
+  decideDeviceAuthorizationHeadlessly,
   mintAccessToken,
   mintPersonalAccessToken,
   setTestMembership,
@@ -53,6 +54,8 @@ export function testHelpers({ storage, kit, baseUrl, codeTtl, tokenTtl, openId, 
       return { id: record.id, name: record.name, token, scopes: [...record.scopes], expires_at: record.expires_at, created_at: isoOf(record.created_at) };
     },
     authorize: (input: Schemas['HeadlessAuthorizationRequest']): Promise<Schemas['HeadlessAuthorization']> => authorizeHeadlessly(storage, input, timing()),
+    decideDeviceAuthorization: (input: Schemas['HeadlessDeviceDecisionRequest']): Promise<Schemas['HeadlessDeviceDecision']> =>
+      decideDeviceAuthorizationHeadlessly(storage, input, kit.clock.now()),
     autoApproval: async (): Promise<Schemas['AutoApproval']> => ({ username: kit.autoApproval }),
     async setAutoApproval(username: string | null): Promise<Schemas['AutoApproval']> {
       const user = username === null ? null : await storage.users.byUsername(username);

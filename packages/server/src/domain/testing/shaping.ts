@@ -12,6 +12,8 @@ import { findApplicationByUid, isConfidential } from '../applications.js';
 import { newClientId, newSecret } from '../secrets.js';
 import { findGroup, findProject } from '../visibility.js';
 import { approveAuthorization, checkAuthorizationRequest } from '../oauth/authorization.js';
+import { answerDeviceAuthorization } from '../oauth/device-authorization.js';
+import { formatScope } from '../oauth/scopes.js';
 import { exchangeAuthorizationCode } from '../oauth/token-endpoint.js';
 import { calculateChallenge, newVerifier } from '../oauth/pkce.js';
 import type { TokenResponse } from '../oauth/tokens.js';
@@ -156,4 +158,25 @@ export async function mintAccessToken(storage: Storage, input: Schemas['MintAcce
   );
   // With `openid`, the id_token the token endpoint would answer, signed by the instance's key.
   return withIdToken(storage, issued, timing.now, timing.openId);
+}
+
+const unanswerableCodes = {
+  unknown: 'must be the code of a device authorization: there is none with this code',
+  expired: 'has expired: the device must start a new device authorization',
+  answered: 'was answered already: a device authorization is approved or denied once',
+};
+
+/**
+ * The verification page's answer for a user who typed the code, signed in at `now`: the code goes through the same
+ * normalisation and single answer as on the page (domain/oauth/device-authorization.ts).
+ */
+export async function decideDeviceAuthorizationHeadlessly(
+  storage: Storage,
+  input: Schemas['HeadlessDeviceDecisionRequest'],
+  now: number,
+): Promise<Schemas['HeadlessDeviceDecision']> {
+  const user = await userNamed(storage, 'username', input.username);
+  const answered = await answerDeviceAuthorization(storage, input.user_code, { user_id: user.id, decision: input.decision, auth_time: now }, now);
+  if (answered.outcome !== 'recorded') throw new InputError('user_code', unanswerableCodes[answered.outcome], answered.outcome === 'unknown' ? 'unknown' : 'invalid');
+  return { client_id: answered.application.uid, scope: formatScope(answered.scopes), username: user.username, decision: input.decision };
 }

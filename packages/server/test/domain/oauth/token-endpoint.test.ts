@@ -5,8 +5,10 @@ import { registerApplication } from '../../../src/domain/applications.js';
 import { hashPassword } from '../../../src/domain/passwords.js';
 import { digest, newSecret } from '../../../src/domain/secrets.js';
 import { invalidGrant } from '../../../src/domain/oauth/errors.js';
+import { answerDeviceAuthorization, startDeviceAuthorization } from '../../../src/domain/oauth/device-authorization.js';
 import {
   type GrantContext,
+  deviceCodeGrant,
   exchangeAuthorizationCode,
   invalidCredentialsDescription,
   passwordGrant,
@@ -244,5 +246,56 @@ describe('passwordGrant', () => {
     expect(await oauthRefusal(passwordFor('blocked', password))).toEqual(refused);
     expect(await oauthRefusal(passwordFor('awong', password))).toEqual(refused);
     for (const user of [jane, blocked, twoFactor]) expect(await storage.tokens.unrevokedOfUser(user.id)).toEqual([]);
+  });
+});
+
+describe('deviceCodeGrant (RFC 8628 section 3.4)', () => {
+  const device = async (client: ApplicationRecord = spa) => startDeviceAuthorization(storage, client, {}, { baseUrl: 'https://tokenbell.example', now, expiresIn: 300, interval: 5 });
+  const answer = (userCode: string, user: UserRecord, decision: 'approve' | 'deny' = 'approve') => answerDeviceAuthorization(storage, userCode, { user_id: user.id, decision, auth_time: now - 600 }, now);
+  const poll = (deviceCode: string, client: ApplicationRecord = spa, at = now) => deviceCodeGrant(ctx(client, at), { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: deviceCode });
+
+  it('issues a pair with a refresh token, in the device authorization\'s chain, and says for whom, to what and since when', async () => {
+    const { device_code, user_code } = await device();
+    await answer(user_code, jane);
+    const issued = await poll(device_code, spa, now + 5);
+    expect(issued).toEqual({
+      response: tokenResponse({ scope: 'api', expires_in: tokenTtl, created_at: now + 5, refresh: true }),
+      user_id: jane.id,
+      application: spa,
+      scopes: ['api'],
+      auth_time: now - 600,
+    });
+    const record = await stored(issued.response.access_token);
+    expect(record).toMatchObject({ application_id: spa.id, user_id: jane.id, code_id: expect.any(String) });
+    // Its refresh token rotates like a code's.
+    await expect(refresh(issued.response.refresh_token!, undefined, spa, now + 6)).resolves.toMatchObject({ scope: 'api' });
+  });
+
+  it('answers the device authorization\'s state while it is not redeemed, and invalid_grant once it is', async () => {
+    const { device_code, user_code } = await device();
+    expect(await oauthRefusal(poll(device_code))).toMatchObject({ status: 400, code: 'authorization_pending' });
+    expect(await oauthRefusal(poll(device_code))).toMatchObject({ status: 400, code: 'slow_down' });
+    await answer(user_code, jane);
+    await poll(device_code, spa, now + 1);
+    expect(await oauthRefusal(poll(device_code, spa, now + 10))).toEqual(grantRefused);
+  });
+
+  it('refuses another client\'s device code, an unknown one, and one approved by a user blocked since', async () => {
+    const { device_code, user_code } = await device();
+    await answer(user_code, jane);
+    expect(await oauthRefusal(poll(device_code, app))).toEqual(grantRefused);
+    expect(await oauthRefusal(poll('tbdc_unknown'))).toEqual(grantRefused);
+    const byBlocked = await device();
+    await answer(byBlocked.user_code, blocked);
+    expect(await oauthRefusal(poll(byBlocked.device_code))).toEqual(grantRefused);
+    await expect(poll(device_code)).resolves.toMatchObject({ user_id: jane.id });
+  });
+
+  it('answers access_denied after a denial and expired_token after expires_in', async () => {
+    const denied = await device();
+    await answer(denied.user_code, jane, 'deny');
+    expect(await oauthRefusal(poll(denied.device_code))).toMatchObject({ code: 'access_denied', description: 'The user denied the request.' });
+    const late = await device();
+    expect(await oauthRefusal(poll(late.device_code, spa, now + 300))).toMatchObject({ code: 'expired_token' });
   });
 });
