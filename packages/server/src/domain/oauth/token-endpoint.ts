@@ -32,9 +32,7 @@ export interface GrantContext {
 
 /** The grant of a single-use step this request won; its OAuth error otherwise (unknown and replayed alike). */
 function wonOrThrow(outcome: SingleUseOutcome<OAuthError>, issued: IssuedGrant | undefined): IssuedGrant {
-  if (outcome.outcome === 'refused') throw outcome.reason;
-  if (outcome.outcome !== 'issued' || !issued) throw invalidGrant();
-  return issued;
+  return wonOrThrow(outcome, issued);
 }
 
 const invalidScope = () => new OAuthError('invalid_scope', 'The requested scope is invalid, unknown, malformed, or exceeds the scope granted.');
@@ -139,39 +137,25 @@ export async function refreshGrant(
 }
 
 /**
- * What a grant issued, with whom and what for: the token response, the user and the application it acts for, the
- * scopes, and when the user signed in (null when not known). An ID token is made from these.
- */
-export interface IssuedTokens {
-  response: TokenResponse;
-  user_id: number;
-  application: ApplicationRecord;
-  scopes: readonly Scope[];
-  auth_time: number | null;
-}
-
-/**
  * RFC 8628 section 3.4: the device polls with its device code. Everything but the tokens is an answer of section 3.5
  * (device-authorization.ts pollStep), decided in the store's poll on the stored version, so that of concurrent polls
  * after the approval exactly one gets the tokens; the device code is spent with it, and is `invalid_grant` from then
  * on, like an unknown one or another client's. A spent code coming back revokes nothing, unlike an authorization
  * code: a device may well poll twice at once (a retry after a timeout), and its own tokens must survive that.
  */
-export async function deviceCodeGrant(ctx: GrantContext & { client: ApplicationRecord }, params: Schemas['DeviceCodeTokenRequest']): Promise<IssuedTokens> {
+export async function deviceCodeGrant(ctx: GrantContext & { client: ApplicationRecord }, params: Schemas['DeviceCodeTokenRequest']): Promise<IssuedGrant> {
   const { client, now } = ctx;
-  let issued: IssuedTokens | undefined;
+  let issued: IssuedGrant | undefined;
   const outcome = await ctx.storage.deviceGrants.poll(
     digest(params.device_code),
     client.id,
     (grant) => pollStep(grant, now),
     (grant) => {
-      const { pair, response } = newTokenPair({ user_id: grant.user_id!, application_id: client.id, scopes: grant.scopes, withRefreshToken: true, now, ttl: ctx.tokenTtl });
-      issued = { response, user_id: grant.user_id!, application: client, scopes: grant.scopes, auth_time: grant.auth_time };
+      const { pair, response } = newTokenPair({ user_id: grant.user_id!, application_id: client.id, scopes: grant.scopes, withRefreshToken: true, now, ttl: ctx.tokenTtl, auth_time: grant.auth_time });
+      issued = { response, issuedFor: { user_id: grant.user_id!, application: client, scopes: grant.scopes, nonce: null, auth_time: grant.auth_time } };
       return pair;
     },
     now,
   );
-  if (outcome.outcome === 'refused') throw outcome.reason;
-  if (outcome.outcome !== 'issued' || !issued) throw invalidGrant();
-  return issued;
+  return wonOrThrow(outcome, issued);
 }
