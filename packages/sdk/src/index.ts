@@ -45,6 +45,13 @@ export {
   type TokenResponse,
 } from './oauth.js';
 export {
+  pollDeviceToken,
+  startDeviceAuthorization,
+  type DeviceAuthorizationResponse,
+  type PollDeviceTokenOptions,
+  type StartDeviceAuthorizationOptions,
+} from './device.js';
+export {
   API_ERROR,
   AUTHENTICATION_ERROR,
   NETWORK_ERROR,

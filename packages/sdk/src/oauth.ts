@@ -22,7 +22,8 @@ function randomToken(): string {
   return base64url(crypto.getRandomValues(new Uint8Array(32)));
 }
 
-function scopeParam(scope: Scope | undefined): string | undefined {
+/** @internal The scope parameter: a list joined with spaces. */
+export function scopeParam(scope: Scope | undefined): string | undefined {
   return scope === undefined || typeof scope === 'string' ? scope : scope.join(' ');
 }
 
@@ -149,7 +150,8 @@ export function callbackParams(url: string | URL | URLSearchParams): CallbackPar
   return { code, state };
 }
 
-interface EndpointOptions {
+/** @internal What every call of an OAuth endpoint takes. */
+export interface EndpointOptions {
   /** The instance's base URL. */
   baseUrl: string;
   /** A `fetch` to use instead of `globalThis.fetch`. */
@@ -157,9 +159,11 @@ interface EndpointOptions {
 }
 
 // openapi-fetch form-encodes the body only when Content-Type is exactly this value.
-const formHeaders = { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' } as const;
+/** @internal */
+export const formHeaders = { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' } as const;
 
-function errorFrom(response: Response, body: unknown): OAuthError {
+/** @internal The OAuthError an endpoint's error answer stands for. */
+export function errorFrom(response: Response, body: unknown): OAuthError {
   if (isObject(body) && typeof body.error === 'string') {
     return new OAuthError({
       error: body.error,
@@ -182,11 +186,13 @@ function errorFrom(response: Response, body: unknown): OAuthError {
   });
 }
 
-async function tokenRequest(options: EndpointOptions, body: components['schemas']['TokenRequest']): Promise<TokenResponse> {
+/** @internal A token request: the token response, or the OAuthError the endpoint answered. */
+export async function tokenRequest(options: EndpointOptions & { signal?: AbortSignal | undefined }, body: components['schemas']['TokenRequest']): Promise<TokenResponse> {
   const { data, error, response } = await typedClient(options.baseUrl, options.fetch).POST('/oauth/token', {
     body: compact(body),
     headers: formHeaders,
     parseAs: 'text',
+    ...(options.signal ? { signal: options.signal } : {}),
   });
   if (!response.ok) throw errorFrom(response, error);
   const parsed = parseJson(data);

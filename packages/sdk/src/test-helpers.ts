@@ -17,6 +17,8 @@ export type MintPersonalAccessTokenRequest = Schemas['MintPersonalAccessTokenReq
 export type TestPersonalAccessToken = Schemas['TestPersonalAccessToken'];
 export type HeadlessAuthorizationRequest = Schemas['HeadlessAuthorizationRequest'];
 export type HeadlessAuthorization = Schemas['HeadlessAuthorization'];
+export type HeadlessDeviceDecisionRequest = Schemas['HeadlessDeviceDecisionRequest'];
+export type HeadlessDeviceDecision = Schemas['HeadlessDeviceDecision'];
 export type AutoApproval = Schemas['AutoApproval'];
 export type TestClock = Schemas['TestClock'];
 export type RecordedRequest = Schemas['RecordedRequest'];
@@ -67,6 +69,8 @@ export interface TokenbellTestHelpers {
   mintPersonalAccessToken(request: MintPersonalAccessTokenRequest): Promise<TestPersonalAccessToken>;
   /** authorizeHeadlessly: the redirect the authorization endpoint would answer, with its code or error read out. */
   authorize(request: HeadlessAuthorizationRequest): Promise<HeadlessAuthorization>;
+  /** decideDeviceAuthorizationHeadlessly: approves or denies a device's code as the named user, without the pages. */
+  decideDeviceAuthorization(request: HeadlessDeviceDecisionRequest): Promise<HeadlessDeviceDecision>;
   /** getAutoApproval. */
   autoApproval(): Promise<AutoApproval>;
   /** setAutoApproval: `null` stops it. */
@@ -116,6 +120,7 @@ export function createTokenbellTestHelpers(options: TokenbellTestHelpersOptions)
     mintAccessToken: (body) => json(raw.POST('/api/v3/test_helpers/oauth_tokens', { body, ...asText })),
     mintPersonalAccessToken: (body) => json(raw.POST('/api/v3/test_helpers/personal_access_tokens', { body, ...asText })),
     authorize: (body) => json(raw.POST('/api/v3/test_helpers/authorizations', { body, ...asText })),
+    decideDeviceAuthorization: (body) => json(raw.POST('/api/v3/test_helpers/device_authorizations', { body, ...asText })),
     autoApproval: () => json(raw.GET('/api/v3/test_helpers/auto_approval', asText)),
     setAutoApproval: (username) => json(raw.PUT('/api/v3/test_helpers/auto_approval', { body: { username }, ...asText })),
     clock: () => json(raw.GET('/api/v3/test_helpers/clock', asText)),

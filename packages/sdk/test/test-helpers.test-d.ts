@@ -23,6 +23,7 @@ describe('test helpers', () => {
     expectTypeOf<Answer<'mintAccessToken'>>().toEqualTypeOf<Documented<'mintAccessToken', 201>>();
     expectTypeOf<Answer<'mintPersonalAccessToken'>>().toEqualTypeOf<Documented<'mintPersonalAccessToken', 201>>();
     expectTypeOf<Answer<'authorize'>>().toEqualTypeOf<Documented<'authorizeHeadlessly', 201>>();
+    expectTypeOf<Answer<'decideDeviceAuthorization'>>().toEqualTypeOf<Documented<'decideDeviceAuthorizationHeadlessly', 201>>();
     expectTypeOf<Answer<'autoApproval'>>().toEqualTypeOf<Documented<'getAutoApproval', 200>>();
     expectTypeOf<Answer<'setAutoApproval'>>().toEqualTypeOf<Documented<'setAutoApproval', 200>>();
     expectTypeOf<Answer<'clock'>>().toEqualTypeOf<Documented<'getTestClock', 200>>();
@@ -41,6 +42,7 @@ describe('test helpers', () => {
     expectTypeOf(helpers.createUser).parameter(0).toEqualTypeOf<operations['createTestUser']['requestBody']['content']['application/json']>();
     expectTypeOf(helpers.queueFault).parameter(0).toEqualTypeOf<operations['queueFault']['requestBody']['content']['application/json']>();
     expectTypeOf(helpers.authorize).parameter(0).toEqualTypeOf<operations['authorizeHeadlessly']['requestBody']['content']['application/json']>();
+    expectTypeOf(helpers.decideDeviceAuthorization).parameter(0).toEqualTypeOf<operations['decideDeviceAuthorizationHeadlessly']['requestBody']['content']['application/json']>();
   });
 
   it('refuse what the document refuses', () => {
@@ -52,6 +54,8 @@ describe('test helpers', () => {
     void helpers.requests({ status: 500 });
     // @ts-expect-error seconds, not a duration string
     void helpers.advanceClock('1h');
+    // @ts-expect-error approve or deny, nothing else
+    void helpers.decideDeviceAuthorization({ user_code: 'WDJB-MJHT', username: 'u', decision: 'maybe' });
     void helpers.setAutoApproval(null);
   });
 

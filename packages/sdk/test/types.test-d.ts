@@ -10,8 +10,10 @@ import {
   OAuthError,
   type OAuthErrorCode,
   passwordGrant,
+  pollDeviceToken,
   refresh,
   revoke,
+  startDeviceAuthorization,
   TokenbellApiError,
   type TokenbellAuth,
   TokenbellAuthenticationError,
@@ -137,6 +139,18 @@ describe('OAuth helpers', () => {
       string | undefined
     >();
     expectTypeOf(callbackParams('')).toEqualTypeOf<{ code: string; state: string | undefined }>();
+  });
+
+  it('start and poll a device authorization with the document\'s types', () => {
+    expectTypeOf(startDeviceAuthorization({ baseUrl: '', clientId: '' })).resolves.toEqualTypeOf<components['schemas']['DeviceAuthorizationResponse']>();
+    expectTypeOf(startDeviceAuthorization({ baseUrl: '', clientId: '', clientSecret: '', scope: ['read_user'] })).resolves.toHaveProperty('user_code').toEqualTypeOf<string>();
+    expectTypeOf(pollDeviceToken({ baseUrl: '', clientId: '', deviceCode: '', interval: 5, expiresIn: 300, signal: AbortSignal.timeout(1) })).resolves.toEqualTypeOf<TokenResponse>();
+    // @ts-expect-error the interval is required: the RFC's default of 5 seconds is the server's to state
+    void pollDeviceToken({ baseUrl: '', clientId: '', deviceCode: '' });
+    // @ts-expect-error a client is always named
+    void startDeviceAuthorization({ baseUrl: '' });
+    expectTypeOf<'access_denied' | 'expired_token' | 'slow_down' | 'authorization_pending'>().toExtend<OAuthError['error']>();
+    void client.raw.POST('/oauth/token', { body: { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: 'd', client_id: 'c' } });
   });
 
   it('require their credentials', () => {
