@@ -11,8 +11,10 @@ import {
   exchangeCode,
   OAuthError,
   passwordGrant,
+  pollDeviceToken,
   refresh,
   revoke,
+  startDeviceAuthorization,
   TokenbellApiError,
   TokenbellAuthenticationError,
   TokenbellNotFoundError,
@@ -154,6 +156,8 @@ const testHelperCalls: { operation: string; scope: 'read_api' | 'api'; call(help
   { operation: 'mintAccessToken', scope: 'api', call: (h) => h.mintAccessToken({ username: 'jsmith', client_id: exampleApp.clientId, scopes: ['read_user'] }) },
   { operation: 'mintPersonalAccessToken', scope: 'api', call: (h) => h.mintPersonalAccessToken({ username: 'mallory', name: 'refused', scopes: ['read_user'] }) },
   { operation: 'authorizeHeadlessly', scope: 'api', call: (h) => h.authorize({ username: 'jsmith', client_id: exampleApp.clientId, redirect_uri: exampleApp.redirectUri }) },
+  // Carried out, it would be refused too: no device shows this code.
+  { operation: 'decideDeviceAuthorizationHeadlessly', scope: 'api', call: (h) => h.decideDeviceAuthorization({ user_code: 'ZZZZ-ZZZ1', username: 'jsmith', decision: 'deny' }) },
   { operation: 'getAutoApproval', scope: 'read_api', call: (h) => h.autoApproval() },
   { operation: 'setAutoApproval', scope: 'api', call: (h) => h.setAutoApproval(null) },
   { operation: 'getTestClock', scope: 'read_api', call: (h) => h.clock() },
@@ -217,6 +221,7 @@ const oversized: {
   invalid?: string;
 }[] = [
   { operation: 'createToken', method: 'POST', path: '/oauth/token', form: { grant_type: 'password', username: 'jsmith', password: 'not-checked' }, credentials: 'none' },
+  { operation: 'authorizeDevice', method: 'POST', path: '/oauth/authorize_device', form: { client_id: 'not-checked' }, credentials: 'none' },
   { operation: 'revokeToken', method: 'POST', path: '/oauth/revoke', form: { token: unknownToken }, credentials: 'client' },
   { operation: 'introspectToken', method: 'POST', path: '/oauth/introspect', form: { token: unknownToken }, credentials: 'client' },
   ...(
@@ -224,6 +229,8 @@ const oversized: {
       ['decideAuthorization', '/oauth/authorize', { client_id: 'x', redirect_uri: 'https://app.example.com/cb', response_type: 'code', decision: 'approve' }],
       ['signIn', '/users/sign_in', { login: 'jsmith', password: 'not-checked' }],
       ['signOut', '/users/sign_out', {}],
+      ['confirmDeviceAuthorization', '/oauth/device/confirm', { user_code: 'ZZZZ-ZZZ2' }],
+      ['decideDeviceAuthorization', '/oauth/device', { user_code: 'ZZZZ-ZZZ2', decision: 'deny' }],
       ['deleteApplication', '/profile/applications/7/delete', {}],
       ['revokeAuthorizedApplication', '/profile/authorized_applications/7/revoke', {}],
       ['revokePasswordGrantAuthorization', '/profile/authorized_applications/password_grant/revoke', {}],
@@ -307,6 +314,15 @@ function largestApplicationForm(): { _csrf: string; name: string; redirect_uri: 
   return { _csrf: wide(256), name: wide(255), redirect_uri: redirectUri, scopes: 'read_user' };
 }
 const throttledLogin = 'contract-suite-throttled-login';
+const deviceGrant = 'urn:ietf:params:oauth:grant-type:device_code';
+/** A device code poll of the token endpoint through the raw client, which answers whatever the endpoint says. */
+const pollOnce = (ctx: CaseContext, deviceCode: string, client: Record<string, string> = { client_id: publicApp.clientId }) =>
+  ctx.client().raw.POST('/oauth/token', {
+    body: { grant_type: deviceGrant, device_code: deviceCode, ...client } as never,
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    parseAs: 'text',
+  });
+const expectOAuthError = (error: string) => (x: Exchange) => expect(x.json).toMatchObject({ error });
 
 export const cases: ContractCase[] = [
   // --- OAuth: metadata ---------------------------------------------------------------------------------------
@@ -318,7 +334,10 @@ export const cases: ContractCase[] = [
       await ctx.client().raw.GET('/.well-known/oauth-authorization-server');
     },
     expect: (x) => expect(x.json).toMatchObject({ response_types_supported: ['code'], code_challenge_methods_supported: ['S256'] }),
-    behaviour: (x) => expect(x.json).toMatchObject({ grant_types_supported: ['authorization_code', 'password', 'refresh_token'] }),
+    behaviour: (x) => {
+      expect(x.json).toMatchObject({ grant_types_supported: ['authorization_code', 'password', 'refresh_token', deviceGrant] });
+      expect(new URL((x.json as { device_authorization_endpoint: string }).device_authorization_endpoint).pathname).toBe('/oauth/authorize_device');
+    },
   },
 
   {
@@ -617,6 +636,132 @@ export const cases: ContractCase[] = [
     expect: (x) => expect(x.headers.get('cache-control')).toBe('no-store'),
   },
 
+  // --- OAuth: device authorization (RFC 8628) -------------------------------------------------------------------
+  {
+    name: 'startDeviceAuthorization for a public client answers a device code, a user code and the verification page',
+    operation: 'authorizeDevice',
+    status: 200,
+    async call(ctx) {
+      await startDeviceAuthorization({ baseUrl: ctx.baseUrl, fetch: ctx.fetch, clientId: publicApp.clientId, scope: 'read_user' });
+    },
+    expect: (x) => {
+      expect(x.headers.get('cache-control')).toBe('no-store');
+      expect(x.json).toMatchObject({ user_code: expect.stringMatching(/^[0-9A-Z]{8}$/), expires_in: 300, interval: 5 });
+    },
+    behaviour: (x) => {
+      const { user_code, verification_uri, verification_uri_complete } = x.json as Record<string, string>;
+      // The instance's own base URL: behind the proxy, not the address the request went to.
+      expect(new URL(verification_uri).pathname).toBe('/oauth/device');
+      expect(verification_uri_complete).toBe(`${verification_uri}?user_code=${user_code}`);
+    },
+  },
+  {
+    name: 'startDeviceAuthorization for a confidential client with its secret',
+    operation: 'authorizeDevice',
+    status: 200,
+    async call(ctx) {
+      await startDeviceAuthorization({ baseUrl: ctx.baseUrl, fetch: ctx.fetch, ...exampleApp });
+    },
+  },
+  {
+    name: 'startDeviceAuthorization with a scope the application lacks fails with invalid_scope',
+    operation: 'authorizeDevice',
+    status: 400,
+    mockExample: 'invalidScope',
+    async call(ctx) {
+      await rejectsWith(startDeviceAuthorization({ baseUrl: ctx.baseUrl, fetch: ctx.fetch, ...exampleApp, scope: 'openid' }), OAuthError, { error: 'invalid_scope', status: 400 });
+    },
+    expect: (x) => expect(x.headers.get('cache-control')).toBe('no-store'),
+  },
+  {
+    name: 'startDeviceAuthorization for a confidential client without its secret fails with invalid_client',
+    operation: 'authorizeDevice',
+    status: 401,
+    async call(ctx) {
+      await rejectsWith(startDeviceAuthorization({ baseUrl: ctx.baseUrl, fetch: ctx.fetch, clientId: exampleApp.clientId }), OAuthError, { error: 'invalid_client', status: 401 });
+    },
+  },
+  {
+    name: 'pollDeviceToken gets tokens with a refresh token once the user approved',
+    operation: 'createToken',
+    status: 200,
+    mockExample: 'authorizationCode',
+    async call(ctx) {
+      const { device_code } = await ctx.setup.deviceAuthorization(publicApp, { user: users.jsmith, decision: 'approve' });
+      // Approved already: the first poll gets the tokens, so the helper need not wait.
+      const tokens = await pollDeviceToken({ baseUrl: ctx.baseUrl, fetch: ctx.fetch, clientId: publicApp.clientId, deviceCode: device_code, interval: 5, wait: async () => undefined });
+      expect(tokens.refresh_token).toEqual(expect.any(String));
+      return device_code;
+    },
+    expect: (x) => expect(x.headers.get('cache-control')).toBe('no-store'),
+    async behaviour(x, ctx, deviceCode) {
+      expect(await ctx.setup.tokenWorks((x.json as { access_token: string }).access_token)).toBe(true);
+      expect(await ctx.setup.pollDevice(deviceCode as string)).toEqual({ status: 400, error: 'invalid_grant' });
+    },
+  },
+  {
+    name: 'a device code nobody has answered yet is authorization_pending',
+    operation: 'createToken',
+    status: 400,
+    mockExample: 'authorizationPending',
+    async call(ctx) {
+      const { device_code } = await ctx.setup.deviceAuthorization();
+      await pollOnce(ctx, device_code);
+    },
+    expect: expectOAuthError('authorization_pending'),
+  },
+  {
+    name: 'a device that polls again before the interval is told to slow_down',
+    operation: 'createToken',
+    status: 400,
+    mockExample: 'slowDown',
+    async call(ctx) {
+      const { device_code } = await ctx.setup.deviceAuthorization();
+      await ctx.setup.pollDevice(device_code);
+      await pollOnce(ctx, device_code);
+    },
+    expect: expectOAuthError('slow_down'),
+  },
+  {
+    name: 'pollDeviceToken throws access_denied once the user denied',
+    operation: 'createToken',
+    status: 400,
+    mockExample: 'accessDenied',
+    async call(ctx) {
+      const { device_code } = await ctx.setup.deviceAuthorization(publicApp, { user: users.jsmith, decision: 'deny' });
+      await rejectsWith(
+        pollDeviceToken({ baseUrl: ctx.baseUrl, fetch: ctx.fetch, clientId: publicApp.clientId, deviceCode: device_code, interval: 5, wait: async () => undefined }),
+        OAuthError,
+        { error: 'access_denied', status: 400 },
+      );
+    },
+    expect: expectOAuthError('access_denied'),
+  },
+  {
+    name: 'a device code polled after expires_in is expired_token',
+    operation: 'createToken',
+    status: 400,
+    mockExample: 'expiredToken',
+    instance: 'disposable',
+    async call(ctx) {
+      // On the instance whose clock may move: started there, then five minutes on.
+      const { device_code, expires_in } = await startDeviceAuthorization({ baseUrl: ctx.baseUrl, clientId: publicApp.clientId });
+      await onInstance(ctx).advanceClock(expires_in);
+      await pollOnce(ctx, device_code);
+    },
+    expect: expectOAuthError('expired_token'),
+  },
+  {
+    name: 'polling for a confidential client without its secret fails with invalid_client',
+    operation: 'createToken',
+    status: 401,
+    async call(ctx) {
+      const { device_code } = await ctx.setup.deviceAuthorization(exampleApp);
+      await pollOnce(ctx, device_code, { client_id: exampleApp.clientId });
+    },
+    expect: expectOAuthError('invalid_client'),
+  },
+
   // --- OAuth: revocation and introspection ---------------------------------------------------------------------
   {
     name: 'revoke invalidates a token',
@@ -870,6 +1015,146 @@ export const cases: ContractCase[] = [
     async call(ctx) {
       const session = await ctx.setup.session(users.mallory);
       await ctx.client().raw.POST('/users/sign_out', { body: { _csrf: forged }, ...formOf(session) });
+    },
+    expect: htmlPage,
+  },
+
+  // --- Pages: device verification (RFC 8628 section 3.3) ---------------------------------------------------------
+  {
+    name: 'the device page shows a signed-in user the code form, filled in from the link',
+    operation: 'showDeviceVerification',
+    status: 200,
+    async call(ctx) {
+      const session = await ctx.setup.session(users.jsmith);
+      await ctx.client().raw.GET('/oauth/device', { params: { query: { user_code: 'wdjbmjht' } }, ...withCookie(session) });
+    },
+    expect: htmlPage,
+    behaviour: (x) => {
+      expect(x.text).toContain('action="/oauth/device/confirm"');
+      expect(x.text).toContain('value="WDJB-MJHT"');
+    },
+  },
+  {
+    name: 'the device page sends a visitor who is not signed in to sign in and back, the code kept',
+    operation: 'showDeviceVerification',
+    status: 302,
+    async call(ctx) {
+      await ctx.client().raw.GET('/oauth/device', { params: { query: { user_code: 'WDJB-MJHT' } }, parseAs: 'text' });
+    },
+    expect: (x) => expect(location(x)).not.toBe(''),
+    behaviour: (x) => {
+      expect(pathOf(x)).toBe('/users/sign_in');
+      expect(new URL(location(x), x.url).searchParams.get('return_to')).toBe('/oauth/device?user_code=WDJB-MJHT');
+    },
+  },
+  {
+    name: 'a device code typed on the form shows who asks for what, with Authorize and Deny',
+    operation: 'confirmDeviceAuthorization',
+    status: 200,
+    async call(ctx) {
+      const session = await ctx.setup.session(users.jsmith);
+      const { user_code } = await ctx.setup.deviceAuthorization(exampleApp);
+      await ctx.client().raw.POST('/oauth/device/confirm', { body: { _csrf: session.csrf, user_code: user_code.toLowerCase() }, ...formOf(session) });
+    },
+    expect: htmlPage,
+    behaviour: (x) => {
+      expect(x.text).toContain('Authorize Example App to use your account?');
+      expect(x.text).toMatch(/name="decision" value="deny"/);
+    },
+  },
+  {
+    name: 'a device code form posted without a session goes to sign in first',
+    operation: 'confirmDeviceAuthorization',
+    status: 302,
+    async call(ctx) {
+      await ctx.client().raw.POST('/oauth/device/confirm', { body: { _csrf: forged, user_code: 'WDJB-MJHT' }, ...formOf(staleSession) });
+    },
+    behaviour: (x) => {
+      expect(pathOf(x)).toBe('/users/sign_in');
+      expect(new URL(location(x), x.url).searchParams.get('return_to')).toBe('/oauth/device?user_code=WDJB-MJHT');
+    },
+  },
+  {
+    name: 'a device code no device shows is refused on the form again',
+    operation: 'confirmDeviceAuthorization',
+    status: 400,
+    async call(ctx) {
+      const session = await ctx.setup.session(users.jsmith);
+      await ctx.client().raw.POST('/oauth/device/confirm', { body: { _csrf: session.csrf, user_code: 'ZZZZ-ZZZ3' }, ...formOf(session) });
+    },
+    expect: htmlPage,
+    behaviour: (x) => expect(x.text).toContain('No device is waiting for this code.'),
+  },
+  {
+    name: 'a device code form with a forged CSRF token is refused',
+    operation: 'confirmDeviceAuthorization',
+    status: 403,
+    async call(ctx) {
+      const session = await ctx.setup.session(users.jsmith);
+      await ctx.client().raw.POST('/oauth/device/confirm', { body: { _csrf: forged, user_code: 'WDJB-MJHT' }, ...formOf(session) });
+    },
+    expect: htmlPage,
+  },
+  {
+    name: 'authorizing a device lets its next poll get tokens',
+    operation: 'decideDeviceAuthorization',
+    status: 200,
+    async call(ctx) {
+      const session = await ctx.setup.session(users.jsmith);
+      const { device_code, user_code } = await ctx.setup.deviceAuthorization();
+      await ctx.client().raw.POST('/oauth/device', { body: { _csrf: session.csrf, user_code, decision: 'approve' }, ...formOf(session) });
+      return device_code;
+    },
+    expect: htmlPage,
+    async behaviour(x, ctx, deviceCode) {
+      expect(x.text).toContain('Device connected');
+      expect((await ctx.setup.pollDevice(deviceCode as string)).status).toBe(200);
+    },
+  },
+  {
+    name: 'denying a device makes its next poll access_denied',
+    operation: 'decideDeviceAuthorization',
+    status: 200,
+    async call(ctx) {
+      const session = await ctx.setup.session(users.jsmith);
+      const { device_code, user_code } = await ctx.setup.deviceAuthorization();
+      await ctx.client().raw.POST('/oauth/device', { body: { _csrf: session.csrf, user_code, decision: 'deny' }, ...formOf(session) });
+      return device_code;
+    },
+    expect: htmlPage,
+    async behaviour(x, ctx, deviceCode) {
+      expect(x.text).toContain('Device denied');
+      expect(await ctx.setup.pollDevice(deviceCode as string)).toEqual({ status: 400, error: 'access_denied' });
+    },
+  },
+  {
+    name: 'a device decision posted without a session goes to sign in first',
+    operation: 'decideDeviceAuthorization',
+    status: 302,
+    async call(ctx) {
+      await ctx.client().raw.POST('/oauth/device', { body: { _csrf: forged, user_code: 'WDJB-MJHT', decision: 'approve' }, ...formOf(staleSession) });
+    },
+    behaviour: redirectsTo('/users/sign_in'),
+  },
+  {
+    name: 'a device code answered already cannot be answered again',
+    operation: 'decideDeviceAuthorization',
+    status: 400,
+    async call(ctx) {
+      const session = await ctx.setup.session(users.jsmith);
+      const { user_code } = await ctx.setup.deviceAuthorization(publicApp, { user: users.jsmith, decision: 'deny' });
+      await ctx.client().raw.POST('/oauth/device', { body: { _csrf: session.csrf, user_code, decision: 'approve' }, ...formOf(session) });
+    },
+    expect: htmlPage,
+    behaviour: (x) => expect(x.text).toContain('This code has been answered already.'),
+  },
+  {
+    name: 'a device decision with a forged CSRF token is refused',
+    operation: 'decideDeviceAuthorization',
+    status: 403,
+    async call(ctx) {
+      const session = await ctx.setup.session(users.jsmith);
+      await ctx.client().raw.POST('/oauth/device', { body: { _csrf: forged, user_code: 'WDJB-MJHT', decision: 'approve' }, ...formOf(session) });
     },
     expect: htmlPage,
   },
@@ -1948,6 +2233,29 @@ export const cases: ContractCase[] = [
     behaviour: (x) => expect((x.json as { message: string }).message).toMatch(/^400 Bad request - redirect_uri /),
   },
   {
+    name: 'a device authorization answered headless as a named user lets the device\'s poll get tokens',
+    operation: 'decideDeviceAuthorizationHeadlessly',
+    status: 201,
+    async call(ctx) {
+      const { device_code, user_code } = await ctx.setup.deviceAuthorization();
+      await testHelpers(ctx, asRoot).decideDeviceAuthorization({ user_code: `${user_code.slice(0, 4)}-${user_code.slice(4).toLowerCase()}`, username: 'jsmith', decision: 'approve' });
+      return device_code;
+    },
+    async behaviour(x, ctx, deviceCode) {
+      expect(x.json).toEqual({ client_id: publicApp.clientId, scope: 'api read_api read_user', username: 'jsmith', decision: 'approve' });
+      expect((await ctx.setup.pollDevice(deviceCode as string)).status).toBe(200);
+    },
+  },
+  {
+    name: 'a device authorization answered headless with a code no device shows is refused',
+    operation: 'decideDeviceAuthorizationHeadlessly',
+    status: 400,
+    async call(ctx) {
+      await rejectsWith(testHelpers(ctx, asRoot).decideDeviceAuthorization({ user_code: 'ZZZZ-ZZZ4', username: 'jsmith', decision: 'approve' }), TokenbellValidationError, { status: 400 });
+    },
+    behaviour: (x) => expect((x.json as { message: string }).message).toMatch(/^400 Bad request - user_code must be the code of a device authorization/),
+  },
+  {
     name: 'the automatic approval names the user it approves as',
     operation: 'getAutoApproval',
     status: 200,
@@ -2486,6 +2794,38 @@ export const cases: ContractCase[] = [
       });
     },
     expect: (x) => expect(Number(x.headers.get('retry-after'))).toBeGreaterThan(0),
+  },
+  {
+    name: 'a device code from an account with too many wrong ones is refused before it is looked up',
+    operation: 'confirmDeviceAuthorization',
+    status: 429,
+    async call(ctx) {
+      const session = await ctx.setup.exhaustDeviceCodes();
+      const { user_code } = await ctx.setup.deviceAuthorization();
+      await ctx.client().raw.POST('/oauth/device/confirm', { body: { _csrf: session.csrf, user_code }, ...formOf(session) });
+    },
+    expect: (x) => {
+      htmlPage(x);
+      expect(Number(x.headers.get('retry-after'))).toBeGreaterThan(0);
+    },
+  },
+  {
+    name: 'a device decision from an account with too many wrong codes is refused before it is recorded',
+    operation: 'decideDeviceAuthorization',
+    status: 429,
+    async call(ctx) {
+      const session = await ctx.setup.exhaustDeviceCodes();
+      const { device_code, user_code } = await ctx.setup.deviceAuthorization();
+      await ctx.client().raw.POST('/oauth/device', { body: { _csrf: session.csrf, user_code, decision: 'approve' }, ...formOf(session) });
+      return device_code;
+    },
+    expect: (x) => {
+      htmlPage(x);
+      expect(Number(x.headers.get('retry-after'))).toBeGreaterThan(0);
+    },
+    async behaviour(_x, ctx, deviceCode) {
+      expect(await ctx.setup.pollDevice(deviceCode as string)).toEqual({ status: 400, error: 'authorization_pending' });
+    },
   },
   {
     name: 'the sign-in form for a login with too many failures is refused before the password is checked',

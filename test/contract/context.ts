@@ -4,6 +4,8 @@ import {
   createTokenbellClient,
   exchangeCode,
   passwordGrant,
+  startDeviceAuthorization,
+  type DeviceAuthorizationResponse,
   type ExchangeCodeOptions,
   type FetchLike,
   type TokenbellAuth,
@@ -112,6 +114,18 @@ export interface SetupChannel {
   notificationMessages(query?: NotificationMessageQuery): Promise<NotificationMessage[]>;
   /** Fails password grants for `login` until the throttle refuses it (429); what comes next for it is refused too. */
   exhaustLogin(login: string): Promise<void>;
+  /**
+   * A device authorization of `app` (the public application by default), answered by `answer.user` when given, through
+   * the test helpers; on the mock, the document's example.
+   */
+  deviceAuthorization(app?: SetupApp, answer?: { user: SeedUser; decision: 'approve' | 'deny' }): Promise<DeviceAuthorizationResponse>;
+  /** One poll of the token endpoint with the device code, as `app` (the public application by default). */
+  pollDevice(deviceCode: string, app?: SetupApp): Promise<{ status: number; error: string | undefined }>;
+  /**
+   * The session of a user of the suite's own whose wrong device codes the throttle now refuses (429); the same user
+   * every time, so the run adds one user's wrong codes to the address's count, once.
+   */
+  exhaustDeviceCodes(): Promise<Session>;
   /**
    * Makes the server's store unable to take writes (its data directory moved away, or its database read-only), so
    * that readiness answers 503, and answers the function that undoes it. Meant for one request in between: nothing
@@ -318,6 +332,31 @@ export function serverSetup(baseUrl: string, storeUnwritable: SetupChannel['stor
       }
       throw new Error(`setup: the password grant never refused ${login} with 429`);
     },
+    async deviceAuthorization(app = publicApp, answer) {
+      const started = await startDeviceAuthorization({ baseUrl, fetch: noFollow, clientId: app.clientId, ...(app.clientSecret ? { clientSecret: app.clientSecret } : {}) });
+      if (answer) await asAdministrator().decideDeviceAuthorization({ user_code: started.user_code, username: answer.user.username, decision: answer.decision });
+      return started;
+    },
+    async pollDevice(deviceCode, app = publicApp) {
+      const fields = { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: deviceCode, client_id: app.clientId, ...(app.clientSecret ? { client_secret: app.clientSecret } : {}) };
+      const response = await noFollow(new Request(`${baseUrl}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form(fields) }));
+      const body = (await response.json()) as { error?: string };
+      return { status: response.status, error: body.error };
+    },
+    async exhaustDeviceCodes() {
+      const user = { username: 'contract-device-throttled', password: 'contract-suite-device-throttled' } as unknown as SeedUser;
+      // There from the second call on, which is refused as taken.
+      await asAdministrator()
+        .createUser({ username: user.username, email: 'contract-device-throttled@example.com', name: 'Throttled', password: user.password })
+        .catch(() => undefined);
+      const session = await setup.session(user);
+      // The default policy refuses an account's codes after 10 wrong ones; once refused, a code costs nothing more.
+      for (let attempt = 0; attempt < 20; attempt++) {
+        const { response } = await post('/oauth/device/confirm', session, { user_code: 'ZZZZ-ZZZ0' });
+        if (response.status === 429) return session;
+      }
+      throw new Error('setup: the device pages never refused the wrong codes with 429');
+    },
     storeUnwritable,
   };
   return setup;
@@ -369,6 +408,9 @@ export function mockSetup(baseUrl: string): SetupChannel {
     }),
     notificationMessages: async () => [],
     exhaustLogin: async () => undefined,
+    deviceAuthorization: (app = publicApp) => startDeviceAuthorization({ baseUrl, fetch: noFollow, clientId: app.clientId }),
+    pollDevice: async () => ({ status: 400, error: 'authorization_pending' }),
+    exhaustDeviceCodes: async () => session,
     revokePasswordGrant: async () => undefined,
     journalLists: async () => undefined,
     storeUnwritable: async () => async () => undefined,

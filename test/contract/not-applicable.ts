@@ -30,6 +30,8 @@ const PROXY_FOLLOWS_REDIRECTS =
  */
 const boundedForms = [
   'decideAuthorization',
+  'confirmDeviceAuthorization',
+  'decideDeviceAuthorization',
   'signIn',
   'signOut',
   'deleteApplication',
@@ -54,6 +56,7 @@ export const boundedJsonBodies = [
   'mintAccessToken',
   'mintPersonalAccessToken',
   'authorizeHeadlessly',
+  'decideDeviceAuthorizationHeadlessly',
   'setAutoApproval',
   'advanceTestClock',
   'queueFault',
