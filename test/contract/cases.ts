@@ -649,7 +649,7 @@ export const cases: ContractCase[] = [
       expect(x.json).toMatchObject({ user_code: expect.stringMatching(/^[0-9A-Z]{8}$/), expires_in: 300, interval: 5 });
     },
     behaviour: (x) => {
-      const { user_code, verification_uri, verification_uri_complete } = x.json as Record<string, string>;
+      const { user_code, verification_uri, verification_uri_complete } = x.json as { user_code: string; verification_uri: string; verification_uri_complete: string };
       // The instance's own base URL: behind the proxy, not the address the request went to.
       expect(new URL(verification_uri).pathname).toBe('/oauth/device');
       expect(verification_uri_complete).toBe(`${verification_uri}?user_code=${user_code}`);
