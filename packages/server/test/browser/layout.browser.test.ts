@@ -4,14 +4,12 @@
 // widths land in test-results/screenshots/ for people to look at; the assertions are the layout facts.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { document as openapi } from '../../src/openapi/document.js';
-import { launchChromium, type TestBrowser } from '../support/browser.js';
+import { launchChromium, screenshotsDir, type TestBrowser } from '../support/browser.js';
 import { seed, startTestServer, type TestServer } from '../support/server.js';
 
-export const screenshotsDir = fileURLToPath(new URL('../../../../test-results/screenshots/', import.meta.url));
 
 const widths = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
 type Width = keyof typeof widths;

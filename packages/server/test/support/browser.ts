@@ -1,9 +1,12 @@
 // Debian's Chromium driven by playwright-core, for the browser tests: launched headless, with every Content Security
 // Policy violation a page reports collected so that a test can require none.
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from 'playwright-core';
 
 export const chromiumPath = '/usr/bin/chromium';
+/** Where the browser tests leave their screenshots, for people to look at. */
+export const screenshotsDir = fileURLToPath(new URL('../../../../test-results/screenshots/', import.meta.url));
 
 export interface TestBrowser {
   browser: Browser;
