@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, signIn } from '../support/agent.js';
 import { form, seed, startTestServer, type TestServer } from '../support/server.js';
 
+/** Not the password grant's: served whatever the setting. */
+const deviceGrant = 'urn:ietf:params:oauth:grant-type:device_code';
 const servers: Partial<Record<'any' | 'clients' | 'off', TestServer>> = {};
 beforeAll(async () => {
   for (const setting of ['any', 'clients', 'off'] as const) servers[setting] = await startTestServer({ passwordGrant: setting });
@@ -27,7 +29,7 @@ describe('--password-grant any (the default, as the spec has it)', () => {
   it('issues tokens with or without client credentials', async () => {
     expect((await grant('any', false)).status).toBe(200);
     expect((await grant('any', true)).status).toBe(200);
-    expect(await grantTypesOf('any')).toEqual(['authorization_code', 'password', 'refresh_token']);
+    expect(await grantTypesOf('any')).toEqual(['authorization_code', 'password', 'refresh_token', deviceGrant]);
   });
 });
 
@@ -49,16 +51,16 @@ describe('--password-grant off', () => {
       expect(refused.status).toBe(400);
       expect(await refused.json()).toEqual({
         error: 'unsupported_grant_type',
-        error_description: 'The grant type "password" is not supported; use one of authorization_code, refresh_token.',
+        error_description: `The grant type "password" is not supported; use one of authorization_code, refresh_token, ${deviceGrant}.`,
       });
     }
-    expect(await grantTypesOf('off')).toEqual(['authorization_code', 'refresh_token']);
+    expect(await grantTypesOf('off')).toEqual(['authorization_code', 'refresh_token', deviceGrant]);
   });
 
   it('names only the grants it serves for a grant type the document does not know either', async () => {
     const response = await fetch(`${servers.off!.baseUrl}/oauth/token`, form({ grant_type: 'client_credentials' }));
     expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ error: 'unsupported_grant_type', error_description: expect.stringMatching(/use one of authorization_code, refresh_token\.$/) });
+    expect(await response.json()).toMatchObject({ error: 'unsupported_grant_type', error_description: expect.stringContaining(`use one of authorization_code, refresh_token, ${deviceGrant}.`) });
   });
 
   it('still lets people sign in to the pages', async () => {

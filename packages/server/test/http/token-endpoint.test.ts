@@ -234,7 +234,7 @@ describe('scope narrowing for an application registered with api only', () => {
 
 describe('malformed token requests', () => {
   it('answers unsupported_grant_type for the client credentials and implicit-style grants', async () => {
-    for (const grant_type of ['client_credentials', 'token', 'urn:ietf:params:oauth:grant-type:device_code']) {
+    for (const grant_type of ['client_credentials', 'token', 'urn:ietf:params:oauth:grant-type:jwt-bearer']) {
       await expectOAuthError(await post('/oauth/token', form({ grant_type, ...clientParams })), 400, 'unsupported_grant_type');
     }
   });
@@ -279,7 +279,7 @@ describe('revocation, introspection, token info and metadata', () => {
 
   it('publishes RFC 8414 metadata', async () => {
     const meta = await (await fetch(`${server.baseUrl}/.well-known/oauth-authorization-server`)).json();
-    expect(meta.grant_types_supported).toEqual(['authorization_code', 'password', 'refresh_token']);
+    expect(meta.grant_types_supported).toEqual(['authorization_code', 'password', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code']);
     expect(meta.code_challenge_methods_supported).toEqual(['S256']);
     expect(meta.token_endpoint).toBe(`${meta.issuer}/oauth/token`);
   });
