@@ -1,6 +1,7 @@
 // What a browser app pays for the SDK: the packed tarball, and the minified + gzipped bundle of
-// the three functions a typical sign-in page imports. The test-helpers entry is bundled too, and both bundles are
-// searched for the test-helper area's paths, to show that an app which does not import that entry carries none of it.
+// the three functions a typical sign-in page imports. The test-helpers entry and the device flow helpers are bundled
+// too, and the bundles are searched for their paths, to show that an app which does not import them carries none of
+// them.
 // Run after `npm run build`.
 // Usage: node scripts/size.mjs [--json]
 import { execFileSync } from 'node:child_process';
@@ -31,11 +32,14 @@ async function browserBundle(contents) {
     minBytes: bundle.byteLength,
     minGzipBytes: gzipSync(bundle, { level: 9 }).byteLength,
     testHelperPaths: new Set(Buffer.from(bundle).toString('utf8').match(/\/api\/v3\/test_helpers\/[\w{}/]*/g)).size,
+    // The device flow's own endpoint: only a bundle that imports its helpers has it.
+    deviceFlowPaths: (Buffer.from(bundle).toString('utf8').match(/\/oauth\/authorize_device/g) ?? []).length,
   };
 }
 
 const main = await browserBundle("export { createTokenbellClient, authorizationUrl, exchangeCode } from '@tokenbell/sdk';");
 const testHelpers = await browserBundle("export { createTokenbellTestHelpers } from '@tokenbell/sdk/test-helpers';");
+const deviceFlow = await browserBundle("export { startDeviceAuthorization, pollDeviceToken } from '@tokenbell/sdk';");
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const [pack] = JSON.parse(execFileSync(npm, ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: pkgDir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
@@ -46,6 +50,7 @@ const figures = {
   files: pack.entryCount,
   ...main,
   testHelpers,
+  deviceFlow,
 };
 
 if (process.argv.includes('--json')) {
@@ -58,4 +63,5 @@ if (process.argv.includes('--json')) {
   console.log(`                  test-helper paths in it: ${figures.testHelperPaths}`);
   console.log(`test helpers:     ${kB(testHelpers.minBytes)} min, ${kB(testHelpers.minGzipBytes)} min+gzip, ${testHelpers.testHelperPaths} paths`);
   console.log("                  (createTokenbellTestHelpers from '@tokenbell/sdk/test-helpers')");
+  console.log(`device flow:      ${kB(deviceFlow.minBytes)} min, ${kB(deviceFlow.minGzipBytes)} min+gzip (startDeviceAuthorization, pollDeviceToken)`);
 }
