@@ -44,6 +44,7 @@ const pairOf = (grant: StoredDeviceGrant, id = `pair-of-${grant.id}-${Math.rando
   scopes: grant.scopes,
   now,
   ttl: 7200,
+  auth_time: grant.auth_time,
 });
 const redeem = (): DevicePollStep<string> => ({ step: 'redeem' });
 const approval = (userId: number) => ({ decision: 'approved' as const, user_id: userId, auth_time: now - 600 });
