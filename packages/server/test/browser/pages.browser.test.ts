@@ -117,10 +117,20 @@ describe('the pages in Chromium', () => {
     expect((await me.json()).username).toBe('jsmith');
   });
 
-  it('lists the application as authorized, and a denial reaches the client as access_denied', async () => {
+  it('lists the application as authorized, skips the consent page while its token lives, and after a revocation a denial reaches the client as access_denied', async () => {
     await page.goto(`${server.baseUrl}/profile/applications`);
     const authorized = page.getByRole('region', { name: 'Authorized applications' });
     expect(await authorized.getByRole('button', { name: 'Revoke Browser Client' }).count()).toBe(1);
+
+    // As on the service: the same request from a user holding a live token of this confidential client comes straight back.
+    await page.goto(authorizeUrl(appId, 'again-state'));
+    await page.waitForURL((url) => url.href.startsWith(callbackUrl));
+    expect(new URL(page.url()).searchParams.get('code')).toEqual(expect.any(String));
+
+    await page.goto(`${server.baseUrl}/profile/applications`);
+    await authorized.getByRole('button', { name: 'Revoke Browser Client' }).click();
+    await page.waitForURL(`${server.baseUrl}/profile/applications`);
+    expect(await authorized.getByRole('button', { name: 'Revoke Browser Client' }).count()).toBe(0);
 
     await page.goto(authorizeUrl(appId, 'deny-state'));
     await page.getByRole('button', { name: 'Deny' }).click();

@@ -32,7 +32,9 @@ export interface GrantContext {
 
 /** The grant of a single-use step this request won; its OAuth error otherwise (unknown and replayed alike). */
 function wonOrThrow(outcome: SingleUseOutcome<OAuthError>, issued: IssuedGrant | undefined): IssuedGrant {
-  return wonOrThrow(outcome, issued);
+  if (outcome.outcome === 'refused') throw outcome.reason;
+  if (outcome.outcome !== 'issued' || !issued) throw invalidGrant();
+  return issued;
 }
 
 const invalidScope = () => new OAuthError('invalid_scope', 'The requested scope is invalid, unknown, malformed, or exceeds the scope granted.');
