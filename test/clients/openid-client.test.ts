@@ -6,7 +6,7 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Agent, approveAuthorization, signIn } from '../../packages/server/test/support/agent.js';
+import { Agent, answerDeviceCode, approveAuthorization, signIn } from '../../packages/server/test/support/agent.js';
 import { exampleOidcApplication } from '../../packages/server/test/support/example-seed.js';
 import { seed, startTestServer, type TestServer } from '../../packages/server/test/support/server.js';
 import { installedVersion } from './installed.js';
@@ -106,5 +106,41 @@ describe(`openid-client ${installedVersion('openid-client')} as OpenID Connect, 
     expect(again).toMatchObject({ sub: claims.sub, aud: exampleOidcApplication.clientId, auth_time: claims.auth_time });
     expect(again.nonce).toBeUndefined();
     await jwtVerify(refreshed.id_token!, keys, { issuer: server.baseUrl, audience: exampleOidcApplication.clientId });
+  });
+});
+
+describe(`openid-client ${installedVersion('openid-client')} as a CLI: the device authorization grant`, () => {
+  it('starts a device authorization, the user approves it on the pages, and the poll answers tokens with an id_token', { timeout: 30_000 }, async () => {
+    const config = await client.discovery(new URL(server.baseUrl), exampleOidcApplication.clientId, exampleOidcApplication.clientSecret, undefined, {
+      execute: [client.allowInsecureRequests],
+    });
+    expect(config.serverMetadata().device_authorization_endpoint).toBe(`${server.baseUrl}/oauth/authorize_device`);
+    const device = await client.initiateDeviceAuthorization(config, { scope: 'openid email' });
+    expect(device).toMatchObject({ user_code: expect.stringMatching(/^[0-9A-Z]{8}$/), verification_uri: `${server.baseUrl}/oauth/device`, interval: 5, expires_in: 300 });
+
+    const agent = new Agent(server.baseUrl);
+    expect((await signIn(agent, seed.jsmith.username, seed.jsmith.password)).status).toBe(302);
+    expect((await answerDeviceCode(agent, device.user_code, 'approve')).status).toBe(200);
+
+    // The library waits `interval` (5 s) before it polls, as RFC 8628 asks.
+    const tokens = await client.pollDeviceAuthorizationGrant(config, device);
+    expect(tokens.scope).toBe('openid email');
+    const claims = tokens.claims()!;
+    expect(claims).toMatchObject({ iss: server.baseUrl, aud: exampleOidcApplication.clientId, preferred_username: 'jsmith', email: 'jsmith@example.com', auth_time: expect.any(Number) });
+    expect(claims.nonce).toBeUndefined();
+    await jwtVerify(tokens.id_token!, createRemoteJWKSet(new URL(config.serverMetadata().jwks_uri!)), { issuer: server.baseUrl, audience: exampleOidcApplication.clientId });
+    const info = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
+    expect(info.preferred_username).toBe('jsmith');
+  });
+
+  it('ends the poll with access_denied when the user denies', { timeout: 30_000 }, async () => {
+    const config = await client.discovery(new URL(server.baseUrl), exampleOidcApplication.clientId, exampleOidcApplication.clientSecret, undefined, {
+      execute: [client.allowInsecureRequests],
+    });
+    const device = await client.initiateDeviceAuthorization(config, { scope: 'openid' });
+    const agent = new Agent(server.baseUrl);
+    expect((await signIn(agent, seed.jsmith.username, seed.jsmith.password)).status).toBe(302);
+    expect((await answerDeviceCode(agent, device.user_code, 'deny')).status).toBe(200);
+    await expect(client.pollDeviceAuthorizationGrant(config, device)).rejects.toMatchObject({ error: 'access_denied' });
   });
 });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerApplication } from '../../src/domain/applications.js';
 import { limits } from '../../src/config.js';
 import type { ApplicationRecord } from '../../src/domain/storage/records.js';
-import { Agent, csrfOf, signIn } from '../support/agent.js';
+import { Agent, answerDeviceCode, csrfOf, signIn } from '../support/agent.js';
 import { form, json, seed, startTestServer, type TestServer } from '../support/server.js';
 
 const deviceGrant = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -50,17 +50,6 @@ async function polled(deviceCode: string, client?: Record<string, string>) {
   const response = await poll(deviceCode, client);
   const answer = await body(response);
   return { status: response.status, error: (answer.error as string | undefined) ?? null, answer, cacheControl: response.headers.get('cache-control') };
-}
-
-/** The code form, the confirmation and the decision on the pages, as `agent`; answers the decision's response. */
-async function answerOnPages(agent: Agent, typed: string, decision: 'approve' | 'deny') {
-  const codeForm = await agent.get(`/oauth/device?user_code=${encodeURIComponent(typed)}`);
-  expect(codeForm.status).toBe(200);
-  const confirm = await agent.post('/oauth/device/confirm', { _csrf: csrfOf(await codeForm.text()), user_code: typed });
-  const page = await confirm.text();
-  expect(confirm.status, page.slice(0, 2000)).toBe(200);
-  const userCode = /name="user_code" value="([^"]+)"/.exec(page)![1]!;
-  return agent.post('/oauth/device', { _csrf: csrfOf(page), user_code: userCode, decision });
 }
 
 describe('the device authorization endpoint (RFC 8628 section 3.1-3.2)', () => {
@@ -141,7 +130,7 @@ describe('polling the token endpoint (RFC 8628 section 3.4-3.5)', () => {
     const device = await startDevice();
     expect(await polled(device.device_code)).toMatchObject({ status: 400, error: 'authorization_pending', cacheControl: 'no-store' });
     server.advance(device.interval);
-    expect((await answerOnPages(jsmith, device.user_code, 'approve')).status).toBe(200);
+    expect((await answerDeviceCode(jsmith, device.user_code, 'approve')).status).toBe(200);
 
     const issued = await polled(device.device_code);
     expect(issued).toMatchObject({ status: 200, error: null, cacheControl: 'no-store' });
@@ -170,7 +159,7 @@ describe('polling the token endpoint (RFC 8628 section 3.4-3.5)', () => {
 
   it('is access_denied after Deny, at every poll', async () => {
     const device = await startDevice();
-    const denied = await answerOnPages(jsmith, device.user_code, 'deny');
+    const denied = await answerDeviceCode(jsmith, device.user_code, 'deny');
     expect(denied.status).toBe(200);
     expect(await denied.text()).toContain('Device denied');
     expect(await polled(device.device_code)).toMatchObject({ status: 400, error: 'access_denied' });
@@ -180,7 +169,7 @@ describe('polling the token endpoint (RFC 8628 section 3.4-3.5)', () => {
   it('is expired_token once expires_in has passed on the server\'s clock, answered or not', async () => {
     const pending = await startDevice();
     const approved = await startDevice();
-    expect((await answerOnPages(jsmith, approved.user_code, 'approve')).status).toBe(200);
+    expect((await answerDeviceCode(jsmith, approved.user_code, 'approve')).status).toBe(200);
     server.advance(pending.expires_in);
     expect(await polled(pending.device_code)).toMatchObject({ status: 400, error: 'expired_token' });
     expect(await polled(approved.device_code)).toMatchObject({ status: 400, error: 'expired_token' });
@@ -188,7 +177,7 @@ describe('polling the token endpoint (RFC 8628 section 3.4-3.5)', () => {
 
   it('is invalid_grant for an unknown code and for another client\'s, which burns nothing', async () => {
     const device = await startDevice();
-    expect((await answerOnPages(jsmith, device.user_code, 'approve')).status).toBe(200);
+    expect((await answerDeviceCode(jsmith, device.user_code, 'approve')).status).toBe(200);
     expect(await polled('tbdc_not-a-code-this-server-issued')).toMatchObject({ status: 400, error: 'invalid_grant' });
     expect(await polled(device.device_code, { client_id: seed.client.id, client_secret: seed.client.secret })).toMatchObject({ status: 400, error: 'invalid_grant' });
     expect((await polled(device.device_code)).status).toBe(200);
@@ -203,7 +192,7 @@ describe('polling the token endpoint (RFC 8628 section 3.4-3.5)', () => {
 
   it('needs a confidential client\'s secret, as the code grant does', async () => {
     const device = await startDevice({ client_id: seed.client.id, client_secret: seed.client.secret });
-    expect((await answerOnPages(jsmith, device.user_code, 'approve')).status).toBe(200);
+    expect((await answerDeviceCode(jsmith, device.user_code, 'approve')).status).toBe(200);
     expect(await polled(device.device_code, { client_id: seed.client.id })).toMatchObject({ status: 401, error: 'invalid_client' });
     expect(await polled(device.device_code, { client_id: seed.client.id, client_secret: seed.client.secret })).toMatchObject({ status: 200 });
   });
@@ -224,7 +213,7 @@ describe('polling the token endpoint (RFC 8628 section 3.4-3.5)', () => {
 
   it('issues tokens that show on the user\'s authorized applications, where revoking them ends them', async () => {
     const device = await startDevice();
-    expect((await answerOnPages(jsmith, device.user_code, 'approve')).status).toBe(200);
+    expect((await answerDeviceCode(jsmith, device.user_code, 'approve')).status).toBe(200);
     const { answer } = await polled(device.device_code);
     const page = await (await jsmith.get('/profile/applications')).text();
     const authorized = /<h2 id="authorized-applications">[\s\S]*?<\/section>/.exec(page)![0];
@@ -237,7 +226,7 @@ describe('polling the token endpoint (RFC 8628 section 3.4-3.5)', () => {
 
   it('gives no tokens to a device approved before the user revoked the application', async () => {
     const device = await startDevice();
-    expect((await answerOnPages(jsmith, device.user_code, 'approve')).status).toBe(200);
+    expect((await answerDeviceCode(jsmith, device.user_code, 'approve')).status).toBe(200);
     const page = await (await jsmith.get('/profile/applications')).text();
     expect((await jsmith.post(`/profile/authorized_applications/${cli.id}/revoke`, { _csrf: csrfOf(page) })).status).toBe(302);
     expect(await polled(device.device_code)).toMatchObject({ status: 400, error: 'invalid_grant' });
@@ -287,7 +276,7 @@ describe('the verification pages (RFC 8628 section 3.3)', () => {
     };
     expect(await tryCode('ZZZZ-ZZZZ')).toMatchObject({ status: 400, text: expect.stringContaining('No device is waiting for this code.') });
     const answered = await startDevice();
-    expect((await answerOnPages(jsmith, answered.user_code, 'deny')).status).toBe(200);
+    expect((await answerDeviceCode(jsmith, answered.user_code, 'deny')).status).toBe(200);
     expect(await tryCode(answered.user_code)).toMatchObject({ status: 400, text: expect.stringContaining('This code has been answered already.') });
     const decidedAgain = await jsmith.post('/oauth/device', { _csrf: csrfOf(page), user_code: answered.user_code, decision: 'approve' });
     expect(decidedAgain.status).toBe(400);

@@ -82,3 +82,14 @@ export async function approveAuthorization(agent: Agent, authorizationUrl: strin
   if (page.status === 302) return page;
   return agent.post('/oauth/authorize', { ...consentFields(await page.text()), decision: 'approve' });
 }
+
+/** The device verification pages, as `agent`: the code form, the confirmation and the decision; answers the decision's response. */
+export async function answerDeviceCode(agent: Agent, typed: string, decision: 'approve' | 'deny'): Promise<Response> {
+  const codeForm = await agent.get(`/oauth/device?user_code=${encodeURIComponent(typed)}`);
+  if (codeForm.status !== 200) throw new Error(`the device code form answered ${codeForm.status}`);
+  const confirm = await agent.post('/oauth/device/confirm', { _csrf: csrfOf(await codeForm.text()), user_code: typed });
+  const page = await confirm.text();
+  if (confirm.status !== 200) throw new Error(`the confirmation answered ${confirm.status}:\n${page.slice(0, 2000)}`);
+  const userCode = /name="user_code" value="([^"]+)"/.exec(page)![1]!;
+  return agent.post('/oauth/device', { _csrf: csrfOf(page), user_code: userCode, decision });
+}
