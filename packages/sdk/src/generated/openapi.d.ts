@@ -2371,7 +2371,8 @@ export interface components {
          *       "grant_types_supported": [
          *         "authorization_code",
          *         "password",
-         *         "refresh_token"
+         *         "refresh_token",
+         *         "urn:ietf:params:oauth:grant-type:device_code"
          *       ],
          *       "token_endpoint_auth_methods_supported": [
          *         "client_secret_basic",
@@ -2390,7 +2391,8 @@ export interface components {
          *       "code_challenge_methods_supported": [
          *         "S256"
          *       ],
-         *       "service_documentation": "https://github.com/tokenbell/tokenbell#readme"
+         *       "service_documentation": "https://github.com/tokenbell/tokenbell#readme",
+         *       "device_authorization_endpoint": "http://127.0.0.1:3000/oauth/authorize_device"
          *     }
          */
         AuthorizationServerMetadata: {
