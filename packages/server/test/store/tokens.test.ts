@@ -68,6 +68,7 @@ describe.each(everyBackend)('tokens on %s', (name) => {
         expires_in: 7200,
         revoked_at: null,
         code_id: null,
+        auth_time: null,
       };
       expect(await storage.tokens.byAccessDigest('access-first')).toEqual(first);
       expect(await storage.tokens.byRefreshDigest('refresh-first')).toEqual(first);

@@ -260,13 +260,10 @@ describe('deviceCodeGrant (RFC 8628 section 3.4)', () => {
     const issued = await poll(device_code, spa, now + 5);
     expect(issued).toEqual({
       response: tokenResponse({ scope: 'api', expires_in: tokenTtl, created_at: now + 5, refresh: true }),
-      user_id: jane.id,
-      application: spa,
-      scopes: ['api'],
-      auth_time: now - 600,
+      issuedFor: { user_id: jane.id, application: spa, scopes: ['api'], nonce: null, auth_time: now - 600 },
     });
     const record = await stored(issued.response.access_token);
-    expect(record).toMatchObject({ application_id: spa.id, user_id: jane.id, code_id: expect.any(String) });
+    expect(record).toMatchObject({ application_id: spa.id, user_id: jane.id, code_id: expect.any(String), auth_time: now - 600 });
     // Its refresh token rotates like a code's.
     await expect(refresh(issued.response.refresh_token!, undefined, spa, now + 6)).resolves.toMatchObject({ scope: 'api' });
   });
@@ -288,7 +285,7 @@ describe('deviceCodeGrant (RFC 8628 section 3.4)', () => {
     const byBlocked = await device();
     await answer(byBlocked.user_code, blocked);
     expect(await oauthRefusal(poll(byBlocked.device_code))).toEqual(grantRefused);
-    await expect(poll(device_code)).resolves.toMatchObject({ user_id: jane.id });
+    await expect(poll(device_code)).resolves.toMatchObject({ issuedFor: { user_id: jane.id } });
   });
 
   it('answers access_denied after a denial and expired_token after expires_in', async () => {
