@@ -55,6 +55,8 @@ export interface Config {
   smtpUrl: string | null;
   /** The From address of notification mail. */
   mailFrom: string;
+  /** Seconds that requests in flight at SIGTERM or SIGINT get to finish before their connections are cut. */
+  shutdownTimeout: number;
 }
 
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -85,6 +87,7 @@ export const settings = [
   { flag: 'log-level', arg: 'LEVEL', env: 'TOKENBELL_LOG_LEVEL', default: 'info', help: 'request log level: fatal, error, warn, info, debug, trace or silent' },
   { flag: 'smtp-url', arg: 'URL', env: 'TOKENBELL_SMTP_URL', default: 'none', help: 'send notification mail through this SMTP server (smtp://USER:PASSWORD@HOST:PORT, smtps:// for TLS); without it, each message is a log line' },
   { flag: 'mail-from', arg: 'ADDRESS', env: 'TOKENBELL_MAIL_FROM', default: 'tokenbell <notifications@HOST>', help: 'the From address of notification mail (HOST: the base URL\'s host name)' },
+  { flag: 'shutdown-timeout', arg: 'SECONDS', env: 'TOKENBELL_SHUTDOWN_TIMEOUT', default: '10', help: 'on SIGTERM or SIGINT, how long requests in flight may take to finish before their connections are cut' },
   { flag: 'test-helpers', env: 'TOKENBELL_TEST_HELPERS', default: 'off', help: 'serve the test-helper API for administrators (shape state, mint tokens, move the clock, reset, the request journal, faults, notification events and mail); never in production (true to turn on)' },
 ] as const satisfies readonly { flag: string; arg?: string; env: string | undefined; default: string; help: string }[];
 
@@ -194,6 +197,7 @@ export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env)
     testHelpers: values['test-helpers'] === true || env.TOKENBELL_TEST_HELPERS === 'true',
     smtpUrl: smtpUrlFrom(given('smtp-url')),
     mailFrom: given('mail-from') ?? `tokenbell <notifications@${new URL(baseUrl).hostname}>`,
+    shutdownTimeout: positiveInteger('--shutdown-timeout', read('shutdown-timeout')),
   };
 }
 

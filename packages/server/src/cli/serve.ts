@@ -7,6 +7,7 @@ import { signingKey } from '../domain/oidc/signing-keys.js';
 import { TestKit, testHelpersWarning } from '../domain/testing/test-kit.js';
 import { ExplainedError } from '../explained-error.js';
 import { createApp } from '../http/app.js';
+import { GracefulStop } from '../http/shutdown.js';
 import { requestLogger } from '../http/operations.js';
 import { openApiValidation, warmUpValidation } from '../http/openapi-validation.js';
 import { type DemoCredentials, ensureDemoData } from '../domain/seed/demo.js';
@@ -50,8 +51,10 @@ async function serve(config: Config, print: (line: string) => void): Promise<voi
   // Every instance delivers; on a database they share the outbox, and each message is claimed by one of them.
   const mailTransport = config.smtpUrl ? smtpTransport(config.smtpUrl, config.mailFrom) : logTransport((line) => requestLog.logger.info(line));
   const mailDelivery = startMailDelivery(storage.mail, mailTransport, testKit ? { now: testKit.clock.now } : {});
-  const app = createApp({ backend, config, validation, requestLog, mailDelivery, testKit, log: (message) => requestLog.logger.error(message) });
+  const stopping = new AbortController();
+  const app = createApp({ backend, config, validation, requestLog, mailDelivery, testKit, stopping: stopping.signal, log: (message) => requestLog.logger.error(message) });
   const server = app.listen(config.port, config.host);
+  const graceful = new GracefulStop(server);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -66,11 +69,11 @@ async function serve(config: Config, print: (line: string) => void): Promise<voi
   const pruning = setInterval(() => void storage.maintenance.prune(Math.floor(Date.now() / 1000)).catch(() => undefined), limits.pruneIntervalSeconds * 1000);
   pruning.unref();
   stopOnSignal(async () => {
+    stopping.abort();
     clearInterval(pruning);
-    server.close();
-    server.closeAllConnections();
     // A message being sent finishes and is recorded; what is still queued waits in the store for the next start.
-    await mailDelivery.stop();
+    const [cut] = await Promise.all([graceful.stop(config.shutdownTimeout * 1000), mailDelivery.stop()]);
+    if (cut > 0) warn(`cut ${cut} request(s) still running after --shutdown-timeout ${config.shutdownTimeout}`);
     return storage.maintenance.close().catch((error: unknown) => {
       // Nothing acknowledged is lost: the journal still holds it, and the next start replays it.
       throw new ExplainedError(`could not close ${storage.maintenance.describe()} cleanly: ${(error as Error).message}; the next start will replay the journal`);
@@ -97,7 +100,7 @@ function demoGreeting(demo: DemoCredentials, baseUrl: string): string {
   ].join('\n');
 }
 
-/** On the first SIGINT or SIGTERM: `stop`, then exit 0, or 1 with its error explained as any command's. */
+/** On the first SIGINT or SIGTERM: `stop`, then exit 0, or 1 with its error explained as any command's; a second signal changes nothing. */
 function stopOnSignal(stop: () => Promise<void>, print: (line: string) => void): void {
   let stopping = false;
   const onSignal = (signal: string) => {

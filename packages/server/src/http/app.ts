@@ -48,6 +48,8 @@ export interface AppOptions {
    * the CLI does before listening; built here otherwise, and then each operation's checks compile on first use.
    */
   validation?: RequestHandler[];
+  /** Aborted when the server begins to stop: readiness answers 503 from then on. */
+  stopping?: AbortSignal;
 }
 
 const wallClock = () => Math.floor(Date.now() / 1000);
@@ -120,7 +122,7 @@ export function createApp(options: AppOptions): express.Express {
   app.use(apiV4Alias);
   if (parts.kit) app.use(faultInjection(parts.kit.faults, parts.bodies));
   app.use(areaBranches(apiBranch(parts, options.mailDelivery), oauthBranch(parts)));
-  usePageHeadersAndCommonRoutes(app, parts);
+  usePageHeadersAndCommonRoutes(app, parts, options.stopping);
   usePages(app, parts);
   app.use(errorHandler(options.log, parts.grants, parts.metrics));
   app.use(lastResortHandler(options.log));
@@ -218,7 +220,7 @@ function areaBranches(api: RequestHandler, oauth: RequestHandler): RequestHandle
   };
 }
 
-function usePageHeadersAndCommonRoutes(app: express.Express, { config, storage, metrics, bodies }: AppParts): void {
+function usePageHeadersAndCommonRoutes(app: express.Express, { config, storage, metrics, bodies }: AppParts, stopping: AbortSignal | undefined): void {
   app.use(pagePaths, pageHeaders(config.secureCookies));
   // The landing page and the document answer errors as pages too, with the pages' headers.
   app.use(['/openapi.yaml', '/openapi.json'], pageHeaders(config.secureCookies));
@@ -226,7 +228,7 @@ function usePageHeadersAndCommonRoutes(app: express.Express, { config, storage, 
   app.use(pageAssets());
   app.use(bodies);
   // After the body parsers, so that an oversized body is refused here as everywhere else.
-  app.use(operationsRouter({ maintenance: storage.maintenance, metrics, allowlist: config.monitoringAllowlist ?? ['loopback'] }), documentRouter(), referenceRouter(config.baseUrl));
+  app.use(operationsRouter({ maintenance: storage.maintenance, metrics, allowlist: config.monitoringAllowlist ?? ['loopback'], stopping }), documentRouter(), referenceRouter(config.baseUrl));
 }
 
 function usePages(app: express.Express, { storage, config, kit, now, throttle, sessions, validation }: AppParts): void {

@@ -63,7 +63,7 @@ export class Metrics {
 }
 
 /** The monitoring addresses as `trust proxy` spells them (`loopback`, `10.0.0.0/8`, ...): who may ask /-/*. */
-export function operationsRouter({ maintenance, metrics, allowlist }: { maintenance: MaintenanceStorage; metrics: Metrics; allowlist: string[] }): Router {
+export function operationsRouter({ maintenance, metrics, allowlist, stopping }: { maintenance: MaintenanceStorage; metrics: Metrics; allowlist: string[]; stopping?: AbortSignal }): Router {
   const allowed = proxyAddr.compile(allowlist);
   const router = Router();
   router.use('/-', (req, _res, next) => {
@@ -78,7 +78,8 @@ export function operationsRouter({ maintenance, metrics, allowlist }: { maintena
     res.json({ status: 'ok' });
   });
   router.get('/-/readiness', async (_req, res) => {
-    const { ready, problem } = await maintenance.readiness();
+    // A stopping server still finishes its requests, but a load balancer should send it no more.
+    const { ready, problem } = stopping?.aborted ? { ready: false, problem: 'the server is shutting down; its store closes once the requests in flight finish' } : await maintenance.readiness();
     const check = ready ? { status: 'ok' } : { status: 'failed', message: problem };
     res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'failed', store_check: [check] });
   });
