@@ -1,6 +1,8 @@
 // The server as a process, through its CLI on a real data file: SIGKILL at random moments never loses an
-// acknowledged write nor leaves a file that does not parse; a second server on the same file, and a corrupt or
-// unreadable file, stop startup with a message naming the file and leave it byte-for-byte as it was.
+// acknowledged write nor leaves a file that does not parse, and a server killed as PID 1 (a container's) starts
+// again as PID 1 over its own lock; a second server on the same file, and a corrupt or unreadable file, stop startup
+// with a message naming the file and leave it byte-for-byte as it was.
+import { spawnSync } from 'node:child_process';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -149,6 +151,35 @@ describe('SIGKILL at random moments', () => {
         `${lastAckedEmail} e-mail writes and ${ackedTokens.length} password grants acknowledged, none lost`,
     );
     expect(killedWithLock).toBe(rounds);
+  }, 60_000);
+});
+
+/**
+ * `unshare` (util-linux) running the server as PID 1 of a PID namespace, as in a container; as root, or in a user
+ * namespace of its own otherwise. `--kill-child`: the server dies with SIGKILL when `unshare` does.
+ */
+const asPid1 = ['unshare', ...(process.getuid?.() === 0 ? [] : ['--user', '--map-root-user']), '--pid', '--fork', '--kill-child'];
+const pid1Works = spawnSync(asPid1[0]!, [...asPid1.slice(1), 'true']).status === 0;
+
+describe('restarts in a container', () => {
+  // Skipped on a machine that cannot make a PID namespace, but never in CI, where it fails and says why.
+  it.runIf(pid1Works || process.env.CI === 'true')('starts again as PID 1 after a SIGKILL as PID 1, over its own stale lock, with its data', async () => {
+    if (!pid1Works) throw new Error(`${asPid1.join(' ')} true failed: this test needs util-linux's unshare and PID namespaces (root, or user namespaces allowed)`);
+    const file = join(dir.path, 'pid1.json');
+    const first = track(await startCli(['--data', file, '--seed', exampleSeed], 15_000, asPid1));
+    const put = await fetch(`${first.baseUrl}/api/v3/notification_settings?notification_email=js%40work.example.com`, { method: 'PUT', headers: { 'private-token': pat } });
+    expect(put.status).toBe(200);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    started.splice(started.indexOf(first), 1);
+    // The server was PID 1, and died (with unshare) without removing its lock.
+    await expect(fetch(`${first.baseUrl}/-/liveness`)).rejects.toThrow();
+    expect(await readFile(`${file}.lock`, 'utf8')).toBe('1\n');
+
+    const second = track(await startCli(['--data', file], 15_000, asPid1));
+    expect(await readFile(`${file}.lock`, 'utf8')).toBe('1\n');
+    const settings = await fetch(`${second.baseUrl}/api/v3/notification_settings`, { headers: { 'private-token': pat } });
+    expect(await settings.json()).toMatchObject({ notification_email: 'js@work.example.com' });
   }, 60_000);
 });
 

@@ -77,9 +77,13 @@ export interface CliProcess {
   exited: Promise<Exit>;
 }
 
-/** The real CLI, as `npm start` would run it but from source; loopback and a free port only. */
-export function runCli(args: string[], port: number): CliProcess {
-  const { child, output, exited } = spawnProcess(process.execPath, ['--import', 'tsx', cliPath, '--host', '127.0.0.1', '--port', String(port), ...args], {
+/**
+ * The real CLI, as `npm start` would run it but from source; loopback and a free port only. `wrapper` is a command
+ * that runs it (`unshare ...`), given before Node's path.
+ */
+export function runCli(args: string[], port: number, wrapper: string[] = []): CliProcess {
+  const command = [...wrapper, process.execPath, '--import', 'tsx', cliPath, '--host', '127.0.0.1', '--port', String(port), ...args];
+  const { child, output, exited } = spawnProcess(command[0]!, command.slice(1), {
     cwd: repoRoot,
     env: { NODE_ENV: 'production' },
   });
@@ -87,9 +91,9 @@ export function runCli(args: string[], port: number): CliProcess {
 }
 
 /** Starts the CLI on a free port and waits for "listening"; rejects with its output if it exits first. */
-export async function startCli(args: string[], timeoutMs = 15_000): Promise<CliProcess> {
+export async function startCli(args: string[], timeoutMs = 15_000, wrapper: string[] = []): Promise<CliProcess> {
   const port = await freePort();
-  const cli = runCli(args, port);
+  const cli = runCli(args, port, wrapper);
   const deadline = Date.now() + timeoutMs;
   while (!cli.output().includes('tokenbell listening on')) {
     const ended = await Promise.race([cli.exited, new Promise<null>((r) => setTimeout(() => r(null), 20))]);
