@@ -686,7 +686,7 @@ export interface paths {
         };
         /**
          * Whether the server can serve requests now (send it traffic only when it can).
-         * @description Ready when its store can take writes (for the JSON file store, its directory is writable).
+         * @description Ready when its store can take writes (for the JSON file store, its directory is writable) and it is not shutting down (from SIGTERM or SIGINT on, it finishes the requests in flight but should get no more).
          */
         get: operations["getReadiness"];
         put?: never;
@@ -4027,7 +4027,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotAllowedHere"];
-            /** @description Not ready; `store_check` says why. */
+            /** @description Not ready (the store cannot take writes, or the server is shutting down); `store_check` says why. */
             503: {
                 headers: {
                     [name: string]: unknown;
