@@ -17,6 +17,8 @@ export interface Config {
   databaseUrl: string | null;
   /** Connections this instance keeps to the database at most. */
   databasePoolSize: number;
+  /** Seconds a database connection, statement or wait for a free connection may take before the request fails. */
+  databaseTimeout: number;
   /** Bring the database schema up to date at start-up (as `tokenbell migrate` does). */
   migrate: boolean;
   /** Access token lifetime in seconds (expires_in). */
@@ -73,6 +75,7 @@ export const settings = [
   { flag: 'memory', env: undefined, default: 'off', help: 'keep data in memory only (not with --data)' },
   { flag: 'database-url', arg: 'URL', env: 'DATABASE_URL', default: 'none', help: 'keep data in PostgreSQL instead of the data file, shared by every instance on it (postgres://USER:PASSWORD@HOST:PORT/DB; TLS options in the URL)' },
   { flag: 'database-pool-size', arg: 'N', env: 'TOKENBELL_DATABASE_POOL_SIZE', default: '10', help: 'connections to the database this instance keeps at most' },
+  { flag: 'database-timeout', arg: 'SECONDS', env: 'TOKENBELL_DATABASE_TIMEOUT', default: '5', help: 'longest wait for the database (a connection, a free one in the pool, a statement) before a request answers 503' },
   { flag: 'migrate', env: 'TOKENBELL_MIGRATE', default: 'off', help: 'bring the database schema up to date before serving (true to turn on), as tokenbell migrate does' },
   { flag: 'token-ttl', arg: 'N', env: 'TOKENBELL_TOKEN_TTL', default: '7200', help: 'access token lifetime (expires_in), seconds' },
   { flag: 'id-token-ttl', arg: 'N', env: 'TOKENBELL_ID_TOKEN_TTL', default: '120', help: 'OpenID Connect id_token lifetime, seconds (at most 86400)' },
@@ -176,6 +179,7 @@ export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env)
     dataFile: values.memory || databaseUrl !== null ? null : read('data'),
     databaseUrl,
     databasePoolSize: positiveInteger('--database-pool-size', read('database-pool-size')),
+    databaseTimeout: positiveInteger('--database-timeout', read('database-timeout')),
     migrate,
     tokenTtl: positiveInteger('--token-ttl', read('token-ttl')),
     codeTtl: limits.codeTtlSeconds,

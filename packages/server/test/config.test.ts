@@ -35,6 +35,16 @@ describe('--introspection-clients', () => {
   });
 });
 
+describe('--database-timeout', () => {
+  it('is 5 seconds unless the flag or the environment says otherwise, and a positive number of seconds', () => {
+    expect(configFrom([]).databaseTimeout).toBe(5);
+    expect(configFrom(['--database-timeout', '2']).databaseTimeout).toBe(2);
+    expect(configFrom([], { TOKENBELL_DATABASE_TIMEOUT: '30' }).databaseTimeout).toBe(30);
+    expect(() => configFrom(['--database-timeout', '0'])).toThrow(ConfigError);
+    expect(() => configFrom(['--database-timeout', '1.5'])).toThrow(/--database-timeout must be a positive integer/);
+  });
+});
+
 describe('notification mail and test helpers', () => {
   it('sends mail through --smtp-url from --mail-from (the base URL\'s host by default), and serves test helpers only when asked', () => {
     const plain = configFrom(['--base-url', 'https://bell.example.com'], {});

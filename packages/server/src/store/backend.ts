@@ -26,6 +26,8 @@ export interface BackendOptions {
   dataFile: string | null;
   databaseUrl: string | null;
   databasePoolSize: number;
+  /** Seconds a connection, a wait for a free one or a statement may take (the setting's default when absent); ignored without a database. */
+  databaseTimeout?: number;
   /** Migrate the database before using it. */
   migrate: boolean;
 }
@@ -34,7 +36,7 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
   if (options.databaseUrl === null) return fileBackend(await openStore({ file: options.dataFile }));
   // Loaded only here, so that a server on the JSON file never loads the PostgreSQL driver.
   const { openPostgresBackend } = await import('./postgres/backend.js');
-  return openPostgresBackend({ url: options.databaseUrl, poolSize: options.databasePoolSize, migrate: options.migrate });
+  return openPostgresBackend({ url: options.databaseUrl, poolSize: options.databasePoolSize, timeoutSeconds: options.databaseTimeout, migrate: options.migrate });
 }
 
 /** The database a URL names, without its password, for the listening line and errors. */

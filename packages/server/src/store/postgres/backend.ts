@@ -3,6 +3,7 @@
 import pg from 'pg';
 import type { Backend } from '../backend.js';
 import { describeDatabase } from '../backend.js';
+import { defaultOf } from '../../config.js';
 import { ExplainedError } from '../../explained-error.js';
 import { appliedMigrations, checkNotNewer, knownMigrations, migrate } from './migrate.js';
 import { postgresStorage } from './storage.js';
@@ -12,10 +13,39 @@ export class DatabaseError extends ExplainedError {
   override name = 'DatabaseError';
 }
 
-export async function openPostgresBackend({ url, poolSize, migrate: runMigrations }: { url: string; poolSize: number; migrate: boolean }): Promise<Backend> {
+export interface PostgresBackendOptions {
+  url: string;
+  poolSize: number;
+  /** The longest a connection, a wait for a free one, or a statement may take (--database-timeout's default when absent). */
+  timeoutSeconds?: number;
+  migrate: boolean;
+}
+
+/**
+ * The pool's limits. Without them a stalled database (its processes frozen, the network partitioned) holds every
+ * request for as long as the stall lasts, and the requests behind them queue for a connection without end.
+ */
+export function poolOptions({ url, poolSize, timeoutSeconds = Number(defaultOf('database-timeout')) }: Omit<PostgresBackendOptions, 'migrate'>): pg.PoolConfig {
+  const timeout = timeoutSeconds * 1000;
+  return {
+    connectionString: url,
+    max: poolSize,
+    // A new connection, and a wait for a free one when all are busy, both end here.
+    connectionTimeoutMillis: timeout,
+    // A database that answers cancels a slow statement itself and the connection stays usable; the client's own limit,
+    // a second later, is for one that cannot answer at all: that connection is then dropped, not reused.
+    statement_timeout: timeout,
+    query_timeout: timeout + 1000,
+    // An idle connection whose peer vanished (a partition, a failover) is noticed instead of failing the next request.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  };
+}
+
+export async function openPostgresBackend({ url, poolSize, timeoutSeconds, migrate: runMigrations }: PostgresBackendOptions): Promise<Backend> {
   const where = describeDatabase(url);
   if (runMigrations) await migrate(url);
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  const pool = new pg.Pool(poolOptions({ url, poolSize, timeoutSeconds }));
   // An idle connection the server drops (a restart, a failover) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   try {
