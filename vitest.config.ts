@@ -52,6 +52,8 @@ export default defineConfig({
             // store opens; its one case about stored state runs on both stores in `tests`, and SIGKILL on PostgreSQL
             // is in test/multi-instance.
             'packages/server/test/hardening/process.test.ts',
+            // A PostgreSQL cluster of its own, frozen and shut down under the server: on PostgreSQL already, in `tests`.
+            'packages/server/test/hardening/database-outage.test.ts',
             // Two instances on one database: on PostgreSQL already, in `tests`.
             'packages/server/test/http/shared-sessions.test.ts',
           ],

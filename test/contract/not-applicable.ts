@@ -70,6 +70,70 @@ export const paddedBodyCase = {
 const RESET_ON_FILE =
   'the file store resets (204): only a database shared by instances refuses a reset (400), and the `postgres` project plays this case on its server target; the operation takes no body and no parameter, so on the JSON file store it has nothing to refuse';
 
+/** The operations whose 503 says the store cannot be reached (every one that reads or writes it; readiness has its own). */
+const storeBackedOperations = [
+  'authorize',
+  'decideAuthorization',
+  'createToken',
+  'authorizeDevice',
+  'revokeToken',
+  'introspectToken',
+  'getTokenInfo',
+  'getJsonWebKeySet',
+  'getUserInfo',
+  'postUserInfo',
+  'showSignIn',
+  'signIn',
+  'signOut',
+  'showDeviceVerification',
+  'decideDeviceAuthorization',
+  'confirmDeviceAuthorization',
+  'listApplications',
+  'createApplication',
+  'deleteApplication',
+  'revokeAuthorizedApplication',
+  'revokePasswordGrantAuthorization',
+  'listNotificationMail',
+  'listPersonalAccessTokens',
+  'createPersonalAccessToken',
+  'revokePersonalAccessToken',
+  'showHome',
+  'showDemoCallback',
+  'getCurrentUser',
+  'getGlobalNotificationSettings',
+  'updateGlobalNotificationSettings',
+  'getGroup',
+  'getProject',
+  'getGroupNotificationSettings',
+  'updateGroupNotificationSettings',
+  'getProjectNotificationSettings',
+  'updateProjectNotificationSettings',
+  'emitNotificationEvent',
+  'listNotificationMessages',
+  'createTestUser',
+  'createTestGroup',
+  'createTestProject',
+  'setTestMembership',
+  'createTestApplication',
+  'mintAccessToken',
+  'mintPersonalAccessToken',
+  'authorizeHeadlessly',
+  'decideDeviceAuthorizationHeadlessly',
+  'getAutoApproval',
+  'setAutoApproval',
+  'getTestClock',
+  'advanceTestClock',
+  'resetTestState',
+  'listRecordedRequests',
+  'clearRecordedRequests',
+  'listFaults',
+  'queueFault',
+  'clearFaults',
+];
+
+const STORE_OUTAGE =
+  'only a database that cannot be reached answers it (refused, stalled past --database-timeout, shut down), and the suite freezes or stops no database under its targets; test/hardening/database-outage.test.ts plays it on the real server, in every area, and test/http/errors.test.ts checks each area\'s answer';
+
 export const answersNotApplicable: readonly AnswerNotApplicable[] = [
   { target: 'proxy', status: 302, reason: PROXY_FOLLOWS_REDIRECTS },
   {
@@ -81,6 +145,7 @@ export const answersNotApplicable: readonly AnswerNotApplicable[] = [
   },
   { target: 'server', status: 400, operations: ['resetTestState'], store: 'file', reason: RESET_ON_FILE },
   { target: 'proxy', status: 400, operations: ['resetTestState'], store: 'file', reason: RESET_ON_FILE },
+  ...(['server', 'mock', 'proxy'] as const).map((target) => ({ target, status: 503, operations: storeBackedOperations, reason: STORE_OUTAGE })),
 ];
 
 /** One case that cannot run on a target although other cases cover its answer there. */

@@ -119,6 +119,11 @@ export const limits = {
    * recognised and ends its chain (RFC 6749 section 4.1.2, RFC 9700 section 4.14.2). Sessions have no grace.
    */
   pruneGraceSeconds: 24 * 60 * 60,
+  /**
+   * The Retry-After of a 503 answered while the store cannot be reached: about one --database-timeout (its default),
+   * the time a stalled database is given before a request gives up, so retries do not pile onto an outage.
+   */
+  storeRetryAfterSeconds: 5,
   /** Sent and failed notification mail stays this long (the mail page and the test helpers list it), then goes. */
   mailRetentionSeconds: 7 * 24 * 60 * 60,
   /** The journal is folded into the data file once it is this large and larger than the file. */

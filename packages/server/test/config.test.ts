@@ -114,6 +114,7 @@ describe('the README', () => {
     expect(text).toContain(`sessions are dropped every ${inWords(limits.pruneIntervalSeconds)}`);
     expect(text).toContain(`codes and tokens only once they have been expired or revoked for ${inWords(limits.pruneGraceSeconds, 'hours')}`);
     expect(text).toContain(`from ${limits.minCompactionBytes / 2 ** 20} MiB`);
+    expect(text).toContain(`each with \`Retry-After: ${limits.storeRetryAfterSeconds}\``);
     // Brute-force protection: one window length for both counts, and how long an address stays known.
     expect(throttle.perLogin.windowSeconds).toBe(throttle.perAddress.windowSeconds);
     expect(text).toContain(`in two fixed windows of ${inWords(throttle.perAddress.windowSeconds)}`);

@@ -1931,7 +1931,7 @@ export interface components {
          */
         OAuthError: {
             /** @enum {string} */
-            error: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope" | "invalid_token" | "unsupported_token_type" | "slow_down" | "insufficient_scope" | "access_denied" | "authorization_pending" | "expired_token";
+            error: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope" | "invalid_token" | "unsupported_token_type" | "slow_down" | "insufficient_scope" | "access_denied" | "authorization_pending" | "expired_token" | "temporarily_unavailable";
             error_description?: string;
         };
         /**
@@ -3029,6 +3029,58 @@ export interface components {
                 "text/html": components["schemas"]["HtmlPage"];
             };
         };
+        /**
+         * @description The server cannot reach its store just now (its PostgreSQL database refused the connection, or gave no answer
+         *     within `--database-timeout`); nothing about the request was wrong. A change asked for was not acknowledged:
+         *     it may or may not have been made. Try again after `Retry-After` seconds. Only a database can be unreachable;
+         *     the JSON data file never answers this.
+         */
+        ServiceUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["StoreRetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "503 Service Unavailable"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /**
+         * @description The server cannot reach its store just now (RFC 6749 section 4.1.2.1's `temporarily_unavailable`, here at
+         *     every OAuth endpoint): the request was not handled, and no token, code or revocation came of it that the
+         *     client was told of. Try again after `Retry-After` seconds. Only a database can be unreachable.
+         */
+        OAuthTemporarilyUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["StoreRetryAfter"];
+                "Cache-Control": components["headers"]["NoStore"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "temporarily_unavailable",
+                 *       "error_description": "The server cannot reach its data just now; try again shortly."
+                 *     }
+                 */
+                "application/json": components["schemas"]["OAuthError"];
+            };
+        };
+        /** @description An HTML page saying the server cannot reach its store just now and to try again; `Retry-After` says when. Only a database can be unreachable. */
+        HtmlServiceUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["StoreRetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /** @example <!doctype html><html lang="en"><head><title>Temporarily unavailable - tokenbell</title></head><body><h1>Temporarily unavailable</h1><p>The server cannot reach its data just now.</p><p>What you sent may not have been saved: try again in a minute.</p><p><a href="/">Go to the tokenbell home page</a></p></body></html> */
+                "text/html": components["schemas"]["HtmlPage"];
+            };
+        };
     };
     parameters: {
         /**
@@ -3122,6 +3174,11 @@ export interface components {
          * @example 540
          */
         RetryAfter: number;
+        /**
+         * @description Seconds to wait before trying again while the store cannot be reached (RFC 9110 section 10.2.3).
+         * @example 5
+         */
+        StoreRetryAfter: number;
         /**
          * @description Token responses must not be cached (RFC 6749 section 5.1).
          * @example no-store
@@ -3218,6 +3275,7 @@ export interface operations {
             };
             302: components["responses"]["Redirect"];
             400: components["responses"]["HtmlError"];
+            503: components["responses"]["HtmlServiceUnavailable"];
         };
     };
     decideAuthorization: {
@@ -3237,6 +3295,7 @@ export interface operations {
             400: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlForbidden"];
             413: components["responses"]["HtmlPayloadTooLarge"];
+            503: components["responses"]["HtmlServiceUnavailable"];
         };
     };
     createToken: {
@@ -3277,6 +3336,7 @@ export interface operations {
             401: components["responses"]["OAuthInvalidClient"];
             413: components["responses"]["OAuthPayloadTooLarge"];
             429: components["responses"]["OAuthTooManyAttempts"];
+            503: components["responses"]["OAuthTemporarilyUnavailable"];
         };
     };
     authorizeDevice: {
@@ -3315,6 +3375,7 @@ export interface operations {
             };
             401: components["responses"]["OAuthInvalidClient"];
             413: components["responses"]["OAuthPayloadTooLarge"];
+            503: components["responses"]["OAuthTemporarilyUnavailable"];
         };
     };
     revokeToken: {
@@ -3344,6 +3405,7 @@ export interface operations {
             400: components["responses"]["OAuthBadRequest"];
             401: components["responses"]["OAuthInvalidClient"];
             413: components["responses"]["OAuthPayloadTooLarge"];
+            503: components["responses"]["OAuthTemporarilyUnavailable"];
         };
     };
     introspectToken: {
@@ -3373,6 +3435,7 @@ export interface operations {
             400: components["responses"]["OAuthBadRequest"];
             401: components["responses"]["OAuthInvalidClient"];
             413: components["responses"]["OAuthPayloadTooLarge"];
+            503: components["responses"]["OAuthTemporarilyUnavailable"];
         };
     };
     getTokenInfo: {
@@ -3395,6 +3458,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["OAuthInvalidToken"];
+            503: components["responses"]["OAuthTemporarilyUnavailable"];
         };
     };
     getJsonWebKeySet: {
@@ -3420,6 +3484,7 @@ export interface operations {
                     "application/json": components["schemas"]["JsonWebKeySet"];
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getAuthorizationServerMetadata: {
@@ -3474,6 +3539,7 @@ export interface operations {
             200: components["responses"]["UserInfo"];
             401: components["responses"]["OAuthInvalidToken"];
             403: components["responses"]["OAuthInsufficientScope"];
+            503: components["responses"]["OAuthTemporarilyUnavailable"];
         };
     };
     postUserInfo: {
@@ -3488,6 +3554,7 @@ export interface operations {
             200: components["responses"]["UserInfo"];
             401: components["responses"]["OAuthInvalidToken"];
             403: components["responses"]["OAuthInsufficientScope"];
+            503: components["responses"]["OAuthTemporarilyUnavailable"];
         };
     };
     showSignIn: {
@@ -3506,6 +3573,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["HtmlPage"];
+            503: components["responses"]["HtmlServiceUnavailable"];
         };
     };
     signIn: {
@@ -3527,6 +3595,7 @@ export interface operations {
             403: components["responses"]["HtmlForbidden"];
             413: components["responses"]["HtmlPayloadTooLarge"];
             429: components["responses"]["HtmlTooManyAttempts"];
+            503: components["responses"]["HtmlServiceUnavailable"];
         };
     };
     signOut: {
@@ -3545,6 +3614,7 @@ export interface operations {
             302: components["responses"]["Redirect"];
             403: components["responses"]["HtmlForbidden"];
             413: components["responses"]["HtmlPayloadTooLarge"];
+            503: components["responses"]["HtmlServiceUnavailable"];
         };
     };
     showDeviceVerification: {
@@ -3573,6 +3643,7 @@ export interface operations {
                 };
             };
             302: components["responses"]["Redirect"];
+            503: components["responses"]["HtmlServiceUnavailable"];
         };
     };
     decideDeviceAuthorization: {
@@ -3622,6 +3693,7 @@ export interface operations {
                     "text/html": components["schemas"]["HtmlPage"];
                 };
             };
+            503: components["responses"]["HtmlServiceUnavailable"];
         };
     };
     confirmDeviceAuthorization: {
@@ -3671,6 +3743,7 @@ export interface operations {
                     "text/html": components["schemas"]["HtmlPage"];
                 };
             };
+            503: components["responses"]["HtmlServiceUnavailable"];
         };
     };
     listApplications: {
@@ -3684,6 +3757,7 @@ export interface operations {
         responses: {
             200: components["responses"]["HtmlPage"];
             302: components["responses"]["Redirect"];
+            503: components["responses"]["HtmlServiceUnavailable"];
         };
     };
     createApplication: {
@@ -3704,6 +3778,7 @@ export interface operations {
             400: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlForbidden"];
             413: components["responses"]["HtmlPayloadTooLarge"];
+            503: components["responses"]["HtmlServiceUnavailable"];
         };
     };
     deleteApplication: {
@@ -3729,6 +3804,7 @@ export interface operations {
             403: components["responses"]["HtmlForbidden"];
             404: components["responses"]["HtmlNotFound"];
             413: components["responses"]["HtmlPayloadTooLarge"];
+            503: components["responses"]["HtmlServiceUnavailable"];
         };
     };
     revokeAuthorizedApplication: {
@@ -3754,6 +3830,7 @@ export interface operations {
             403: components["responses"]["HtmlForbidden"];
             404: components["responses"]["HtmlNotFound"];
             413: components["responses"]["HtmlPayloadTooLarge"];
+            503: components["responses"]["HtmlServiceUnavailable"];
         };
     };
     revokePasswordGrantAuthorization: {
@@ -3773,6 +3850,7 @@ export interface operations {
             403: components["responses"]["HtmlForbidden"];
             404: components["responses"]["HtmlNotFound"];
             413: components["responses"]["HtmlPayloadTooLarge"];
+            503: components["responses"]["HtmlServiceUnavailable"];
         };
     };
     listNotificationMail: {
@@ -3787,6 +3865,7 @@ export interface operations {
             200: components["responses"]["HtmlPage"];
             302: components["responses"]["Redirect"];
             404: components["responses"]["HtmlNotFound"];
+            503: components["responses"]["HtmlServiceUnavailable"];
         };
     };
     listPersonalAccessTokens: {
@@ -3800,6 +3879,7 @@ export interface operations {
         responses: {
             200: components["responses"]["HtmlPage"];
             302: components["responses"]["Redirect"];
+            503: components["responses"]["HtmlServiceUnavailable"];
         };
     };
     createPersonalAccessToken: {
@@ -3820,6 +3900,7 @@ export interface operations {
             400: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlForbidden"];
             413: components["responses"]["HtmlPayloadTooLarge"];
+            503: components["responses"]["HtmlServiceUnavailable"];
         };
     };
     revokePersonalAccessToken: {
@@ -3845,6 +3926,7 @@ export interface operations {
             403: components["responses"]["HtmlForbidden"];
             404: components["responses"]["HtmlNotFound"];
             413: components["responses"]["HtmlPayloadTooLarge"];
+            503: components["responses"]["HtmlServiceUnavailable"];
         };
     };
     showHome: {
@@ -3857,6 +3939,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["HtmlPage"];
+            503: components["responses"]["HtmlServiceUnavailable"];
         };
     };
     showDemoCallback: {
@@ -3874,6 +3957,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["HtmlPage"];
+            503: components["responses"]["HtmlServiceUnavailable"];
         };
     };
     getOpenApiDocument: {
@@ -4094,6 +4178,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getGlobalNotificationSettings: {
@@ -4116,6 +4201,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateGlobalNotificationSettings: {
@@ -4216,6 +4302,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["ApiPayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getGroup: {
@@ -4246,6 +4333,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["GroupNotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getProject: {
@@ -4276,6 +4364,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["ProjectNotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getGroupNotificationSettings: {
@@ -4298,6 +4387,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["GroupNotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateGroupNotificationSettings: {
@@ -4387,6 +4477,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["GroupNotFound"];
             413: components["responses"]["ApiPayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getProjectNotificationSettings: {
@@ -4409,6 +4500,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["ProjectNotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateProjectNotificationSettings: {
@@ -4498,6 +4590,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["ProjectNotFound"];
             413: components["responses"]["ApiPayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     emitNotificationEvent: {
@@ -4571,6 +4664,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["ApiPayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listNotificationMessages: {
@@ -4626,6 +4720,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["TestHelpersOff"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createTestUser: {
@@ -4663,6 +4758,7 @@ export interface operations {
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["TestHelpersOff"];
             413: components["responses"]["ApiPayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createTestGroup: {
@@ -4705,6 +4801,7 @@ export interface operations {
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["TestHelpersOff"];
             413: components["responses"]["ApiPayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createTestProject: {
@@ -4742,6 +4839,7 @@ export interface operations {
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["TestHelpersOff"];
             413: components["responses"]["ApiPayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     setTestMembership: {
@@ -4785,6 +4883,7 @@ export interface operations {
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["TestHelpersOff"];
             413: components["responses"]["ApiPayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createTestApplication: {
@@ -4827,6 +4926,7 @@ export interface operations {
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["TestHelpersOff"];
             413: components["responses"]["ApiPayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     mintAccessToken: {
@@ -4865,6 +4965,7 @@ export interface operations {
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["TestHelpersOff"];
             413: components["responses"]["ApiPayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     mintPersonalAccessToken: {
@@ -4903,6 +5004,7 @@ export interface operations {
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["TestHelpersOff"];
             413: components["responses"]["ApiPayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     authorizeHeadlessly: {
@@ -4943,6 +5045,7 @@ export interface operations {
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["TestHelpersOff"];
             413: components["responses"]["ApiPayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     decideDeviceAuthorizationHeadlessly: {
@@ -4987,6 +5090,7 @@ export interface operations {
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["TestHelpersOff"];
             413: components["responses"]["ApiPayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getAutoApproval: {
@@ -5010,6 +5114,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["TestHelpersOff"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     setAutoApproval: {
@@ -5044,6 +5149,7 @@ export interface operations {
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["TestHelpersOff"];
             413: components["responses"]["ApiPayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getTestClock: {
@@ -5067,6 +5173,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["TestHelpersOff"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     advanceTestClock: {
@@ -5101,6 +5208,7 @@ export interface operations {
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["TestHelpersOff"];
             413: components["responses"]["ApiPayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     resetTestState: {
@@ -5123,6 +5231,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["TestHelpersOff"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listRecordedRequests: {
@@ -5158,6 +5267,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["TestHelpersOff"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     clearRecordedRequests: {
@@ -5179,6 +5289,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["TestHelpersOff"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listFaults: {
@@ -5202,6 +5313,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["TestHelpersOff"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     queueFault: {
@@ -5231,6 +5343,7 @@ export interface operations {
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["TestHelpersOff"];
             413: components["responses"]["ApiPayloadTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     clearFaults: {
@@ -5252,6 +5365,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["TestHelpersOff"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

@@ -1,7 +1,9 @@
 // One error handler turns every failure into the answer its caller expects: RFC 6749 JSON on the OAuth endpoints,
 // `{"message": ...}` on the API, an HTML page in the browser. Nothing from inside (stack, secret, cause) leaks out.
 import type { ErrorRequestHandler, Request } from 'express';
+import { limits } from '../config.js';
 import { LoginThrottledError } from '../domain/login-throttle.js';
+import { StoreUnavailableError } from '../domain/storage/index.js';
 import { InputError } from '../explained-error.js';
 import { OAuthError } from '../domain/oauth/errors.js';
 import { type GrantRegistry, grantRegistry } from '../domain/oauth/grants.js';
@@ -54,6 +56,7 @@ const reasons: Record<number, string> = {
   413: 'Request Entity Too Large',
   415: 'Unsupported Media Type',
   429: 'Too Many Requests',
+  503: 'Service Unavailable',
 };
 
 /** Where the validator says a problem is (`/query/level`); other items carry the request path instead. */
@@ -87,6 +90,7 @@ function statusOf(err: HttpLikeError): number {
 function oauthErrorFor(err: unknown, req: Request, status: number, grants: GrantRegistry): OAuthError {
   if (err instanceof OAuthError) return err;
   if (err instanceof LoginThrottledError) return new OAuthError('invalid_request', err.message, { status: 429 });
+  if (err instanceof StoreUnavailableError) return new OAuthError('temporarily_unavailable', 'The server cannot reach its data just now; try again shortly.', { status: 503 });
   const grantType = (req.body as Record<string, unknown> | undefined)?.grant_type;
   const endpoint = oauthEndpointOf(req.path);
   if (endpoint === 'token' && typeof grantType === 'string') {
@@ -103,6 +107,13 @@ function oauthErrorFor(err: unknown, req: Request, status: number, grants: Grant
   });
 }
 
+function statusFor(err: unknown, e: HttpLikeError): number {
+  if (err instanceof OAuthError || err instanceof HttpError) return err.status;
+  if (err instanceof LoginThrottledError) return 429;
+  if (err instanceof StoreUnavailableError) return 503;
+  return err instanceof InputError ? 400 : statusOf(e);
+}
+
 export function errorHandler(
   log: (message: string) => void = (m) => console.error(m),
   grants: GrantRegistry = grantRegistry(),
@@ -111,9 +122,13 @@ export function errorHandler(
   return (err: unknown, req, res, next) => {
     if (res.headersSent) return next(err);
     const e = (err ?? {}) as HttpLikeError;
-    const status =
-      err instanceof OAuthError || err instanceof HttpError ? err.status : err instanceof LoginThrottledError ? 429 : err instanceof InputError ? 400 : statusOf(e);
-    if (status >= 500) log(`${req.method} ${req.path} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    const status = statusFor(err, e);
+    if (err instanceof StoreUnavailableError) {
+      // An outage fails every request alike: the request log's line says it once, as a warning, with the request id
+      // (operations.ts), rather than a stack per request here.
+      res.locals.storeUnavailable = err;
+      res.set('Retry-After', String(limits.storeRetryAfterSeconds));
+    } else if (status >= 500) log(`${req.method} ${req.path} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
 
     // RFC 6749 has no error code for "too many attempts", and slow_down belongs to the device flow's polling
     // (RFC 8628); invalid_request ("otherwise malformed") with 429 and Retry-After tells a client not to retry as is.
@@ -153,6 +168,7 @@ const pageTitles: Record<number, string> = {
   405: 'This page cannot be used that way',
   413: 'What was sent is too large',
   429: 'Too many attempts',
+  503: 'Temporarily unavailable',
 };
 
 function pageMessage(err: unknown, status: number): string {
@@ -160,6 +176,7 @@ function pageMessage(err: unknown, status: number): string {
   if (status === 403) return 'The form was sent without the proof that it came from this site, or that proof has expired.';
   if (status === 404) return 'There is no page at this address.';
   if (status === 413) return 'The form sent more than this server accepts.';
+  if (err instanceof StoreUnavailableError) return 'The server cannot reach its data just now.';
   if (status >= 500) return 'The server could not handle the request. Try again later.';
   return `The request could not be handled: ${describeValidationProblem(err as HttpLikeError)}.`;
 }
@@ -169,6 +186,7 @@ function pageAdvice(err: unknown, status: number): string | undefined {
   if (status === 403) return 'Go back, reload the page and try again.';
   if (status === 404) return 'Check the address, or start again from the home page.';
   if (status === 413) return 'Go back, shorten what you entered and try again.';
+  if (err instanceof StoreUnavailableError) return 'What you sent may not have been saved: try again in a minute.';
   if (status === 400) return 'The link or form that brought you here is incomplete or damaged. If an application sent you here, tell its developer.';
   return undefined;
 }

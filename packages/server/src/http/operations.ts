@@ -165,8 +165,11 @@ export function requestLogger({ level, pretty, destination }: RequestLogOptions)
         res: { statusCode: status },
         responseTime: Date.now() - started,
       };
+      const unavailable = res.locals.storeUnavailable as Error | undefined;
       // A client that goes away before the answer is not the server's failure.
       if (status === null) logger.warn(line, 'request aborted');
+      // Not the server's fault but its store's, and alike for every request while it lasts: a warning, without a stack.
+      else if (unavailable !== undefined) logger.warn({ ...line, err: unavailable }, 'store unavailable');
       else if (status >= 500) logger.error({ ...line, err: new Error(`failed with status code ${status}`) }, 'request errored');
       else logger[status >= 400 ? 'warn' : 'info'](line, 'request completed');
     };

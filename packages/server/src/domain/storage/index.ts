@@ -31,6 +31,7 @@ export type * from './signing-keys.js';
 export * from './refusals.js';
 export * from './throttle.js';
 export type * from './tokens.js';
+export * from './unavailable.js';
 export type * from './users.js';
 
 export interface Storage {

@@ -8,6 +8,7 @@ import { ExplainedError } from '../../explained-error.js';
 import { appliedMigrations, checkNotNewer, knownMigrations, migrate } from './migrate.js';
 import { postgresStorage } from './storage.js';
 import { postgresThrottleBacking } from './throttle.js';
+import { guardStorage, guardThrottleBacking } from './unavailable.js';
 
 export class DatabaseError extends ExplainedError {
   override name = 'DatabaseError';
@@ -63,8 +64,8 @@ export async function openPostgresBackend({ url, poolSize, timeoutSeconds, migra
     } finally {
       client.release();
     }
-    const storage = postgresStorage(pool, { describe: where });
-    return { storage, sessionSecret: await storage.maintenance.instanceSecret('session_key'), throttleBacking: postgresThrottleBacking(pool) };
+    const storage = guardStorage(postgresStorage(pool, { describe: where }));
+    return { storage, sessionSecret: await storage.maintenance.instanceSecret('session_key'), throttleBacking: guardThrottleBacking(postgresThrottleBacking(pool)) };
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw error;
