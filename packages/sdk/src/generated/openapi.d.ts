@@ -125,8 +125,9 @@ export interface paths {
          * @description Revokes the token and the other member of its pair. A client authenticates by body parameters or HTTP Basic
          *     and may revoke only the tokens issued to it (`unauthorized_client` otherwise); for an unknown, expired or
          *     already revoked token it gets 200 too (RFC 7009 section 2.2). Without client authentication only a token of
-         *     the password grant without a client can be revoked, by presenting it; any other token, unknown ones included,
-         *     is answered `invalid_client` alike, so an unauthenticated caller learns nothing about tokens of clients.
+         *     the password grant without a client can be revoked, by presenting it; every other token, live or unknown,
+         *     is answered 200 `{}` alike and left as it was, so an unauthenticated caller learns nothing about tokens of
+         *     clients. `invalid_client` answers only client credentials that were presented and are wrong.
          */
         post: operations["revokeToken"];
         delete?: never;

@@ -3,7 +3,7 @@ import type { components } from '@tokenbell/sdk';
 import type { Storage } from '../storage/index.js';
 import type { AccessTokenRecord, ApplicationRecord } from '../storage/records.js';
 import { digest } from '../secrets.js';
-import { OAuthError, invalidClient } from './errors.js';
+import { OAuthError } from './errors.js';
 import { formatScope } from './scopes.js';
 import { isExpired } from './tokens.js';
 import { activeUser } from '../users.js';
@@ -27,10 +27,10 @@ async function findEitherToken(storage: Storage, token: string, hint: Hint): Pro
  * answered as success (section 2.2); a token of another client is refused (`unauthorized_client`).
  *
  * Without client authentication only a token issued without a client (the anonymous password grant) can be
- * revoked, by whoever presents it; it could be tried at the API anyway. Anything else, unknown or issued to a
- * client, is answered `invalid_client` alike, so an unauthenticated caller cannot tell a live refresh token from
- * a made-up one. A public client names itself by its client_id alone, which anyone can send: a token issued to
- * another client is answered to it as an unknown one (success, nothing revoked), for the same reason.
+ * revoked, by whoever presents it; it could be tried at the API anyway. Every other token, unknown or issued to a
+ * client, is answered as an unknown one (success, nothing revoked): any answer that differed would tell an
+ * unauthenticated caller a live token from a made-up one. A public client names itself by its client_id alone,
+ * which anyone can send, so it is answered the same way for a token of another client.
  */
 export async function revokeToken(
   storage: Storage,
@@ -39,11 +39,10 @@ export async function revokeToken(
   now: number,
 ): Promise<void> {
   const found = await findEitherToken(storage, params.token, params.token_type_hint);
-  if (client === null && found?.record.application_id !== null) throw invalidClient();
   if (!found || found.record.revoked_at !== null) return;
   const { record } = found;
   if (record.application_id !== null && record.application_id !== client?.id) {
-    if (client && !isConfidential(client)) return;
+    if (client === null || !isConfidential(client)) return;
     throw new OAuthError('unauthorized_client', 'The token was issued to another client; only that client may revoke it.');
   }
   await storage.tokens.revoke(record.id, now);
