@@ -308,3 +308,90 @@ describe('hostile input on every operation of the document', () => {
     expect((await fetch(`${server.baseUrl}/api/v3/user`, { headers: { 'private-token': seed.jsmith.pat } })).status).toBe(200);
   }, 60_000);
 });
+
+// U+0000 and lone surrogates are valid in a JavaScript string (a percent-escape or a JSON escape makes them) but are
+// no text to PostgreSQL, which refuses the first and cannot be sent the second. Each case is answered as its harmless
+// look-alike is (an unknown login, client, token or group), on both stores, and a wrong login of this kind counts.
+describe('text PostgreSQL cannot hold: U+0000 and lone surrogates', () => {
+  const perLogin = 3;
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ throttlePolicy: { perAddress: { failures: 100, windowSeconds: 600 }, perLogin: { failures: perLogin, windowSeconds: 600 }, knownAddressSeconds: 3600 } });
+  });
+  afterAll(() => s.close());
+
+  const formOf = (params: Record<string, string>) => ({ 'content-type': 'application/x-www-form-urlencoded', body: new URLSearchParams(params).toString() });
+  const jsonOf = (params: Record<string, string>) => ({ 'content-type': 'application/json', body: JSON.stringify(params) });
+  const send = async (method: string, path: string, sent: { 'content-type'?: string; body?: string } = {}, headers: Record<string, string> = {}) => {
+    const { body, ...contentType } = sent;
+    const response = await rawRequest(s.baseUrl, method, path, { ...contentType, ...headers }, body);
+    return { status: response.status, body: response.body, challenge: response.headers['www-authenticate'] };
+  };
+  const client = { client_id: seed.client.id, client_secret: seed.client.secret };
+  const pat = { 'private-token': seed.jsmith.pat };
+
+  it('answers each as its look-alike, never 5xx', async () => {
+    // [hostile, look-alike]: the same request with the hostile text, and with an ordinary text nothing matches.
+    const cases: Array<[string, () => ReturnType<typeof send>, () => ReturnType<typeof send>]> = [];
+    const both = (name: string, request: (text: string) => ReturnType<typeof send>, hostile: string, plain: string) => cases.push([name, () => request(hostile), () => request(plain)]);
+    for (const [hostile, plain] of [['a\0b', 'a-b'], ['a\ud800b', 'a-b'], ['\udfff', '-']] as const) {
+      both('client_id', (t) => send('POST', '/oauth/token', jsonOf({ grant_type: 'client_credentials', client_id: t, client_secret: 'x' })), hostile, plain);
+      both('introspected token', (t) => send('POST', '/oauth/introspect', jsonOf({ token: t, ...client })), hostile, plain);
+      both('revoked token', (t) => send('POST', '/oauth/revoke', jsonOf({ token: t })), hostile, plain);
+      both('refresh token', (t) => send('POST', '/oauth/token', jsonOf({ grant_type: 'refresh_token', refresh_token: t, ...client })), hostile, plain);
+      both('device client_id', (t) => send('POST', '/oauth/authorize_device', jsonOf({ client_id: t })), hostile, plain);
+    }
+    for (const [hostile, plain] of [['a%00b', 'a-b'], ['%00', '-']] as const) {
+      both('group path', (t) => send('GET', `/api/v3/groups/${t}/notification_settings`, {}, pat), hostile, plain);
+      both('project path', (t) => send('GET', `/api/v3/projects/opensource%2F${t}/notification_settings`, {}, pat), hostile, plain);
+      both('access_token query', (t) => send('GET', `/api/v3/user?access_token=${t}`), hostile, plain);
+      both('private_token query', (t) => send('GET', `/api/v3/user?private_token=${t}`), hostile, plain);
+      both('token info', (t) => send('GET', `/oauth/token/info?access_token=${t}`), hostile, plain);
+      both('authorize client_id', (t) => send('GET', `/oauth/authorize?response_type=code&client_id=${t}&redirect_uri=${encodeURIComponent(seed.redirectUri)}`), hostile, plain);
+      both('device user_code', (t) => send('GET', `/oauth/device?user_code=${t}`), hostile, plain);
+    }
+    for (const [name, hostile, plain] of cases) {
+      const [answer, alike] = [await hostile(), await plain()];
+      expect(answer.status, `${name}: ${answer.body.slice(0, 300)}`).toBeLessThan(500);
+      expect({ status: answer.status, challenge: answer.challenge }, name).toEqual({ status: alike.status, challenge: alike.challenge });
+    }
+    expect(s.logs).toEqual([]);
+  });
+
+  it('answers a login with them as any wrong login, on the password grant and the sign-in form, and counts it', async () => {
+    const grant = (username: string, as: typeof formOf) => send('POST', '/oauth/token', as({ grant_type: 'password', username, password: seed.jsmith.password }));
+    const wrong = await grant('nobody-here', formOf);
+    for (const [username, as] of [['jsm\0ith', formOf], ['jsmith\0', jsonOf], ['jsm\ud800ith', jsonOf]] as const) {
+      for (let attempt = 0; attempt < perLogin; attempt++) expect(await grant(username, as), `${JSON.stringify(username)}, attempt ${attempt + 1}`).toEqual(wrong);
+      expect((await grant(username, as)).status, JSON.stringify(username)).toBe(429);
+    }
+    const agent = new Agent(s.baseUrl);
+    const wrongForm = await signIn(agent, 'nobody-there', 'x');
+    const hostileForm = await signIn(agent, 'someone\0', 'x');
+    expect(hostileForm.status).toBe(wrongForm.status);
+    expect(await hostileForm.text()).toContain('Invalid login or password.');
+    for (let attempt = 1; attempt < perLogin; attempt++) await signIn(agent, 'someone\0', 'x');
+    expect((await signIn(agent, 'someone\0', 'x')).status).toBe(429);
+    expect(s.logs).toEqual([]);
+  });
+
+  it('refuses to write them on PostgreSQL as a bad value of the form (the file store keeps them), never 5xx', async () => {
+    const agent = new Agent(s.baseUrl);
+    expect((await signIn(agent, seed.jsmith.username, seed.jsmith.password)).status).toBe(302);
+    const csrf = csrfOf(await (await agent.get('/profile/applications')).text());
+    const writes = [
+      () => agent.post('/profile/applications', { _csrf: csrf, name: 'app\0', redirect_uri: 'https://app.example/cb' }),
+      () => agent.post('/profile/personal_access_tokens', { _csrf: csrf, name: 'token\0', scopes: 'api' }),
+    ];
+    for (const write of writes) {
+      const response = await write();
+      const page = await response.text();
+      if (s.kind === 'file') expect(response.status, page.slice(0, 300)).toBe(201);
+      else {
+        expect(response.status, page.slice(0, 300)).toBe(400);
+        expect(page).toContain('must not contain U+0000 or half of a surrogate pair');
+      }
+    }
+    expect(s.logs).toEqual([]);
+  });
+});

@@ -26,6 +26,15 @@ describe.each(everyBackend)('users on %s', (name) => {
     expect(await storage.users.byUsername('js\0mith')).toBeUndefined();
   });
 
+  it('finds no user by a name with half of a surrogate pair, not even one with U+FFFD where the half stands', async () => {
+    const { storages: [storage] } = await open(name);
+    // UTF-8 has no encoding for the half: PostgreSQL would be sent U+FFFD in its place, and find this user.
+    const replaced = await storage.users.create(newUser('jsm\ufffdith', { email: 'replaced@example.com' }));
+    expect(await storage.users.byUsername('jsm\ud800ith')).toBeUndefined();
+    expect(await storage.users.byLogin('jsm\udfffith')).toBeUndefined();
+    expect(await storage.users.byUsername('jsm\ufffdith')).toEqual(replaced);
+  });
+
   it("answers the user whose username is the login before one whose e-mail address is; ids grow", async () => {
     const { storages: [storage] } = await open(name);
     const byMail = await storage.users.create(newUser('first', { email: 'Carol' }));

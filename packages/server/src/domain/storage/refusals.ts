@@ -20,5 +20,7 @@ export const refusal = {
   userCode: () => taken('user_code', 'this code is already in use'),
   unknownMember: (field: 'user_id' | 'group_id' | 'project_id', id: number) => new InputError(field, `there is no ${field.slice(0, -3)} with id ${id}`, 'unknown'),
   unknownNamespace: (namespace: string) => new InputError('namespace', `${quoted(namespace)} is neither a group's path nor a username`, 'unknown'),
+  /** Text no store may hold, whatever the field: U+0000 or half of a surrogate pair (PostgreSQL's UTF-8 has neither). */
+  text: () => new InputError('text', 'must not contain U+0000 or half of a surrogate pair'),
   unknownSeedUser: (username: string) => new InputError('username', `there is no user ${quoted(username)}`, 'unknown'),
 };

@@ -7,6 +7,7 @@ import { defaultOf } from '../../config.js';
 import { ExplainedError } from '../../explained-error.js';
 import { appliedMigrations, checkNotNewer, knownMigrations, migrate } from './migrate.js';
 import { postgresStorage } from './storage.js';
+import { TextOnlyClient } from './text-only-client.js';
 import { postgresThrottleBacking } from './throttle.js';
 import { guardStorage, guardThrottleBacking } from './unavailable.js';
 
@@ -46,7 +47,7 @@ export function poolOptions({ url, poolSize, timeoutSeconds = Number(defaultOf('
 export async function openPostgresBackend({ url, poolSize, timeoutSeconds, migrate: runMigrations }: PostgresBackendOptions): Promise<Backend> {
   const where = describeDatabase(url);
   if (runMigrations) await migrate(url);
-  const pool = new pg.Pool(poolOptions({ url, poolSize, timeoutSeconds }));
+  const pool = new pg.Pool({ ...poolOptions({ url, poolSize, timeoutSeconds }), Client: TextOnlyClient });
   // An idle connection the server drops (a restart, a failover) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   try {

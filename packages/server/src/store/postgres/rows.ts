@@ -12,9 +12,12 @@ export const epoch = (time: Timestamp) => Math.floor((typeof time === 'string' ?
 export type Bigint = string | number;
 export type Timestamp = Date | string;
 // What the file store cannot find, PostgreSQL must not fail on: a NaN id from a route parameter is no bigint, and a
-// NUL character is no text, so either would be an error there instead of "not found".
+// NUL character is no text, so either would be an error there instead of "not found". Half of a surrogate pair (a
+// JSON escape makes one) is no text either: UTF-8 cannot encode it, so pg would send U+FFFD in its place, and a
+// lookup would find a row the file store does not. Every lookup asks isText first; TextOnlyClient refuses the rest.
 export const isId = (id: number) => Number.isSafeInteger(id);
-export const isText = (text: string) => !text.includes('\0');
+const notText = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+export const isText = (text: string) => !notText.test(text);
 
 export interface UserRow {
   id: Bigint;

@@ -5,12 +5,24 @@
 // holding them knows (domain/login-throttle.ts).
 import type pg from 'pg';
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
+import { createHash } from 'node:crypto';
 import { knownAddressesPerAccount, type ThrottleBacking } from '../../domain/storage/index.js';
+import { isText } from './rows.js';
+
+/**
+ * A login is counted under its own name, and a login no row can hold (isText) must be counted too, not fail the
+ * sign-in: its count goes under the login's digest instead, a key no other login's count has (theirs are the text).
+ */
+class TextKeyedLimiter extends RateLimiterPostgres {
+  override getKey(key: string | number): string {
+    return isText(String(key)) ? super.getKey(key) : super.getKey(`sha256:${createHash('sha256').update(Buffer.from(String(key), 'utf16le')).digest('hex')}`);
+  }
+}
 
 export function postgresThrottleBacking(pool: pg.Pool): ThrottleBacking {
   return {
     // The table comes from the migrations, so the limiter neither creates it nor waits to.
-    limiter: (options) => new RateLimiterPostgres({ ...options, storeClient: pool, storeType: 'pool', tableName: 'rate_limits', tableCreated: true }),
+    limiter: (options) => new TextKeyedLimiter({ ...options, storeClient: pool, storeType: 'pool', tableName: 'rate_limits', tableCreated: true }),
     addresses: {
       async wasUsedSince(userId, address, sinceMs) {
         const { rows } = await pool.query('SELECT 1 FROM sign_in_addresses WHERE user_id = $1 AND address = $2 AND seen_at >= $3', [userId, address, new Date(sinceMs)]);
