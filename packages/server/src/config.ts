@@ -76,12 +76,12 @@ export const settings = [
   { flag: 'database-url', arg: 'URL', env: 'DATABASE_URL', default: 'none', help: 'keep data in PostgreSQL instead of the data file, shared by every instance on it (postgres://USER:PASSWORD@HOST:PORT/DB; TLS options in the URL)' },
   { flag: 'database-pool-size', arg: 'N', env: 'TOKENBELL_DATABASE_POOL_SIZE', default: '10', help: 'connections to the database this instance keeps at most' },
   { flag: 'database-timeout', arg: 'SECONDS', env: 'TOKENBELL_DATABASE_TIMEOUT', default: '5', help: 'longest wait for the database (a connection, a free one in the pool, a statement) before a request answers 503' },
-  { flag: 'migrate', env: 'TOKENBELL_MIGRATE', default: 'off', help: 'bring the database schema up to date before serving (true to turn on), as tokenbell migrate does' },
+  { flag: 'migrate', env: 'TOKENBELL_MIGRATE', default: 'off', help: 'bring the database schema up to date before serving (1/true/yes/on to turn on), as tokenbell migrate does' },
   { flag: 'token-ttl', arg: 'N', env: 'TOKENBELL_TOKEN_TTL', default: '7200', help: 'access token lifetime (expires_in), seconds' },
   { flag: 'id-token-ttl', arg: 'N', env: 'TOKENBELL_ID_TOKEN_TTL', default: '120', help: 'OpenID Connect id_token lifetime, seconds (at most 86400)' },
   { flag: 'base-url', arg: 'URL', env: 'TOKENBELL_BASE_URL', default: 'http://HOST:PORT', help: 'public base URL: the issuer and every absolute link' },
   { flag: 'seed', arg: 'FILE', env: 'TOKENBELL_SEED', default: 'none', help: 'load users, groups, projects and applications from a JSON fixture' },
-  { flag: 'validate-responses', env: 'TOKENBELL_VALIDATE_RESPONSES', default: 'off', help: 'validate every response against the OpenAPI document (true to turn on)' },
+  { flag: 'validate-responses', env: 'TOKENBELL_VALIDATE_RESPONSES', default: 'off', help: 'validate every response against the OpenAPI document (1/true/yes/on to turn on)' },
   { flag: 'trust-proxy', arg: 'VALUE', env: 'TOKENBELL_TRUST_PROXY', default: 'false', help: 'proxies trusted for X-Forwarded-For/-Proto: a hop count, addresses or subnets (loopback, 10.0.0.0/8), true' },
   { flag: 'introspection-clients', arg: 'IDS', env: 'TOKENBELL_INTROSPECTION_CLIENTS', default: 'none', help: 'App IDs (comma-separated) of resource servers that may introspect every token' },
   { flag: 'password-grant', arg: 'any|clients|off', env: 'TOKENBELL_PASSWORD_GRANT', default: 'any', help: 'who may use the password grant: anyone (the spec), authenticated clients, nobody' },
@@ -91,7 +91,7 @@ export const settings = [
   { flag: 'smtp-url', arg: 'URL', env: 'TOKENBELL_SMTP_URL', default: 'none', help: 'send notification mail through this SMTP server (smtp://USER:PASSWORD@HOST:PORT, smtps:// for TLS); without it, each message is a log line' },
   { flag: 'mail-from', arg: 'ADDRESS', env: 'TOKENBELL_MAIL_FROM', default: 'tokenbell <notifications@HOST>', help: 'the From address of notification mail (HOST: the base URL\'s host name)' },
   { flag: 'shutdown-timeout', arg: 'SECONDS', env: 'TOKENBELL_SHUTDOWN_TIMEOUT', default: '10', help: 'on SIGTERM or SIGINT, how long requests in flight may take to finish before their connections are cut' },
-  { flag: 'test-helpers', env: 'TOKENBELL_TEST_HELPERS', default: 'off', help: 'serve the test-helper API for administrators (shape state, mint tokens, move the clock, reset, the request journal, faults, notification events and mail); never in production (true to turn on)' },
+  { flag: 'test-helpers', env: 'TOKENBELL_TEST_HELPERS', default: 'off', help: 'serve the test-helper API for administrators (shape state, mint tokens, move the clock, reset, the request journal, faults, notification events and mail); never in production (1/true/yes/on to turn on)' },
 ] as const satisfies readonly { flag: string; arg?: string; env: string | undefined; default: string; help: string }[];
 
 type Flag = (typeof settings)[number]['flag'];
@@ -141,97 +141,150 @@ export const limits = {
   },
 } as const;
 
-function positiveInteger(name: string, value: string): number {
+/** A value and what to blame for it in a message: the flag, or the environment variable it came from. */
+interface Given {
+  value: string;
+  name: string;
+}
+
+function positiveInteger({ name, value }: Given): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new ConfigError(`${name} must be a positive integer, got "${value}"`);
   return Number(value);
+}
+
+/** `1`, `true`, `yes`, `on` or their opposites, in any case; anything else is a mistake worth naming. */
+export function switchFrom({ name, value }: Given): boolean {
+  if (/^(1|true|yes|on)$/i.test(value)) return true;
+  if (/^(0|false|no|off)$/i.test(value)) return false;
+  throw new ConfigError(`${name} must be true or false (also 1/0, yes/no, on/off), got "${value}"`);
 }
 
 export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
   // Parsed as every command's flags are, so `tokenbell --prot 80` fails as `tokenbell users --prot` does.
   const flags = Object.fromEntries(settings.map((s) => [s.flag, 'arg' in s ? 'string' : 'boolean'])) as Record<Flag, 'string' | 'boolean'>;
   const { values } = parseFlags(argv, { ...flags, help: 'boolean' });
-  /** The flag, else its environment variable, else undefined. */
-  const given = (flag: Flag): string | undefined => {
+  /** The flag, else its environment variable (each named as given, for the messages), else undefined. */
+  const given = (flag: Flag): Given | undefined => {
     const value = values[flag];
-    if (typeof value === 'string') return value;
+    if (typeof value === 'string') return { value, name: `--${flag}` };
     const variable = settings.find((s) => s.flag === flag)!.env;
-    return variable === undefined ? undefined : env[variable];
+    return variable === undefined || env[variable] === undefined ? undefined : { value: env[variable], name: variable };
   };
-  const read = (flag: Flag): string => given(flag) ?? defaultOf(flag);
+  const read = (flag: Flag): Given => given(flag) ?? { value: defaultOf(flag), name: `--${flag}` };
+  // A switch is on as a flag, or as its variable says.
+  const on = (flag: Flag): boolean => values[flag] === true || switchFrom(given(flag) ?? { value: 'false', name: '' });
 
   if (values.memory && values.data !== undefined) throw new ConfigError('--memory and --data contradict each other: keep data in memory, or in the file --data names, not both');
-  const databaseUrl = given('database-url') ?? null;
-  if (databaseUrl !== null) {
-    if (values.memory || values.data !== undefined) throw new ConfigError(`--database-url and ${values.memory ? '--memory' : '--data'} contradict each other: keep data in PostgreSQL or in a file, not both`);
-    if (!/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ConfigError('--database-url must be a postgres:// or postgresql:// URL');
+  const database = given('database-url');
+  if (database !== undefined && (values.memory || values.data !== undefined)) {
+    throw new ConfigError(`${database.name} and ${values.memory ? '--memory' : '--data'} contradict each other: keep data in PostgreSQL or in a file, not both`);
   }
-  const migrate = values.migrate === true || env.TOKENBELL_MIGRATE === 'true';
+  const databaseUrl = database === undefined ? null : databaseUrlFrom(database);
+  const migrate = on('migrate');
   if (migrate && databaseUrl === null) throw new ConfigError('--migrate needs --database-url (or DATABASE_URL): the data file needs no migration');
-  const port = positiveInteger('--port', read('port'));
-  if (port > 65535) throw new ConfigError(`--port must be at most 65535, got ${port}`);
+  const port = positiveInteger(read('port'));
+  if (port > 65535) throw new ConfigError(`${read('port').name} must be at most 65535, got ${port}`);
   const host = read('host');
-  const baseUrl = (given('base-url') ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  const baseUrl = baseUrlFrom(given('base-url'), host, port);
+  return {
+    port,
+    host: host.value,
+    dataFile: values.memory || databaseUrl !== null ? null : read('data').value,
+    databaseUrl,
+    databasePoolSize: positiveInteger(read('database-pool-size')),
+    databaseTimeout: positiveInteger(read('database-timeout')),
+    migrate,
+    tokenTtl: positiveInteger(read('token-ttl')),
+    codeTtl: limits.codeTtlSeconds,
+    idTokenTtl: idTokenTtlFrom(read('id-token-ttl')),
+    baseUrl,
+    seedFile: given('seed')?.value ?? null,
+    validateResponses: on('validate-responses'),
+    bodyLimit: limits.bodyLimit,
+    secureCookies: baseUrl.startsWith('https:'),
+    trustProxy: trustProxyFrom(read('trust-proxy')),
+    introspectionClients: (given('introspection-clients')?.value ?? '')
+      .split(',')
+      .map((id) => id.trim())
+      .filter((id) => id !== ''),
+    passwordGrant: oneOf(passwordGrantSettings, read('password-grant')),
+    sessionLifetime: positiveInteger(read('session-lifetime')),
+    monitoringAllowlist: addressList(read('monitoring-allowlist')),
+    logLevel: oneOf(logLevels, read('log-level')),
+    testHelpers: on('test-helpers'),
+    smtpUrl: smtpUrlFrom(given('smtp-url')),
+    mailFrom: given('mail-from')?.value ?? `tokenbell <notifications@${new URL(baseUrl).hostname}>`,
+    shutdownTimeout: positiveInteger(read('shutdown-timeout')),
+  };
+}
+
+function idTokenTtlFrom(given: Given): number {
+  const ttl = positiveInteger(given);
+  // A key that signed an id_token is published for a day after rotation (domain/oidc/signing-keys.ts): a token must
+  // not outlive the key that verifies it.
+  if (ttl > 86_400) throw new ConfigError(`${given.name} must be at most 86400 (a day, as long as a retired signing key stays published), got ${ttl}`);
+  return ttl;
+}
+
+/**
+ * The public base URL: as given, or made of --host and --port, when a bad host is --host's mistake to name.
+ */
+function baseUrlFrom(given: Given | undefined, host: Given, port: number): string {
+  const { value, name } = given ?? { value: `http://${host.value.includes(':') ? `[${host.value}]` : host.value}:${port}`, name: host.name };
+  const baseUrl = value.replace(/\/+$/, '');
   let protocol: string;
   try {
     protocol = new URL(baseUrl).protocol;
   } catch {
-    throw new ConfigError(`--base-url must be an absolute URL, got "${baseUrl}"`);
+    if (given === undefined) throw new ConfigError(`${host.name} must be a host name or an IP address, got "${host.value}"`);
+    throw new ConfigError(`${name} must be an absolute URL, got "${baseUrl}"`);
   }
-  if (protocol !== 'http:' && protocol !== 'https:') throw new ConfigError(`--base-url must be an http or https URL, got "${baseUrl}"`);
-  return {
-    port,
-    host,
-    dataFile: values.memory || databaseUrl !== null ? null : read('data'),
-    databaseUrl,
-    databasePoolSize: positiveInteger('--database-pool-size', read('database-pool-size')),
-    databaseTimeout: positiveInteger('--database-timeout', read('database-timeout')),
-    migrate,
-    tokenTtl: positiveInteger('--token-ttl', read('token-ttl')),
-    codeTtl: limits.codeTtlSeconds,
-    idTokenTtl: idTokenTtlFrom(read('id-token-ttl')),
-    baseUrl,
-    seedFile: given('seed') ?? null,
-    validateResponses: values['validate-responses'] === true || env.TOKENBELL_VALIDATE_RESPONSES === 'true',
-    bodyLimit: limits.bodyLimit,
-    secureCookies: baseUrl.startsWith('https:'),
-    trustProxy: trustProxyFrom(read('trust-proxy')),
-    introspectionClients: (given('introspection-clients') ?? '')
-      .split(',')
-      .map((id) => id.trim())
-      .filter((id) => id !== ''),
-    passwordGrant: oneOf('--password-grant', passwordGrantSettings, read('password-grant')),
-    sessionLifetime: positiveInteger('--session-lifetime', read('session-lifetime')),
-    monitoringAllowlist: addressList('--monitoring-allowlist', read('monitoring-allowlist')),
-    logLevel: oneOf('--log-level', logLevels, read('log-level')),
-    testHelpers: values['test-helpers'] === true || env.TOKENBELL_TEST_HELPERS === 'true',
-    smtpUrl: smtpUrlFrom(given('smtp-url')),
-    mailFrom: given('mail-from') ?? `tokenbell <notifications@${new URL(baseUrl).hostname}>`,
-    shutdownTimeout: positiveInteger('--shutdown-timeout', read('shutdown-timeout')),
-  };
+  if (protocol !== 'http:' && protocol !== 'https:') throw new ConfigError(`${name} must be an http or https URL, got "${baseUrl}"`);
+  return baseUrl;
 }
 
-function idTokenTtlFrom(value: string): number {
-  const ttl = positiveInteger('--id-token-ttl', value);
-  // A key that signed an id_token is published for a day after rotation (domain/oidc/signing-keys.ts): a token must
-  // not outlive the key that verifies it.
-  if (ttl > 86_400) throw new ConfigError(`--id-token-ttl must be at most 86400 (a day, as long as a retired signing key stays published), got ${ttl}`);
-  return ttl;
-}
-
-function smtpUrlFrom(value: string | undefined): string | null {
-  if (value === undefined) return null;
-  // nodemailer would read anything else as a transport of another kind and fail at the first message, not here.
-  if (!/^smtps?:\/\/[^/]/.test(value)) throw new ConfigError(`--smtp-url must be an smtp:// or smtps:// URL (smtp://user:password@mail.example.com:587), got "${value.replace(/\/\/[^@/]*@/, '//***@')}"`);
+/**
+ * A URL with a user and password in it, checked before the driver reads it. The user or password may hold anything,
+ * so no part of it is shown; a driver would read an unencoded `@`, `#` or `/` in it as the start of the host, the
+ * fragment or the path, and name the wrong problem, or echo the password in its error.
+ */
+function serverUrlFrom({ name, value }: Given, schemes: readonly string[], kind: string): string {
+  const scheme = /^([a-z]+):\/\//i.exec(value)?.[1]?.toLowerCase();
+  if (scheme === undefined || !schemes.includes(scheme)) throw new ConfigError(`${name} must be ${kind}`);
+  const authority = value.slice(scheme.length + 3).split(/[/?]/)[0]!;
+  const encode = 'percent-encode @ # / ? % : and spaces in the user name and password (%40 %23 %2F %3F %25 %3A %20)';
+  if (authority.split('@').length > 2) throw new ConfigError(`${name} has more than one @ before its host: ${encode}`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`${name} is not a URL that can be read (a space in the host, or an unencoded character in the password?): ${encode}`);
+  }
+  if (url.hostname === '' || url.hash !== '') throw new ConfigError(`${name} has ${url.hash !== '' ? 'a # in it' : 'no host'}: ${encode}`);
+  if (url.username === '' && url.password === '' && value.includes('@')) throw new ConfigError(`${name} has an @ after its host: ${encode}`);
   return value;
 }
 
-function oneOf<T extends string>(name: string, allowed: readonly T[], value: string): T {
+export const databaseUrlFrom = (given: Given): string => serverUrlFrom(given, ['postgres', 'postgresql'], 'a postgres:// or postgresql:// URL');
+
+/** A command's database: --database-url, else DATABASE_URL unless --data names a file; checked, or null for none. */
+export function databaseUrlOf(values: { data?: string | undefined; 'database-url'?: string | undefined }, env: NodeJS.ProcessEnv): string | null {
+  if (values['database-url'] !== undefined) return databaseUrlFrom({ value: values['database-url'], name: '--database-url' });
+  return values.data === undefined && env.DATABASE_URL !== undefined ? databaseUrlFrom({ value: env.DATABASE_URL, name: 'DATABASE_URL' }) : null;
+}
+
+function smtpUrlFrom(given: Given | undefined): string | null {
+  // nodemailer would read anything else as a transport of another kind and fail at the first message, not here.
+  return given === undefined ? null : serverUrlFrom(given, ['smtp', 'smtps'], 'an smtp:// or smtps:// URL (smtp://user:password@mail.example.com:587)');
+}
+
+function oneOf<T extends string>(allowed: readonly T[], { name, value }: Given): T {
   if (!(allowed as readonly string[]).includes(value)) throw new ConfigError(`${name} must be ${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}, got "${value}"`);
   return value as T;
 }
 
 /** Addresses and subnets, comma-separated, checked as Express checks `trust proxy` (so a typo stops the start). */
-function addressList(name: string, value: string): string[] {
+function addressList({ name, value }: Given): string[] {
   const list = value
     .split(',')
     .map((item) => item.trim())
@@ -245,7 +298,7 @@ function addressList(name: string, value: string): string[] {
 }
 
 /** `true`, `false`, a number of hops, or addresses and subnets (`loopback`, `10.0.0.0/8`, ...) as Express takes them. */
-function trustProxyFrom(value: string): boolean | number | string {
+function trustProxyFrom({ name, value }: Given): boolean | number | string {
   if (value === 'false') return false;
   if (value === 'true') return true;
   const setting = /^\d+$/.test(value) ? Number(value) : value;
@@ -253,7 +306,7 @@ function trustProxyFrom(value: string): boolean | number | string {
     // Express compiles the setting as it is set, so a bad address is caught here, at start-up, with its name.
     express().set('trust proxy', setting);
   } catch (error) {
-    throw new ConfigError(`--trust-proxy must be true, false, a number of hops, or addresses and subnets: ${(error as Error).message}`);
+    throw new ConfigError(`${name} must be true, false, a number of hops, or addresses and subnets: ${(error as Error).message}`);
   }
   return setting;
 }

@@ -10,12 +10,28 @@ export type FlagKind = 'string' | 'boolean' | 'strings';
 type ValueOf<K extends FlagKind> = K extends 'boolean' ? boolean : K extends 'strings' ? string[] : string;
 export type FlagValues<F extends Record<string, FlagKind>> = { [K in keyof F]?: ValueOf<F[K]> };
 
+/**
+ * parseArgs reads `--token-ttl -5` as a flag without its value and then a flag `-5`, and says so in its words; -5 is
+ * the value, a wrong one, which the setting's own check names in the ordinary way. So it goes as `--token-ttl=-5`.
+ */
+function withNegativeValues(args: string[], flags: Record<string, FlagKind>): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const [arg, next] = [args[i]!, args[i + 1]];
+    if (arg === '--') return [...joined, ...args.slice(i)];
+    const kind = arg.startsWith('--') && Object.hasOwn(flags, arg.slice(2)) ? flags[arg.slice(2)] : undefined;
+    if (kind !== undefined && kind !== 'boolean' && next !== undefined && /^-\d/.test(next)) joined.push(`${arg}=${args[++i]}`);
+    else joined.push(arg);
+  }
+  return joined;
+}
+
 /** The values of `flags` in `args`; a flag `help` is also `-h`, since every command's usage promises both. */
 export function parseFlags<const F extends Record<string, FlagKind>>(args: string[], flags: F, { positionals = false } = {}): { values: FlagValues<F>; positionals: string[] } {
   const options = Object.fromEntries(
     Object.entries(flags).map(([flag, kind]) => [flag, { type: kind === 'boolean' ? 'boolean' : 'string', ...(kind === 'strings' ? { multiple: true } : {}), ...(flag === 'help' ? { short: 'h' } : {}) }]),
   );
-  const parsed = parseArgs({ args, options: options as Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>, allowPositionals: positionals, strict: true });
+  const parsed = parseArgs({ args: withNegativeValues(args, flags), options: options as Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>, allowPositionals: positionals, strict: true });
   return { values: parsed.values as FlagValues<F>, positionals: parsed.positionals };
 }
 
@@ -34,7 +50,8 @@ export function required<F extends Record<string, unknown>>(values: F, command: 
  */
 export function subcommand<C extends string>(args: string[], name: string, commands: readonly C[], usage: string, print: (line: string) => void): { command: C; rest: string[] } | undefined {
   const [command, ...rest] = args;
-  if (command === undefined || command === '--help' || command === '-h') {
+  // `users create --help` asks for the usage too, rather than for a user without flags.
+  if (command === undefined || [command, ...rest].some((arg) => arg === '--help' || arg === '-h')) {
     print(usage);
     return undefined;
   }

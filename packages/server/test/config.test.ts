@@ -55,7 +55,79 @@ describe('notification mail and test helpers', () => {
       testHelpers: true,
     });
     expect(configFrom([], { TOKENBELL_SMTP_URL: 'smtp://127.0.0.1:2525', TOKENBELL_TEST_HELPERS: 'true' })).toMatchObject({ smtpUrl: 'smtp://127.0.0.1:2525', testHelpers: true });
-    expect(configFrom([], { TOKENBELL_TEST_HELPERS: 'yes' }).testHelpers).toBe(false);
+  });
+});
+
+describe('switches in the environment', () => {
+  const switches = [
+    ['TOKENBELL_TEST_HELPERS', 'testHelpers'],
+    ['TOKENBELL_VALIDATE_RESPONSES', 'validateResponses'],
+  ] as const;
+  it.each(switches)('%s takes 1/true/yes/on and 0/false/no/off in any case', (variable, key) => {
+    for (const value of ['1', 'true', 'TRUE', 'yes', 'Yes', 'on', 'ON']) expect(configFrom([], { [variable]: value })[key], value).toBe(true);
+    for (const value of ['0', 'false', 'False', 'no', 'NO', 'off', 'Off']) expect(configFrom([], { [variable]: value })[key], value).toBe(false);
+    expect(configFrom([], {})[key]).toBe(false);
+  });
+
+  it.each([...switches.map(([variable]) => variable), 'TOKENBELL_MIGRATE'])('%s refuses anything else, naming the variable', (variable) => {
+    for (const value of ['', 'enabled', '2', 'y', 'true ']) {
+      expect(() => configFrom([], { [variable]: value, DATABASE_URL: 'postgres://db.example.com/bell' })).toThrow(new ConfigError(`${variable} must be true or false (also 1/0, yes/no, on/off), got "${value}"`));
+    }
+  });
+
+  it('turns --migrate on from TOKENBELL_MIGRATE=1', () => {
+    expect(configFrom([], { TOKENBELL_MIGRATE: '1', DATABASE_URL: 'postgres://db.example.com/bell' }).migrate).toBe(true);
+  });
+});
+
+describe('a mistake in the environment names the variable, not the flag', () => {
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT must be a positive integer, got "eighty"'],
+    [{ PORT: '70000' }, 'PORT must be at most 65535, got 70000'],
+    [{ TOKENBELL_TOKEN_TTL: '0' }, 'TOKENBELL_TOKEN_TTL must be a positive integer, got "0"'],
+    [{ TOKENBELL_ID_TOKEN_TTL: '90000' }, /^TOKENBELL_ID_TOKEN_TTL must be at most 86400/],
+    [{ TOKENBELL_LOG_LEVEL: 'loud' }, /^TOKENBELL_LOG_LEVEL must be fatal, /],
+    [{ TOKENBELL_PASSWORD_GRANT: 'some' }, /^TOKENBELL_PASSWORD_GRANT must be /],
+    [{ TOKENBELL_BASE_URL: 'ftp://x.example' }, /^TOKENBELL_BASE_URL must be an http or https URL/],
+    [{ TOKENBELL_TRUST_PROXY: '10.0.0.300' }, /^TOKENBELL_TRUST_PROXY must be true, false/],
+    [{ TOKENBELL_MONITORING_ALLOWLIST: '10.0.0.300' }, /^TOKENBELL_MONITORING_ALLOWLIST must list addresses/],
+    [{ TOKENBELL_SMTP_URL: 'mail.example.com' }, /^TOKENBELL_SMTP_URL must be an smtp:\/\/ or smtps:\/\/ URL/],
+    [{ DATABASE_URL: 'mysql://db.example.com/bell' }, /^DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL/],
+    [{ TOKENBELL_HOST: '999.1.1.1' }, 'TOKENBELL_HOST must be a host name or an IP address, got "999.1.1.1"'],
+  ])('%j', (env, message) => {
+    expect(() => configFrom([], env)).toThrow(ConfigError);
+    expect(() => configFrom([], env)).toThrow(message);
+  });
+});
+
+describe('server URLs with a password in them', () => {
+  it.each([
+    ['--database-url', 'postgres://bell:hun@ter#2@db.example.com/bell', /^--database-url has more than one @ before its host: percent-encode @ #/],
+    ['--database-url', 'postgres://bell:hun#ter2@db.example.com/bell', /^--database-url is not a URL that can be read/],
+    ['--database-url', 'postgres://bell:hunter2@db example.com/bell', /^--database-url is not a URL that can be read \(a space in the host/],
+    ['--database-url', 'postgres://bell#hunter2@db.example.com/bell', /^--database-url has a # in it/],
+    ['--database-url', 'postgres://bell:1234?hunter2@db.example.com/bell', /^--database-url has an @ after its host/],
+    ['--smtp-url', 'smtp://bell:hun@ter#2@mail.example.com:587', /^--smtp-url has more than one @ before its host/],
+    ['--smtp-url', 'smtps://bell:hun#ter2@mail.example.com', /^--smtp-url is not a URL that can be read/],
+    ['--smtp-url', 'smtp://bell:hunter2@mail example.com', /^--smtp-url is not a URL that can be read/],
+  ])('%s %s is one line naming the flag, without the password', (flag, url, message) => {
+    let error: unknown;
+    try {
+      configFrom([flag, url], {});
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const text = (error as Error).message;
+    expect(text).toMatch(message);
+    expect(text).not.toContain('\n');
+    for (const part of ['hun', 'ter2', 'ter#2', '1234']) expect(text).not.toContain(part);
+  });
+
+  it('takes a percent-encoded password as it is', () => {
+    const url = 'postgres://bell:pa%40ss%23word@db.example.com:5432/bell';
+    expect(configFrom(['--database-url', url], {}).databaseUrl).toBe(url);
+    expect(configFrom(['--smtp-url', 'smtp://bell:pa%40ss@mail.example.com:587'], {}).smtpUrl).toBe('smtp://bell:pa%40ss@mail.example.com:587');
   });
 });
 
@@ -65,8 +137,10 @@ describe('contradictions and bad values, refused with the flag named', () => {
     [['--base-url', 'ftp://files.example.com'], /--base-url must be an http or https URL/],
     [['--base-url', 'not a url'], /--base-url must be an absolute URL/],
     [['--smtp-url', 'mail.example.com:25'], /--smtp-url must be an smtp:\/\/ or smtps:\/\/ URL/],
-    // The password in a mistyped URL is not repeated back.
-    [['--smtp-url', 'http://user:secret@mail.example.com'], /got "http:\/\/\*\*\*@mail\.example\.com"/],
+    [['--host', '999.1.1.1'], '--host must be a host name or an IP address, got "999.1.1.1"'],
+    [['--host', 'bell host'], '--host must be a host name or an IP address, got "bell host"'],
+    [['--token-ttl', '-5'], '--token-ttl must be a positive integer, got "-5"'],
+    [['--port', '-1'], '--port must be a positive integer, got "-1"'],
   ])('%j', (argv, message) => {
     expect(() => configFrom(argv, {})).toThrow(ConfigError);
     expect(() => configFrom(argv, {})).toThrow(message);

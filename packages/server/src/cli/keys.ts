@@ -4,7 +4,7 @@
 // each asks the database which key signs.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { defaultOf } from '../config.js';
+import { databaseUrlOf, defaultOf } from '../config.js';
 import { rotateSigningKey } from '../domain/oidc/signing-keys.js';
 import { ConfigError } from '../explained-error.js';
 import { parseFlags, subcommand } from '../flags.js';
@@ -41,8 +41,7 @@ export async function runKeysCommand(args: string[], env: NodeJS.ProcessEnv, pri
   if (values.data !== undefined && values['database-url'] !== undefined) {
     throw new ConfigError('--database-url and --data contradict each other: rotate the keys of the database or of the data file, not both');
   }
-  const databaseUrl = values['database-url'] ?? (values.data === undefined ? env.DATABASE_URL : undefined) ?? null;
-  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ConfigError('--database-url must be a postgres:// or postgresql:// URL');
+  const databaseUrl = databaseUrlOf(values, env);
   const dataFile = values.data ?? env.TOKENBELL_DATA ?? defaultOf('data');
   // A misspelt path would otherwise become a new data file holding nothing but a key no server uses.
   if (databaseUrl === null && !existsSync(dataFile)) {

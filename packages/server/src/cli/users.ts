@@ -1,6 +1,6 @@
 // `tokenbell users ...`: account chores for an operator, on the data file while no server runs on it (the file's lock
 // refuses a second writer, with a message naming the server's process). Values checked as the seed checks them.
-import { defaultOf } from '../config.js';
+import { databaseUrlOf, defaultOf } from '../config.js';
 import { createPersonalAccessToken, createUser, resetPassword } from '../domain/accounts.js';
 import { InputError } from '../explained-error.js';
 import { openBackend } from '../store/backend.js';
@@ -26,7 +26,7 @@ export async function runUsersCommand(args: string[], env: NodeJS.ProcessEnv, pr
   const { command, rest } = chosen;
   const { values } = parseFlags(rest, { data: 'string', 'database-url': 'string', username: 'string', email: 'string', name: 'string', password: 'string', admin: 'boolean', scopes: 'string', expires: 'string' });
   const need = required(values, `users ${command}`);
-  const databaseUrl = values['database-url'] ?? (values.data === undefined ? env.DATABASE_URL : undefined) ?? null;
+  const databaseUrl = databaseUrlOf(values, env);
   const { storage } = await openBackend({ dataFile: values.data ?? env.TOKENBELL_DATA ?? defaultOf('data'), databaseUrl, databasePoolSize: 2, migrate: false });
   try {
     if (command === 'create') {
