@@ -260,7 +260,9 @@ function serverUrlFrom({ name, value }: Given, schemes: readonly string[], kind:
   } catch {
     throw new ConfigError(`${name} is not a URL that can be read (a space in the host, or an unencoded character in the password?): ${encode}`);
   }
-  if (url.hostname === '' || url.hash !== '') throw new ConfigError(`${name} has ${url.hash !== '' ? 'a # in it' : 'no host'}: ${encode}`);
+  if (url.hash !== '') throw new ConfigError(`${name} has a # in it: ${encode}`);
+  // PostgreSQL's URL may leave the host out (postgres:///db?host=/run/postgresql, a local socket); an SMTP URL may not.
+  if (url.hostname === '' && schemes.includes('smtp')) throw new ConfigError(`${name} has no host: ${encode}`);
   if (url.username === '' && url.password === '' && value.includes('@')) throw new ConfigError(`${name} has an @ after its host: ${encode}`);
   return value;
 }

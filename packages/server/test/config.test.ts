@@ -127,6 +127,8 @@ describe('server URLs with a password in them', () => {
   it('takes a percent-encoded password as it is', () => {
     const url = 'postgres://bell:pa%40ss%23word@db.example.com:5432/bell';
     expect(configFrom(['--database-url', url], {}).databaseUrl).toBe(url);
+    // A local socket, named in the query: no host in the URL.
+    expect(configFrom(['--database-url', 'postgres:///bell?host=/run/postgresql'], {}).databaseUrl).toBe('postgres:///bell?host=/run/postgresql');
     expect(configFrom(['--smtp-url', 'smtp://bell:pa%40ss@mail.example.com:587'], {}).smtpUrl).toBe('smtp://bell:pa%40ss@mail.example.com:587');
   });
 });
