@@ -4,8 +4,8 @@
 // calls these ships none of it.
 import { OAuthError } from './errors.js';
 import type { components } from './generated/openapi.js';
-import { compact, isObject, parseJson, typedClient } from './internal.js';
-import { type ClientCredentials, type EndpointOptions, errorFrom, formHeaders, type Scope, scopeParam, tokenRequest, type TokenResponse } from './oauth.js';
+import { compact, typedClient } from './internal.js';
+import { type ClientCredentials, type EndpointOptions, errorFrom, formHeaders, type Scope, scopeParam, successOf, tokenRequest, type TokenResponse } from './oauth.js';
 
 /** The device authorization response (RFC 8628 section 3.2). */
 export type DeviceAuthorizationResponse = components['schemas']['DeviceAuthorizationResponse'];
@@ -34,18 +34,7 @@ export async function startDeviceAuthorization(options: StartDeviceAuthorization
     parseAs: 'text',
   });
   if (!response.ok) throw errorFrom(response, error);
-  const parsed = parseJson(data);
-  if (parsed.ok && isObject(parsed.value) && typeof parsed.value.device_code === 'string' && typeof parsed.value.user_code === 'string') {
-    return parsed.value as DeviceAuthorizationResponse;
-  }
-  throw new OAuthError({
-    error: 'invalid_response',
-    error_description: 'The device authorization endpoint answered without device_code and user_code',
-    status: response.status,
-    response,
-    body: parsed.ok ? parsed.value : data,
-    cause: parsed.ok ? undefined : parsed.error,
-  });
+  return successOf<DeviceAuthorizationResponse>(response, data, 'The device authorization endpoint', ['device_code', 'user_code']);
 }
 
 export type PollDeviceTokenOptions = EndpointOptions &

@@ -195,13 +195,22 @@ export async function tokenRequest(options: EndpointOptions & { signal?: AbortSi
     ...(options.signal ? { signal: options.signal } : {}),
   });
   if (!response.ok) throw errorFrom(response, error);
+  return successOf<TokenResponse>(response, data, 'The token endpoint', ['access_token', 'token_type']);
+}
+
+/**
+ * A successful OAuth answer's body, once it is JSON with these string fields; `invalid_response` otherwise (a proxy's
+ * page, a truncated body), naming the endpoint and the fields it lacked.
+ * @internal
+ */
+export function successOf<T>(response: Response, data: string | undefined, endpoint: string, fields: readonly string[]): T {
   const parsed = parseJson(data);
-  if (parsed.ok && isObject(parsed.value) && typeof parsed.value.access_token === 'string' && typeof parsed.value.token_type === 'string') {
-    return parsed.value as TokenResponse;
+  if (parsed.ok && isObject(parsed.value) && fields.every((field) => typeof (parsed.value as Record<string, unknown>)[field] === 'string')) {
+    return parsed.value as T;
   }
   throw new OAuthError({
     error: 'invalid_response',
-    error_description: 'The token endpoint answered without access_token and token_type',
+    error_description: `${endpoint} answered without ${fields.join(' and ')}`,
     status: response.status,
     response,
     body: parsed.ok ? parsed.value : data,

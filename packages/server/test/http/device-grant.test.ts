@@ -1,6 +1,7 @@
 // The device authorization grant (RFC 8628) over real HTTP: the device authorization endpoint, the device's polls of
 // the token endpoint (every answer of section 3.5, on the server's clock), and the verification pages a signed-in user
 // answers on, with their CSRF check and the throttle of wrong codes.
+import type { components } from '@tokenbell/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerApplication } from '../../src/domain/applications.js';
 import { limits } from '../../src/config.js';
@@ -10,14 +11,7 @@ import { form, json, seed, startTestServer, type TestServer } from '../support/s
 
 const deviceGrant = 'urn:ietf:params:oauth:grant-type:device_code';
 
-interface DeviceAuthorization {
-  device_code: string;
-  user_code: string;
-  verification_uri: string;
-  verification_uri_complete: string;
-  expires_in: number;
-  interval: number;
-}
+type DeviceAuthorization = components['schemas']['DeviceAuthorizationResponse'];
 
 let server: TestServer;
 /** A public client (a CLI), registered by jsmith: client_id alone. */
