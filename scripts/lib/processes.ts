@@ -23,6 +23,9 @@ export interface SpawnedProcess {
   child: ChildProcess;
   /** What the process printed on stdout and stderr, interleaved (only the tail when `outputLimit` is set). */
   output(): string;
+  /** Each stream alone, for a test of what goes where (the log, or the operator's terminal). */
+  stdout(): string;
+  stderr(): string;
   /** Resolves once the process has ended. */
   exited: Promise<Exit>;
 }
@@ -50,15 +53,17 @@ export function spawnProcess(
       resolve({ code, signal });
     }),
   );
-  let output = '';
   const limit = options.outputLimit ?? Infinity;
-  const keep = (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-    if (output.length > limit) output = output.slice(-limit);
+  const kept = { output: '', stdout: '', stderr: '' };
+  const keep = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
+    for (const name of ['output', stream] as const) {
+      kept[name] += chunk.toString('utf8');
+      if (kept[name].length > limit) kept[name] = kept[name].slice(-limit);
+    }
   };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  return { child, output: () => output, exited };
+  child.stdout!.on('data', keep('stdout'));
+  child.stderr!.on('data', keep('stderr'));
+  return { child, output: () => kept.output, stdout: () => kept.stdout, stderr: () => kept.stderr, exited };
 }
 
 /** Sends `signal` (SIGTERM by default), then SIGKILL if the process is still there after `graceMs`. */

@@ -1,4 +1,5 @@
 // Settings come from flags, then the environment, then defaults; see the README's configuration table.
+import { BlockList, isIP } from 'node:net';
 import express from 'express';
 import { parseFlags } from './flags.js';
 import { type PasswordGrantSetting, passwordGrantSettings } from './domain/oauth/grants.js';
@@ -51,8 +52,12 @@ export interface Config {
   monitoringAllowlist: string[];
   /** How much the request log says (pino's levels). */
   logLevel: LogLevel;
+  /** How log lines are written: pino's JSON, JSON with level names and ISO times, or readable lines for a person. */
+  logFormat: LogFormat;
   /** Serve the test-helper area of the API (events in, mail listed); off in production. */
   testHelpers: boolean;
+  /** Give an empty store the demo account, group, project and application, and their credentials on standard error. */
+  demo: boolean;
   /** Where notification mail goes (nodemailer's SMTP URL), or null to write one log line per message instead. */
   smtpUrl: string | null;
   /** The From address of notification mail. */
@@ -63,6 +68,8 @@ export interface Config {
 
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
+export const logFormats = ['json', 'json-iso', 'pretty'] as const;
+export type LogFormat = (typeof logFormats)[number];
 
 /**
  * Every setting an operator can change, once: its flag, its environment variable, its default and what it means.
@@ -88,10 +95,13 @@ export const settings = [
   { flag: 'session-lifetime', arg: 'N', env: 'TOKENBELL_SESSION_LIFETIME', default: '86400', help: 'seconds after sign-in at which a browser session ends, however active' },
   { flag: 'monitoring-allowlist', arg: 'ADDRESSES', env: 'TOKENBELL_MONITORING_ALLOWLIST', default: 'loopback', help: 'addresses and subnets (comma-separated) that may read /-/health, /-/readiness, /-/liveness and /-/metrics' },
   { flag: 'log-level', arg: 'LEVEL', env: 'TOKENBELL_LOG_LEVEL', default: 'info', help: 'request log level: fatal, error, warn, info, debug, trace or silent' },
+  { flag: 'log-format', arg: 'FORMAT', env: 'TOKENBELL_LOG_FORMAT', default: 'auto', help: 'json (pino\'s: numeric levels, epoch milliseconds), json-iso (level names, ISO 8601 times) or pretty (readable lines); auto is pretty when standard output is a terminal, else json' },
   { flag: 'smtp-url', arg: 'URL', env: 'TOKENBELL_SMTP_URL', default: 'none', help: 'send notification mail through this SMTP server (smtp://USER:PASSWORD@HOST:PORT, smtps:// for TLS); without it, each message is a log line' },
   { flag: 'mail-from', arg: 'ADDRESS', env: 'TOKENBELL_MAIL_FROM', default: 'tokenbell <notifications@HOST>', help: 'the From address of notification mail (HOST: the base URL\'s host name)' },
   { flag: 'shutdown-timeout', arg: 'SECONDS', env: 'TOKENBELL_SHUTDOWN_TIMEOUT', default: '10', help: 'on SIGTERM or SIGINT, how long requests in flight may take to finish before their connections are cut' },
-  { flag: 'test-helpers', env: 'TOKENBELL_TEST_HELPERS', default: 'off', help: 'serve the test-helper API for administrators (shape state, mint tokens, move the clock, reset, the request journal, faults, notification events and mail); never in production (1/true/yes/on to turn on)' },
+  { flag: 'test-helpers', env: 'TOKENBELL_TEST_HELPERS', default: 'off', help: 'serve the test-helper API for administrators (shape state, mint tokens, move the clock, reset, the request journal, faults, notification events and mail); never in production (1/true/yes/on to turn on); refused on a --host other than loopback or an https --base-url without the next setting' },
+  { flag: 'test-helpers-on-public-host', env: 'TOKENBELL_TEST_HELPERS_ON_PUBLIC_HOST', default: 'off', help: 'allow --test-helpers where others can reach it (a --host other than loopback, an https --base-url), for a shared test environment (1/true/yes/on to turn on)' },
+  { flag: 'demo', env: 'TOKENBELL_DEMO', default: 'auto', help: 'on an empty store, create a demo account, group, project and application and write their credentials to standard error (1/true/yes/on, 0/false/no/off); auto is on for the data file or memory when standard output is a terminal (npm start turns it on)' },
 ] as const satisfies readonly { flag: string; arg?: string; env: string | undefined; default: string; help: string }[];
 
 type Flag = (typeof settings)[number]['flag'];
@@ -159,7 +169,11 @@ export function switchFrom({ name, value }: Given): boolean {
   throw new ConfigError(`${name} must be true or false (also 1/0, yes/no, on/off), got "${value}"`);
 }
 
-export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * The settings of a server start. `terminal` says whether a person watches standard output, which decides the `auto`
+ * settings: readable log lines, and the demo account on the embedded store.
+ */
+export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env, terminal = process.stdout.isTTY === true): Config {
   // Parsed as every command's flags are, so `tokenbell --prot 80` fails as `tokenbell users --prot` does.
   const flags = Object.fromEntries(settings.map((s) => [s.flag, 'arg' in s ? 'string' : 'boolean'])) as Record<Flag, 'string' | 'boolean'>;
   const { values } = parseFlags(argv, { ...flags, help: 'boolean' });
@@ -186,10 +200,15 @@ export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (port > 65535) throw new ConfigError(`${read('port').name} must be at most 65535, got ${port}`);
   const host = read('host');
   const baseUrl = baseUrlFrom(given('base-url'), host, port);
+  const testHelpers = on('test-helpers');
+  if (testHelpers && !on('test-helpers-on-public-host')) refuseExposedTestHelpers(host, baseUrl);
+  const dataFile = values.memory || databaseUrl !== null ? null : read('data').value;
+  const demo = given('demo');
+  const logFormat = read('log-format');
   return {
     port,
     host: host.value,
-    dataFile: values.memory || databaseUrl !== null ? null : read('data').value,
+    dataFile,
     databaseUrl,
     databasePoolSize: positiveInteger(read('database-pool-size')),
     databaseTimeout: positiveInteger(read('database-timeout')),
@@ -211,11 +230,36 @@ export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env)
     sessionLifetime: positiveInteger(read('session-lifetime')),
     monitoringAllowlist: addressList(read('monitoring-allowlist')),
     logLevel: oneOf(logLevels, read('log-level')),
-    testHelpers: on('test-helpers'),
+    logFormat: logFormat.value === 'auto' ? (terminal ? 'pretty' : 'json') : oneOf(logFormats, logFormat),
+    testHelpers,
+    // A database is shared and production's: its first start must not make an account whose password went to a log.
+    demo: values.demo === true || (demo === undefined || demo.value === 'auto' ? terminal && databaseUrl === null : switchFrom(demo)),
     smtpUrl: smtpUrlFrom(given('smtp-url')),
     mailFrom: given('mail-from')?.value ?? `tokenbell <notifications@${new URL(baseUrl).hostname}>`,
     shutdownTimeout: positiveInteger(read('shutdown-timeout')),
   };
+}
+
+const loopback = new BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addAddress('::1', 'ipv6');
+
+/** Whether only this machine can reach a server listening on `host`. */
+export function isLoopbackHost(host: string): boolean {
+  const address = host.replace(/^\[(.*)\]$/, '$1').replace(/^::ffff:(?=\d+\.)/i, '');
+  if (address.toLowerCase() === 'localhost') return true;
+  const version = isIP(address);
+  return version !== 0 && loopback.check(address, version === 4 ? 'ipv4' : 'ipv6');
+}
+
+/**
+ * The test-helper area mints tokens for anyone, moves the clock and empties the store: it is meant for a test run on
+ * this machine. Listening beyond loopback or behind https looks like a real deployment, so it takes a second setting.
+ */
+function refuseExposedTestHelpers(host: Given, baseUrl: string): void {
+  const exposure = !isLoopbackHost(host.value) ? `${host.name} ${host.value} is reachable from other machines` : baseUrl.startsWith('https:') ? `the base URL ${baseUrl} is https, as a deployment's is` : null;
+  if (exposure === null) return;
+  throw new ConfigError(`--test-helpers lets any administrator token mint tokens, move the clock and reset the store, and ${exposure}: listen on loopback (--host 127.0.0.1), or add --test-helpers-on-public-host (TOKENBELL_TEST_HELPERS_ON_PUBLIC_HOST=true) if this is a test environment meant to be shared`);
 }
 
 function idTokenTtlFrom(given: Given): number {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
-import { ConfigError, configFrom, configWarnings, limits, settings, usage } from '../src/config.js';
+import { ConfigError, configFrom, configWarnings, isLoopbackHost, limits, settings, usage } from '../src/config.js';
 
 describe('--trust-proxy', () => {
   it.each([
@@ -161,6 +161,44 @@ describe('--help', () => {
 
   it('is the only list of flags: configFrom refuses a flag the table lacks', () => {
     expect(() => configFrom(['--no-such-flag'], {})).toThrow(/Unknown option '--no-such-flag'/);
+  });
+});
+
+describe('what a terminal decides', () => {
+  const database = ['--database-url', 'postgres://tokenbell@127.0.0.1/tokenbell'];
+  it('makes the demo by default only on the embedded store at a terminal, and whenever asked', () => {
+    expect(configFrom([], {}, true).demo).toBe(true);
+    expect(configFrom(['--memory'], {}, true).demo).toBe(true);
+    expect(configFrom([], {}, false).demo).toBe(false);
+    expect(configFrom(database, {}, true).demo).toBe(false);
+    expect(configFrom(database, { TOKENBELL_DEMO: 'yes' }, false).demo).toBe(true);
+    expect(configFrom(['--demo'], {}, false).demo).toBe(true);
+    expect(configFrom([], { TOKENBELL_DEMO: 'off' }, true).demo).toBe(false);
+    expect(configFrom([], { TOKENBELL_DEMO: 'auto' }, true).demo).toBe(true);
+    expect(() => configFrom([], { TOKENBELL_DEMO: 'maybe' })).toThrow('TOKENBELL_DEMO must be true or false (also 1/0, yes/no, on/off), got "maybe"');
+  });
+
+  it('writes readable log lines at a terminal and JSON elsewhere, unless told', () => {
+    expect(configFrom([], {}, true).logFormat).toBe('pretty');
+    expect(configFrom([], {}, false).logFormat).toBe('json');
+    expect(configFrom(['--log-format', 'json-iso'], {}, true).logFormat).toBe('json-iso');
+    expect(() => configFrom([], { TOKENBELL_LOG_FORMAT: 'xml' })).toThrow('TOKENBELL_LOG_FORMAT must be json, json-iso or pretty, got "xml"');
+  });
+});
+
+describe('the test-helper area on a reachable host', () => {
+  it.each(['127.0.0.1', '127.3.2.1', '::1', '[::1]', 'localhost', '::ffff:127.0.0.1'])('knows %s is loopback', (host) => {
+    expect(isLoopbackHost(host)).toBe(true);
+  });
+  it.each(['0.0.0.0', '::', '10.0.0.5', 'tokenbell.internal', '128.0.0.1'])('knows %s is not', (host) => {
+    expect(isLoopbackHost(host)).toBe(false);
+  });
+  it('is refused there, and behind https, unless a second setting says it is meant', () => {
+    expect(() => configFrom(['--test-helpers', '--host', '10.0.0.5'], {})).toThrow(/--host 10\.0\.0\.5 is reachable from other machines: .* add --test-helpers-on-public-host/);
+    expect(() => configFrom(['--host', '0.0.0.0'], { TOKENBELL_TEST_HELPERS: '1' })).toThrow(ConfigError);
+    expect(() => configFrom(['--test-helpers', '--base-url', 'https://tokenbell.example'], {})).toThrow(/the base URL https:\/\/tokenbell\.example is https/);
+    expect(configFrom(['--test-helpers', '--host', '0.0.0.0', '--test-helpers-on-public-host'], {}).testHelpers).toBe(true);
+    expect(configFrom(['--host', '0.0.0.0'], {}).testHelpers).toBe(false);
   });
 });
 

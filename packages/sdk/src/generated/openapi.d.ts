@@ -1574,6 +1574,8 @@ export interface components {
                 status: "ok" | "failed";
                 message?: string;
             }[];
+            /** @description Whether the test-helper area is on (`--test-helpers`), which mints tokens and empties the store for any administrator; alert if it is ever true in production. */
+            test_helpers?: boolean;
         };
         /**
          * NotificationEventRequest
@@ -1932,7 +1934,7 @@ export interface components {
          */
         OAuthError: {
             /** @enum {string} */
-            error: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope" | "invalid_token" | "unsupported_token_type" | "slow_down" | "insufficient_scope" | "access_denied" | "authorization_pending" | "expired_token" | "temporarily_unavailable";
+            error: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope" | "invalid_token" | "unsupported_token_type" | "slow_down" | "insufficient_scope" | "access_denied" | "authorization_pending" | "expired_token" | "server_error" | "temporarily_unavailable";
             error_description?: string;
         };
         /**
@@ -4105,7 +4107,8 @@ export interface operations {
                      *         {
                      *           "status": "ok"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "test_helpers": false
                      *     }
                      */
                     "application/json": components["schemas"]["Readiness"];
@@ -4126,7 +4129,8 @@ export interface operations {
                      *           "status": "failed",
                      *           "message": "the directory of /var/lib/tokenbell/tokenbell.json is not writable (EACCES)"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "test_helpers": false
                      *     }
                      */
                     "application/json": components["schemas"]["Readiness"];

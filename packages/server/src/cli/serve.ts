@@ -13,7 +13,8 @@ import { openApiValidation, warmUpValidation } from '../http/openapi-validation.
 import { type DemoCredentials, ensureDemoData } from '../domain/seed/demo.js';
 import { loadSeedFile } from '../domain/seed/load.js';
 import { openBackend } from '../store/backend.js';
-import { fail, warn } from './output.js';
+import type { Logger } from 'pino';
+import { fail } from './output.js';
 
 // package.json sits two levels above both src/cli/serve.ts and dist/cli/serve.js.
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -21,20 +22,24 @@ const { version } = createRequire(import.meta.url)('../../package.json') as { ve
 export async function runServeCommand(args: string[], env: NodeJS.ProcessEnv, print: (line: string) => void): Promise<void> {
   if (args.includes('--help') || args.includes('-h')) return void process.stdout.write(usage);
   if (args.includes('--version')) return print(version);
-  await serve(configFrom(args, env), print);
+  await serve(configFrom(args, env));
 }
 
 /** Opens the store (seeding it if asked), listens, then greets, prunes and waits for a signal to stop. */
-async function serve(config: Config, print: (line: string) => void): Promise<void> {
+async function serve(config: Config): Promise<void> {
+  // Made first, so that every line of the start is a log line in the chosen format that a shipper can read; only a
+  // start that fails says why on standard error (output.ts), and the demo's credentials go there too, never the log.
+  const requestLog = requestLogger({ level: config.logLevel, format: config.logFormat });
+  const { logger } = requestLog;
   const backend = await openBackend(config);
   const { storage } = backend;
   if (config.seedFile) {
-    await loadSeedFile(storage, config.seedFile);
-    print(`Loaded seed ${config.seedFile}`);
+    const loaded = await loadSeedFile(storage, config.seedFile);
+    logger.info({ seed: config.seedFile, loaded }, `loaded seed ${config.seedFile}`);
   }
-  for (const warning of configWarnings(config)) warn(warning);
+  for (const warning of configWarnings(config)) logger.warn(warning);
   for (const id of config.introspectionClients) {
-    if (!(await findApplicationByUid(storage, id))) warn(`--introspection-clients names "${id}", which is not the App ID of any application here (yet)`);
+    if (!(await findApplicationByUid(storage, id))) logger.warn(`--introspection-clients names "${id}", which is not the App ID of any application here (yet)`);
   }
   // The store's first signing key, made at the first start rather than by the first id_token's request; its key pair
   // is made off the main thread while the validator warms up. Marked handled at once: a failure is thrown below.
@@ -44,15 +49,13 @@ async function serve(config: Config, print: (line: string) => void): Promise<voi
   const validation = openApiValidation({ validateResponses: config.validateResponses });
   await warmUpValidation(validation, { testHelpers: config.testHelpers });
   await keyMade;
-  // One JSON line per request; readable lines instead when a person watches the terminal.
-  const requestLog = requestLogger({ level: config.logLevel, pretty: process.stdout.isTTY === true });
-  if (config.testHelpers) warn(testHelpersWarning);
+  if (config.testHelpers) logger.warn({ testHelpers: true }, testHelpersWarning);
   const testKit = config.testHelpers ? new TestKit(storage) : undefined;
   // Every instance delivers; on a database they share the outbox, and each message is claimed by one of them.
-  const mailTransport = config.smtpUrl ? smtpTransport(config.smtpUrl, config.mailFrom) : logTransport((line) => requestLog.logger.info(line));
+  const mailTransport = config.smtpUrl ? smtpTransport(config.smtpUrl, config.mailFrom) : logTransport((line) => logger.info(line));
   const mailDelivery = startMailDelivery(storage.mail, mailTransport, testKit ? { now: testKit.clock.now } : {});
   const stopping = new AbortController();
-  const app = createApp({ backend, config, validation, requestLog, mailDelivery, testKit, stopping: stopping.signal, log: (message) => requestLog.logger.error(message) });
+  const app = createApp({ backend, config, validation, requestLog, mailDelivery, testKit, stopping: stopping.signal, log: (message, id) => logger.error({ req: { id } }, message) });
   const server = app.listen(config.port, config.host);
   const graceful = new GracefulStop(server);
   await new Promise<void>((resolve, reject) => {
@@ -61,10 +64,14 @@ async function serve(config: Config, print: (line: string) => void): Promise<voi
   });
   // Only now, with the server really listening: credentials printed for a server that failed to start would be lost,
   // since the store keeps only their digests.
-  const demo = await ensureDemoData(storage, config.baseUrl);
-  if (demo) print(demoGreeting(demo, config.baseUrl));
+  const demo = config.demo ? await ensureDemoData(storage, config.baseUrl) : null;
+  if (demo) {
+    process.stderr.write(`${demoGreeting(demo, config.baseUrl)}\n`);
+    logger.info({ demo: { username: demo.username, client_id: demo.client_id } }, 'created the demo account, group, project and application (their credentials went to standard error, once)');
+  }
   await testKit?.markSeeded();
-  print(`tokenbell listening on ${config.baseUrl} (data: ${storage.maintenance.describe()}; mail: ${describeSmtp(config.smtpUrl)}); API reference: ${config.baseUrl}/help/api`);
+  const where = { url: config.baseUrl, data: storage.maintenance.describe(), mail: describeSmtp(config.smtpUrl) };
+  logger.info(where, `tokenbell listening on ${where.url} (data: ${where.data}; mail: ${where.mail}); API reference: ${where.url}/help/api`);
   // On a database one instance prunes at a time; the others find it busy and skip their turn.
   const pruning = setInterval(() => void storage.maintenance.prune(Math.floor(Date.now() / 1000)).catch(() => undefined), limits.pruneIntervalSeconds * 1000);
   pruning.unref();
@@ -73,12 +80,12 @@ async function serve(config: Config, print: (line: string) => void): Promise<voi
     clearInterval(pruning);
     // A message being sent finishes and is recorded; what is still queued waits in the store for the next start.
     const [cut] = await Promise.all([graceful.stop(config.shutdownTimeout * 1000), mailDelivery.stop()]);
-    if (cut > 0) warn(`cut ${cut} request(s) still running after --shutdown-timeout ${config.shutdownTimeout}`);
+    if (cut > 0) logger.warn({ cut }, `cut ${cut} request(s) still running after --shutdown-timeout ${config.shutdownTimeout}`);
     return storage.maintenance.close().catch((error: unknown) => {
       // Nothing acknowledged is lost: the journal still holds it, and the next start replays it.
       throw new ExplainedError(`could not close ${storage.maintenance.describe()} cleanly: ${(error as Error).message}; the next start will replay the journal`);
     });
-  }, print);
+  }, logger);
 }
 
 /** The SMTP server without its credentials, or where mail goes without one. */
@@ -101,12 +108,12 @@ function demoGreeting(demo: DemoCredentials, baseUrl: string): string {
 }
 
 /** On the first SIGINT or SIGTERM: `stop`, then exit 0, or 1 with its error explained as any command's; a second signal changes nothing. */
-function stopOnSignal(stop: () => Promise<void>, print: (line: string) => void): void {
+function stopOnSignal(stop: () => Promise<void>, logger: Logger): void {
   let stopping = false;
   const onSignal = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    print(`${signal}: shutting down`);
+    logger.info({ signal }, `${signal}: shutting down`);
     stop().then(() => process.exit(0), fail);
   };
   process.on('SIGINT', () => onSignal('SIGINT'));

@@ -13,7 +13,7 @@ import { requestJournal } from './request-journal.js';
 import { apiRouter } from './api-routes.js';
 import { apiV3Url } from '../domain/api-paths.js';
 import { areaOf, isServedApiPath, oauthEndpointOf } from './areas.js';
-import { HttpError, errorHandler, lastResortHandler } from './errors.js';
+import { type ErrorLog, HttpError, errorHandler, lastResortHandler } from './errors.js';
 import { oauthRouter } from './oauth-routes.js';
 import { openApiValidation, routingSettings } from './openapi-validation.js';
 import { pageAssets, pageHeaders, pagePaths, pageSessions, pagesRouter } from './pages-routes.js';
@@ -40,7 +40,7 @@ export interface AppOptions {
    * caller that seeds the store passes one, to mark the state a reset goes back to.
    */
   testKit?: TestKit;
-  log?: (message: string) => void;
+  log?: ErrorLog;
   /** Password-check throttling shared by sign-in and the password grant; tests pass one with their own policy. */
   throttle?: LoginThrottle;
   /**
@@ -228,7 +228,7 @@ function usePageHeadersAndCommonRoutes(app: express.Express, { config, storage, 
   app.use(pageAssets());
   app.use(bodies);
   // After the body parsers, so that an oversized body is refused here as everywhere else.
-  app.use(operationsRouter({ maintenance: storage.maintenance, metrics, allowlist: config.monitoringAllowlist ?? ['loopback'], stopping }), documentRouter(), referenceRouter(config.baseUrl));
+  app.use(operationsRouter({ maintenance: storage.maintenance, metrics, allowlist: config.monitoringAllowlist ?? ['loopback'], stopping, testHelpers: config.testHelpers === true }), documentRouter(), referenceRouter(config.baseUrl));
 }
 
 function usePages(app: express.Express, { storage, config, kit, now, throttle, sessions, validation }: AppParts): void {

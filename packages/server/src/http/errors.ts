@@ -1,6 +1,6 @@
 // One error handler turns every failure into the answer its caller expects: RFC 6749 JSON on the OAuth endpoints,
 // `{"message": ...}` on the API, an HTML page in the browser. Nothing from inside (stack, secret, cause) leaks out.
-import type { ErrorRequestHandler, Request } from 'express';
+import type { ErrorRequestHandler, Request, Response } from 'express';
 import { limits } from '../config.js';
 import { LoginThrottledError } from '../domain/login-throttle.js';
 import { StoreUnavailableError } from '../domain/storage/index.js';
@@ -102,9 +102,11 @@ function oauthErrorFor(err: unknown, req: Request, status: number, grants: Grant
     }
   }
   if (endpoint === 'token_info' && status === 401) return new OAuthError('invalid_token', 'The access token is invalid');
-  return new OAuthError('invalid_request', status === 500 ? 'The server could not handle the request.' : describeValidationProblem(err as HttpLikeError), {
-    status: status === 500 ? 500 : status === 401 ? 400 : status,
-  });
+  // A fault of the server's own is not the client's: RFC 6749's registry has server_error for it (section 4.1.2.1),
+  // which the token endpoint borrows as it borrows temporarily_unavailable, rather than telling the client to fix its
+  // request.
+  if (status >= 500) return new OAuthError('server_error', 'The server could not handle the request.', { status: 500 });
+  return new OAuthError('invalid_request', describeValidationProblem(err as HttpLikeError), { status: status === 401 ? 400 : status });
 }
 
 function statusFor(err: unknown, e: HttpLikeError): number {
@@ -114,8 +116,16 @@ function statusFor(err: unknown, e: HttpLikeError): number {
   return err instanceof InputError ? 400 : statusOf(e);
 }
 
+/**
+ * Where a failure of the server's own is reported: with the id the client saw in `X-Request-Id` (absent when no
+ * request log runs), so a user's report leads to its line.
+ */
+export type ErrorLog = (message: string, requestId: string | undefined) => void;
+
+const requestIdOf = (res: Response): string | undefined => res.getHeader('X-Request-Id')?.toString();
+
 export function errorHandler(
-  log: (message: string) => void = (m) => console.error(m),
+  log: ErrorLog = (m) => console.error(m),
   grants: GrantRegistry = grantRegistry(),
   metrics?: Pick<Metrics, 'throttled'>,
 ): ErrorRequestHandler {
@@ -128,7 +138,7 @@ export function errorHandler(
       // (operations.ts), rather than a stack per request here.
       res.locals.storeUnavailable = err;
       res.set('Retry-After', String(limits.storeRetryAfterSeconds));
-    } else if (status >= 500) log(`${req.method} ${req.path} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    } else if (status >= 500) log(`${req.method} ${req.path} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`, requestIdOf(res));
 
     // RFC 6749 has no error code for "too many attempts", and slow_down belongs to the device flow's polling
     // (RFC 8628); invalid_request ("otherwise malformed") with 429 and Retry-After tells a client not to retry as is.
@@ -195,9 +205,9 @@ function pageAdvice(err: unknown, status: number): string | undefined {
  * Answering an error can fail too (with --validate-responses, an error body the document does not allow is itself
  * rejected); Express's own final handler would then print the stack into the page, so this answers a bare 500.
  */
-export function lastResortHandler(log: (message: string) => void = (m) => console.error(m)): ErrorRequestHandler {
+export function lastResortHandler(log: ErrorLog = (m) => console.error(m)): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
-    log(`${req.method} ${req.path} failed while answering an error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    log(`${req.method} ${req.path} failed while answering an error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`, requestIdOf(res));
     if (res.headersSent) {
       res.destroy();
       return;

@@ -5,9 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { Router } from 'express';
-import { pino, type Logger } from 'pino';
+import { pino, stdTimeFunctions, type Logger, type LoggerOptions } from 'pino';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import proxyAddr from 'proxy-addr';
+import type { LogFormat } from '../config.js';
 import type { MaintenanceStorage } from '../domain/storage/index.js';
 import { HttpError } from './errors.js';
 
@@ -63,7 +64,7 @@ export class Metrics {
 }
 
 /** The monitoring addresses as `trust proxy` spells them (`loopback`, `10.0.0.0/8`, ...): who may ask /-/*. */
-export function operationsRouter({ maintenance, metrics, allowlist, stopping }: { maintenance: MaintenanceStorage; metrics: Metrics; allowlist: string[]; stopping?: AbortSignal }): Router {
+export function operationsRouter({ maintenance, metrics, allowlist, stopping, testHelpers }: { maintenance: MaintenanceStorage; metrics: Metrics; allowlist: string[]; stopping?: AbortSignal; testHelpers: boolean }): Router {
   const allowed = proxyAddr.compile(allowlist);
   const router = Router();
   router.use('/-', (req, _res, next) => {
@@ -81,7 +82,7 @@ export function operationsRouter({ maintenance, metrics, allowlist, stopping }: 
     // A stopping server still finishes its requests, but a load balancer should send it no more.
     const { ready, problem } = stopping?.aborted ? { ready: false, problem: 'the server is shutting down; its store closes once the requests in flight finish' } : await maintenance.readiness();
     const check = ready ? { status: 'ok' } : { status: 'failed', message: problem };
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'failed', store_check: [check] });
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'failed', store_check: [check], test_helpers: testHelpers });
   });
   router.get('/-/metrics', async (_req, res) => {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
@@ -119,8 +120,8 @@ const requestIdPattern = /^[A-Za-z0-9._-]{1,128}$/;
 
 export interface RequestLogOptions {
   level: string;
-  /** Readable lines (pino-pretty) rather than JSON, for a person at a terminal. */
-  pretty: boolean;
+  /** pino's JSON, JSON with level names and ISO times (for shippers that read those), or readable lines (pino-pretty). */
+  format: LogFormat;
   /** Where JSON lines go; standard output when absent. */
   destination?: NodeJS.WritableStream;
 }
@@ -137,16 +138,18 @@ export type RequestLog = RequestHandler & { logger: Logger };
  * On standard output pino writes asynchronously: lines written while a write is under way go out together in the
  * next one, instead of one system call per request, and whatever is pending is flushed when the process exits.
  */
-export function requestLogger({ level, pretty, destination }: RequestLogOptions): RequestLog {
-  const options = {
+export function requestLogger({ level, format, destination }: RequestLogOptions): RequestLog {
+  const options: LoggerOptions = {
     level,
     serializers: {
       err: (raw: Error) => ({ type: raw.name, message: raw.message }),
     },
+    ...(format === 'json-iso' ? { formatters: { level: (label: string) => ({ level: label }) }, timestamp: stdTimeFunctions.isoTime } : {}),
   };
-  const logger = pretty
-    ? pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, ignore: 'pid,hostname' } } })
-    : pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
+  const logger =
+    format === 'pretty'
+      ? pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, ignore: 'pid,hostname' } } })
+      : pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
   const middleware: RequestHandler = (req, res, next) => {
     const started = Date.now();
     // A sane X-Request-Id from a proxy in front is kept, so one id follows the request through both logs.

@@ -246,8 +246,9 @@ describe('a data file that cannot be used', () => {
 
   it('warns at start-up, in one line, when --trust-proxy true lets clients choose their address', async () => {
     const cli = track(await startCli(['--memory', '--trust-proxy', 'true']));
-    const warning = cli.output().split('\n').find((line) => line.startsWith('tokenbell: --trust-proxy true'));
-    expect(warning).toMatch(/X-Forwarded-For/);
+    // A warning line of the log, as every line of a start is.
+    const warnings = cli.stdout().split('\n').filter((line) => line.includes('"level":40')).map((line) => JSON.parse(line) as { msg: string });
+    expect(warnings).toEqual([{ level: 40, time: expect.any(Number), pid: expect.any(Number), hostname: expect.any(String), msg: expect.stringMatching(/^--trust-proxy true believes any X-Forwarded-For/) }]);
     const quiet = track(await startCli(['--memory', '--trust-proxy', 'loopback']));
     expect(quiet.output()).not.toContain('--trust-proxy');
   });
@@ -268,7 +269,8 @@ describe('a data file that cannot be used', () => {
   it.each(['file', 'postgres'] as const)('prints no credentials and creates no demo account when it cannot listen, and says which flag to change (%s store)', async (kind) => {
     const file = join(dir.path, 'busy-port.json');
     const database = kind === 'postgres' ? await freshMigratedDatabase(inject('postgresUrl')) : undefined;
-    const where = database ? ['--database-url', database.url] : ['--data', file];
+    // Asked for: without a terminal, and never by default on a database, a start makes no demo account.
+    const where = [...(database ? ['--database-url', database.url] : ['--data', file]), '--demo'];
     const users = async () => {
       if (!database) return (await readDurableData(file)).users.length;
       const { default: pg } = await import('pg');

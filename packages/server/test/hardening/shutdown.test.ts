@@ -132,7 +132,7 @@ describe('SIGTERM', () => {
     expect(elapsed).toBeGreaterThanOrEqual(1_000);
     expect(elapsed).toBeLessThan(5_000);
     expect(await cli.exited).toEqual({ code: 0, signal: null });
-    expect(cli.output()).toContain('tokenbell: cut 1 request(s) still running after --shutdown-timeout 1');
+    expect(cli.output()).toContain('cut 1 request(s) still running after --shutdown-timeout 1');
     // The store was closed, not abandoned: the data file's lock is gone.
     if (store.kind === 'file') await expect(readFile(`${file}.lock`)).rejects.toThrow(/ENOENT/);
   }, 30_000);

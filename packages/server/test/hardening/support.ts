@@ -73,6 +73,8 @@ export interface CliProcess {
   port: number;
   baseUrl: string;
   output: () => string;
+  stdout: () => string;
+  stderr: () => string;
   /** Resolves with the exit code (or signal) once the process has ended. */
   exited: Promise<Exit>;
 }
@@ -81,19 +83,19 @@ export interface CliProcess {
  * The real CLI, as `npm start` would run it but from source; loopback and a free port only. `wrapper` is a command
  * that runs it (`unshare ...`), given before Node's path.
  */
-export function runCli(args: string[], port: number, wrapper: string[] = []): CliProcess {
+export function runCli(args: string[], port: number, wrapper: string[] = [], env: NodeJS.ProcessEnv = {}): CliProcess {
   const command = [...wrapper, process.execPath, '--import', 'tsx', cliPath, '--host', '127.0.0.1', '--port', String(port), ...args];
-  const { child, output, exited } = spawnProcess(command[0]!, command.slice(1), {
+  const { child, output, stdout, stderr, exited } = spawnProcess(command[0]!, command.slice(1), {
     cwd: repoRoot,
-    env: { NODE_ENV: 'production' },
+    env: { NODE_ENV: 'production', ...env },
   });
-  return { child, port, baseUrl: `http://127.0.0.1:${port}`, output, exited };
+  return { child, port, baseUrl: `http://127.0.0.1:${port}`, output, stdout, stderr, exited };
 }
 
 /** Starts the CLI on a free port and waits for "listening"; rejects with its output if it exits first. */
-export async function startCli(args: string[], timeoutMs = 15_000, wrapper: string[] = []): Promise<CliProcess> {
+export async function startCli(args: string[], timeoutMs = 15_000, wrapper: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<CliProcess> {
   const port = await freePort();
-  const cli = runCli(args, port, wrapper);
+  const cli = runCli(args, port, wrapper, env);
   const deadline = Date.now() + timeoutMs;
   while (!cli.output().includes('tokenbell listening on')) {
     const ended = await Promise.race([cli.exited, new Promise<null>((r) => setTimeout(() => r(null), 20))]);

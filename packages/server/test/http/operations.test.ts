@@ -20,7 +20,7 @@ describe('from an allowed address', () => {
     expect(health.status).toBe(200);
     expect(await health.text()).toBe('tokenbell OK');
     expect(await (await get(server, '/-/liveness')).json()).toEqual({ status: 'ok' });
-    expect(await (await get(server, '/-/readiness')).json()).toEqual({ status: 'ok', store_check: [{ status: 'ok' }] });
+    expect(await (await get(server, '/-/readiness')).json()).toEqual({ status: 'ok', store_check: [{ status: 'ok' }], test_helpers: false });
     expect(health.headers.get('cache-control')).toBe('no-store');
   });
 
@@ -66,7 +66,7 @@ describe('readiness', () => {
     await other.storage.maintenance.close();
     const response = await get(other, '/-/readiness');
     expect(response.status).toBe(503);
-    expect(await response.json()).toEqual({ status: 'failed', store_check: [{ status: 'failed', message: 'the store is closed' }] });
+    expect(await response.json()).toEqual({ status: 'failed', store_check: [{ status: 'failed', message: 'the store is closed' }], test_helpers: false });
     expect((await get(other, '/-/liveness')).status).toBe(200);
     await other.close().catch(() => undefined);
   });

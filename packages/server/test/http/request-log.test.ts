@@ -12,7 +12,7 @@ it('logs each answer once at its level, and an abandoned request as aborted', as
   const output = new PassThrough();
   const lines: Array<Record<string, unknown>> = [];
   output.on('data', (chunk: Buffer) => lines.push(...chunk.toString().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)));
-  const log = requestLogger({ level: 'info', pretty: false, destination: output });
+  const log = requestLogger({ level: 'info', format: 'json', destination: output });
   let hanging: (() => void) | undefined;
   const app = express()
     .use(log)
