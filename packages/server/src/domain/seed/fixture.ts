@@ -114,5 +114,7 @@ export interface SeedSummary {
   groups: number;
   projects: number;
   applications: number;
+  /** Entries the store had already, identical, and so skipped. */
+  unchanged: number;
 }
 
