@@ -1,8 +1,7 @@
 // A fixture loaded again (every start of a container with the same --seed): the store's own records of the fixture's
 // names, and what differs between each and the record the fixture would write. An entry identical to the store's is
 // skipped; one that differs is refused by name, so a restart never loops and never silently rewrites an entry.
-import type { Storage } from '../storage/index.js';
-import type { FoundNames, Group, Project } from '../storage/index.js';
+import type { FoundNames, Group, Project, Storage } from '../storage/index.js';
 import type { ApplicationRecord, PersonalAccessTokenRecord, UserRecord } from '../storage/records.js';
 
 /** The records the store has under a fixture's names, each by its lower-cased name (an application by its App ID). */
