@@ -386,7 +386,7 @@ const wrap = (text: string, width: number, indent: string): string => {
 
 /** --help, from the settings table. */
 export const usage = `Usage: tokenbell [options]
-       tokenbell users create|reset-password|token ...   (tokenbell users --help)
+       tokenbell users create|list|block|delete|...      (accounts; tokenbell users --help)
        tokenbell migrate --database-url URL              (PostgreSQL schema; tokenbell migrate --help)
        tokenbell keys rotate ...                         (a new id_token signing key; tokenbell keys --help)
        tokenbell test-helpers <operation> [JSON] ...     (the test-helper area; tokenbell test-helpers --help)

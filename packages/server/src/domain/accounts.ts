@@ -5,10 +5,10 @@ import { InputError } from '../explained-error.js';
 import { checkScopes } from './oauth/scopes.js';
 import { apiScopes } from '../openapi/document.js';
 import type { Account, NewUserRow, Storage } from './storage/index.js';
-import type { ApiScope, PersonalAccessTokenRecord, Scope, UserRecord } from './storage/records.js';
+import type { ApiScope, EpochSeconds, PersonalAccessTokenRecord, Scope, UserRecord } from './storage/records.js';
 import { hashPassword, verifyPassword, verifyPasswordAgainstNothing } from './passwords.js';
 import { digest, newSecret } from './secrets.js';
-import { checkOtpSecret } from './two-factor.js';
+import { checkOtpSecret, newOtpSecret, provisioningUri } from './two-factor.js';
 import { isActive } from './users.js';
 import { epochSeconds } from './time.js';
 
@@ -84,12 +84,73 @@ export async function createUser(storage: Storage, input: NewUser): Promise<User
   return storage.users.create(newUserRow(input, await hashPassword(input.password)));
 }
 
+/** The user with this login (username, or else e-mail address); InputError `unknown` when there is none. */
+export async function userByLogin(storage: Storage, login: string): Promise<UserRecord> {
+  const user = await storage.users.byLogin(login);
+  if (!user) throw noUser(login);
+  return user;
+}
+
+const noUser = (login: string) => new InputError('username', `there is no user ${JSON.stringify(login)}`, 'unknown');
+
+/** The change made to the user, or InputError `unknown` when they were deleted meanwhile. */
+async function changed(login: string, update: Promise<UserRecord | undefined>): Promise<UserRecord> {
+  const user = await update;
+  if (!user) throw noUser(login);
+  return user;
+}
+
 /** Sets a new password for the user with this login (the admin CLI's reset); the old one stops working at once. */
 export async function resetPassword(storage: Storage, login: string, password: string): Promise<UserRecord> {
-  const user = await storage.users.byLogin(login);
-  const updated = user && (await storage.users.setPasswordHash(user.id, await hashPassword(password)));
-  if (!updated) throw new InputError('username', `there is no user ${JSON.stringify(login)}`, 'unknown');
-  return updated;
+  const user = await userByLogin(storage, login);
+  return changed(login, storage.users.setPasswordHash(user.id, await hashPassword(password)));
+}
+
+/** Every user, by id (the admin CLI's list). */
+export function listUsers(storage: Storage): Promise<UserRecord[]> {
+  return storage.users.all();
+}
+
+/**
+ * Blocks the user, or lets them back: a blocked user cannot sign in and none of their tokens or sessions works
+ * (isActive), yet everything of theirs stays for when they are unblocked.
+ */
+export async function setBlocked(storage: Storage, login: string, blocked: boolean): Promise<UserRecord> {
+  const user = await userByLogin(storage, login);
+  return changed(login, storage.users.setState(user.id, blocked ? 'blocked' : 'active'));
+}
+
+export async function setAdmin(storage: Storage, login: string, isAdmin: boolean): Promise<UserRecord> {
+  const user = await userByLogin(storage, login);
+  return changed(login, storage.users.setAdmin(user.id, isAdmin));
+}
+
+/**
+ * Turns two-factor authentication on with a new TOTP secret, answered once with its otpauth:// URI for an
+ * authenticator app (as a personal access token is shown once), or off. Turning it on again replaces the secret.
+ */
+export async function setTwoFactor(storage: Storage, login: string, on: true): Promise<{ user: UserRecord; secret: string; uri: string }>;
+export async function setTwoFactor(storage: Storage, login: string, on: false): Promise<{ user: UserRecord }>;
+export async function setTwoFactor(storage: Storage, login: string, on: boolean): Promise<{ user: UserRecord; secret?: string; uri?: string }> {
+  const user = await userByLogin(storage, login);
+  if (!on) return { user: await changed(login, storage.users.setOtpSecret(user.id, null)) };
+  const secret = newOtpSecret();
+  return { user: await changed(login, storage.users.setOtpSecret(user.id, secret)), secret, uri: provisioningUri(secret, user.username) };
+}
+
+/**
+ * Deletes the user and everything that is theirs (UserStorage.delete), as GitLab does; refused while they are the only
+ * owner of a group, since the group would be left with no one to manage it.
+ */
+export async function deleteUser(storage: Storage, login: string, now: EpochSeconds = epochSeconds()): Promise<UserRecord> {
+  const user = await userByLogin(storage, login);
+  const result = await storage.users.delete(user.id, now);
+  if (!result) throw noUser(login);
+  if (!result.deleted) {
+    const groups = result.soleOwnerOf.map((path) => JSON.stringify(path)).join(', ');
+    throw new InputError('username', `${user.username} is the only owner of the group${result.soleOwnerOf.length > 1 ? 's' : ''} ${groups}: make another member an owner first (access level 50), or delete the group`);
+  }
+  return user;
 }
 
 /**
@@ -103,13 +164,19 @@ export async function authenticate(storage: Storage, login: string, password: st
   return ok && isActive(user) ? user : null;
 }
 
-/** Checks a token's fields (not the store); answers them with defaults filled in; throws InputError. */
-export function checkPersonalAccessTokenFields(input: NewPersonalAccessToken): CheckedPersonalAccessToken {
+/**
+ * Checks a token's fields (not the store); answers them with defaults filled in; throws InputError. Given `now`, a
+ * new token's, a last day already past is refused too; a seed describes state, and may hold an expired token.
+ */
+export function checkPersonalAccessTokenFields(input: NewPersonalAccessToken, now?: Date): CheckedPersonalAccessToken {
   checkText('name', input.name, 255);
   const scopes = checkScopes(input.scopes ?? ['api'], apiScopes);
   const expires = input.expires_at ?? null;
   if (expires !== null && (typeof expires !== 'string' || !isCalendarDate(expires))) {
     throw new InputError('expires_at', `${JSON.stringify(expires)} is not a date (YYYY-MM-DD)`);
+  }
+  if (expires !== null && now !== undefined && isPast(expires, now)) {
+    throw new InputError('expires_at', `the last valid day ${expires} has already passed: give today or a later day (UTC)`);
   }
   if (input.token !== undefined && (typeof input.token !== 'string' || !/^[\x21-\x7e]{20,255}$/.test(input.token))) {
     throw new InputError('token', 'must be 20 to 255 printable ASCII characters without spaces');
@@ -122,8 +189,9 @@ export async function createPersonalAccessToken(
   storage: Storage,
   userId: number,
   input: NewPersonalAccessToken,
+  now: Date = new Date(),
 ): Promise<{ record: PersonalAccessTokenRecord; token: string }> {
-  const checked = checkPersonalAccessTokenFields(input);
+  const checked = checkPersonalAccessTokenFields(input, now);
   if (!(await storage.users.byId(userId))) throw new InputError('user_id', `there is no user ${userId}`, 'unknown');
   const token = checked.token ?? newSecret('personalAccessToken');
   const record = await storage.personalAccessTokens.create(newPersonalAccessTokenRow(userId, checked, token));
@@ -154,7 +222,7 @@ export async function findActivePersonalAccessToken(
 ): Promise<({ record: PersonalAccessTokenRecord } & Account) | null> {
   const found = await storage.personalAccessTokens.withUserByDigest(digest(token));
   if (!found || found.token.revoked || !isActive(found.user)) return null;
-  if (found.token.expires_at !== null && now.getTime() >= endOfDayUtc(found.token.expires_at)) return null;
+  if (found.token.expires_at !== null && isPast(found.token.expires_at, now)) return null;
   return { record: found.token, user: found.user, globalSetting: found.globalSetting };
 }
 
@@ -211,7 +279,8 @@ function isCalendarDate(text: string): boolean {
   return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
 }
 
-function endOfDayUtc(day: string): number {
+/** Whether `now` is after the end (UTC) of the last valid day `day`: the one rule of a token's expiry. */
+function isPast(day: string, now: Date): boolean {
   const [y, m, d] = day.split('-').map(Number) as [number, number, number];
-  return Date.UTC(y, m - 1, d + 1);
+  return now.getTime() >= Date.UTC(y, m - 1, d + 1);
 }

@@ -21,7 +21,14 @@ export function checkOtpSecret(secret: unknown): string {
   return secret;
 }
 
-export const totpFor = (secret: string) => new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period });
+export const totpFor = (secret: string, account?: string) =>
+  new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period, ...(account === undefined ? {} : { issuer: 'tokenbell', label: account }) });
+
+/** A new random secret of 160 bits (RFC 4226's recommendation), base32 as authenticator apps take it. */
+export const newOtpSecret = (): string => checkOtpSecret(new Secret({ size: 20 }).base32);
+
+/** The otpauth:// URI an authenticator app scans (as a QR code) or takes pasted, for the user's account. */
+export const provisioningUri = (secret: string, account: string): string => totpFor(secret, account).toString();
 
 /**
  * The time step `code` is valid for at `nowSeconds`, or null. A code is good once: a step at or before the last

@@ -108,6 +108,13 @@ export async function startCli(args: string[], timeoutMs = 15_000, wrapper: stri
   return cli;
 }
 
+/** `tokenbell users ...` as an operator types it: its exit code and what it printed. */
+export async function usersCommand(args: string[]): Promise<{ code: number | null; output: string }> {
+  const cli = spawnProcess(process.execPath, ['--import', 'tsx', cliPath, 'users', ...args], { cwd: repoRoot, env: { NODE_ENV: 'production' } });
+  const { code } = await cli.exited;
+  return { code, output: cli.output() };
+}
+
 /** Ends a child this test started (by its own handle), whatever state it is in. */
 export async function stopCli(cli: CliProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   await stopProcess(cli.child, { signal });

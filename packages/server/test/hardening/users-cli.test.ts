@@ -3,21 +3,13 @@
 // In the `postgres` test project the same on a database, where the command works beside a running server instead.
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { spawnProcess } from '../../../../scripts/lib/processes.js';
-import { cliPath, cliStore, repoRoot, startCli, stopCli, tempDir, type CliProcess } from './support.js';
+import { cliStore, startCli, stopCli, tempDir, usersCommand as users, type CliProcess } from './support.js';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
 beforeAll(async () => {
   dir = await tempDir();
 });
 afterAll(() => dir.remove());
-
-/** `tokenbell users ...` as an operator types it. */
-async function users(args: string[]): Promise<{ code: number | null; output: string }> {
-  const cli = spawnProcess(process.execPath, ['--import', 'tsx', cliPath, 'users', ...args], { cwd: repoRoot, env: { NODE_ENV: 'production' } });
-  const { code } = await cli.exited;
-  return { code, output: cli.output() };
-}
 
 const grant = (server: CliProcess, password: string) =>
   fetch(`${server.baseUrl}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'password', username: 'ops', password }) });

@@ -2,8 +2,8 @@
 // username or login, the names and addresses no two users share, and what sign-in spends; and on PostgreSQL from two
 // instances at once, where two creations of one name, or two sign-ins with one step, race.
 import { describe, expect, it } from 'vitest';
-import type { NewUserRow } from '../../src/domain/storage/index.js';
-import { everyBackend, newGroup, newPair, newProject, newToken, newUser, outcomes, refusal, useBackends } from './backends.js';
+import type { NewUserRow, NotificationSettingRecord } from '../../src/domain/storage/index.js';
+import { everyBackend, newApplication, newGroup, newPair, newProject, newToken, newUser, now, outcomes, refusal, setting, useBackends } from './backends.js';
 
 const { open, postgres, instances } = useBackends();
 
@@ -159,5 +159,56 @@ describe('users on PostgreSQL from two instances at once', () => {
     const spent = await Promise.all(Array.from({ length: 10 }, (_, i) => both[i % 2]!.users.spendOtpStep(user.id, 1000)));
     expect(spent.filter(Boolean)).toHaveLength(1);
     expect((await both[1].users.byId(user.id))?.otp_last_step).toBe(1000);
+  });
+});
+
+describe.each(everyBackend)('deleting a user on %s', (name) => {
+  // What the delete takes is the same set on both stores: the file store's by hand, PostgreSQL's by its foreign keys.
+  it('takes everything theirs, revokes what others hold from their applications, leaves the rest; not while they own a group alone', async () => {
+    const { storages: [storage] } = await open(name);
+    const carol = await storage.users.create(newUser('carol'));
+    const dan = await storage.users.create(newUser('dan'));
+    const team = await storage.namespaces.createGroup(newGroup('team'), [{ user_id: carol.id, access_level: 50 }, { user_id: dan.id, access_level: 30 }]);
+    const shared = await storage.namespaces.createProject(newProject('team', 'shared'), [{ user_id: carol.id, access_level: 40 }]);
+    const personal = await storage.namespaces.createProject(newProject('carol', 'notes'), [{ user_id: dan.id, access_level: 20 }]);
+    const app = await storage.applications.create(newApplication(carol.id, 'carols-app'));
+    await storage.personalAccessTokens.create(newToken(carol.id, 'carol-pat'));
+    await storage.personalAccessTokens.create(newToken(dan.id, 'dan-pat'));
+    await storage.tokens.issue(newPair('carols-own', null, carol.id));
+    await storage.tokens.issue(newPair('dans-from-carols-app', app.id, dan.id));
+    await storage.tokens.issue(newPair('dans-own', null, dan.id));
+    const put = (s: NotificationSettingRecord) => storage.notificationSettings.change(s, { events: {} });
+    await put(setting(carol.id, 'global', null, 'watch'));
+    await put(setting(dan.id, 'project', personal.id, 'watch'));
+    await put(setting(dan.id, 'project', shared.id, 'watch'));
+    const message = (id: string, eventId: string, userId: number) => ({
+      id, event_id: eventId, user_id: userId, to: `${userId}@example.com`, subject: id, text: 'text', headers: {}, next_attempt_at: now, created_at: now,
+    });
+    const event = (id: string, projectId: number, authorId: number) => ({ id, kind: 'new_issue' as const, project_id: projectId, author_id: authorId, title: id, created_at: now });
+    await storage.mail.recordEvent(event('by-carol', shared.id, carol.id), [message('to-dan-by-carol', 'by-carol', dan.id)]);
+    await storage.mail.recordEvent(event('by-dan', shared.id, dan.id), [message('to-carol', 'by-dan', carol.id), message('to-dan', 'by-dan', dan.id)]);
+
+    expect(await storage.users.delete(carol.id, now)).toEqual({ deleted: false, soleOwnerOf: ['team'] });
+    expect(await storage.users.byId(carol.id)).toEqual(carol);
+    await storage.namespaces.setMembership({ groupId: team.id }, dan.id, 50);
+    expect(await storage.users.delete(carol.id, now)).toEqual({ deleted: true });
+    expect(await storage.users.delete(carol.id, now)).toBeUndefined();
+
+    expect(await storage.users.all()).toEqual([dan]);
+    expect(await storage.applications.byUid('carols-app')).toBeUndefined();
+    expect(await storage.personalAccessTokens.withUserByDigest('carol-pat')).toBeUndefined();
+    expect(await storage.tokens.byAccessDigest('access-carols-own')).toBeUndefined();
+    expect((await storage.tokens.byAccessDigest('access-dans-from-carols-app'))?.revoked_at).toBe(now);
+    expect((await storage.tokens.byAccessDigest('access-dans-own'))?.revoked_at).toBeNull();
+    expect(await storage.personalAccessTokens.withUserByDigest('dan-pat')).toBeDefined();
+    expect(await storage.namespaces.projectByFullPath('carol/notes')).toBeUndefined();
+    expect(await storage.namespaces.groupAccess(carol.id, team)).toEqual({ direct: null, inAProject: false });
+    expect(await storage.namespaces.groupAccess(dan.id, team)).toEqual({ direct: 50, inAProject: false });
+    expect((await storage.namespaces.projectAccess(carol.id, shared)).direct).toBeNull();
+    expect(await storage.notificationSettings.find({ user_id: carol.id, source_type: 'global', source_id: null })).toBeUndefined();
+    expect(await storage.notificationSettings.find({ user_id: dan.id, source_type: 'project', source_id: personal.id })).toBeUndefined();
+    expect(await storage.notificationSettings.find({ user_id: dan.id, source_type: 'project', source_id: shared.id })).toBeDefined();
+    // Mail to them and about what they did goes; the rest stays.
+    expect((await storage.mail.recent({ limit: 10 })).map((m) => m.id)).toEqual(['to-dan']);
   });
 });

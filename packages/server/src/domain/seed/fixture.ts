@@ -44,6 +44,8 @@ import type { Scope, Visibility } from '../storage/records.js';
  *   `otp_secret` (TOTP, SHA-1, 6 digits, 30 s); without one, such a user cannot sign in to the pages at all.
  * - An application with `"confidential": false` is a public client (a browser or native app): it has no
  *   `client_secret` and must use PKCE.
+ * - Loaded again (the same fixture at every start), an entry the store has already is skipped when identical and
+ *   refused by name when not; what an operator changes later is the store's (existing.ts, plan.ts).
  * - Plain secrets (passwords, tokens, client secrets) are only in the fixture: the store keeps scrypt hashes and
  *   SHA-256 digests. `expires_at` is the token's last valid day (UTC); `scopes` default to `["api"]`.
  */
@@ -114,5 +116,7 @@ export interface SeedSummary {
   groups: number;
   projects: number;
   applications: number;
+  /** Entries the store had already, identical, and so skipped. */
+  unchanged: number;
 }
 

@@ -4,19 +4,25 @@ import { hashPassword } from '../passwords.js';
 import { InputError } from '../../explained-error.js';
 import type { Storage } from '../storage/index.js';
 import { SeedError, type SeedSummary } from './fixture.js';
+import { noStoredEntries, storedEntries } from './existing.js';
 import { namesIn, plan, rowsOf } from './plan.js';
 
 /**
  * Loads a fixture (see SeedFixture): checks all of it first and throws SeedError listing every problem without
- * writing anything, then hashes the passwords and applies everything at once. A name another request took
- * meanwhile is refused by the store, and nothing of the fixture is applied.
+ * writing anything, then hashes the passwords and applies everything at once. An entry the store has already is
+ * skipped when identical and a problem when not, so the same fixture loads again at every start. A name another
+ * request took meanwhile is refused by the store, and nothing of the fixture is applied. Without `skipIdentical` (the
+ * test kit's create calls, which are creates) every name the store has is refused as taken.
  */
-export async function loadSeed(storage: Storage, fixture: unknown): Promise<SeedSummary> {
-  const { plan: steps, problems } = plan(await storage.maintenance.existingNames(namesIn(fixture)), fixture);
+export async function loadSeed(storage: Storage, fixture: unknown, { skipIdentical = true } = {}): Promise<SeedSummary> {
+  const found = await storage.maintenance.existingNames(namesIn(fixture));
+  const { plan: steps, problems } = plan(found, fixture, skipIdentical ? await storedEntries(storage, found) : noStoredEntries());
   if (problems.length > 0) throw new SeedError(problems);
   const hashes = await Promise.all(steps.users.map(({ user }) => hashPassword(user.password)));
+  const rows = rowsOf(steps, hashes);
   try {
-    await storage.maintenance.applySeed(rowsOf(steps, hashes));
+    // A fixture loaded before writes nothing at all.
+    if (Object.values(rows).some((list) => list.length > 0)) await storage.maintenance.applySeed(rows);
   } catch (error) {
     if (error instanceof InputError) throw new SeedError([`${error.field}: ${error.message}`]);
     throw error;
@@ -27,6 +33,7 @@ export async function loadSeed(storage: Storage, fixture: unknown): Promise<Seed
     groups: steps.groups.length,
     projects: steps.projects.length,
     applications: steps.applications.length,
+    unchanged: steps.unchanged,
   };
 }
 

@@ -6,9 +6,10 @@ import { checkPasswordPolicy } from '../passwords.js';
 import { digest } from '../secrets.js';
 import { epochSeconds } from '../time.js';
 import { InputError } from '../../explained-error.js';
-import type { Scope, Visibility } from '../storage/records.js';
-import type { FoundNames, NameQuery, SeedRows } from '../storage/index.js';
+import type { Scope, UserRecord, Visibility } from '../storage/records.js';
+import type { FoundNames, Group, Project, NameQuery, SeedRows } from '../storage/index.js';
 import type { SeedFixture, SeedGroup, SeedPersonalAccessToken, SeedProject, SeedUser } from './fixture.js';
+import { conflict, differences, noStoredEntries, type StoredEntries } from './existing.js';
 
 const entryKeys = {
   top: ['users', 'groups', 'projects', 'applications'],
@@ -26,12 +27,16 @@ interface Plan {
   groups: SeedGroup[];
   projects: Array<{ project: SeedProject; namespace: string }>;
   applications: Array<{ owner: string; application: CheckedApplication }>;
+  /** Entries the store has already, identical: skipped. */
+  unchanged: number;
 }
 
 /** What the checks of one fixture share: the store, the problems found, the plan so far, and the names it adds. */
 interface Planning {
   /** The fixture's names the store has already. */
   existing: FoundNames;
+  /** The store's records under those names, to tell an entry loaded before from a conflicting one. */
+  stored: StoredEntries;
   problems: string[];
   result: Plan;
   /** Runs a check of the entry at `path`; a refused field becomes a problem naming it, and the answer is false. */
@@ -48,10 +53,13 @@ interface Planning {
   checkMembers: (value: unknown) => void;
 }
 
-/** Checks the whole fixture against itself and the store; answers the plan and every problem found. */
-export function plan(existing: FoundNames, fixture: unknown): { plan: Plan; problems: string[] } {
+/**
+ * Checks the whole fixture against itself and the store; answers the plan and every problem found. An entry the store
+ * has already is skipped when identical and a problem when not (existing.ts).
+ */
+export function plan(existing: FoundNames, fixture: unknown, stored: StoredEntries = noStoredEntries()): { plan: Plan; problems: string[] } {
   const problems: string[] = [];
-  const result: Plan = { users: [], groups: [], projects: [], applications: [] };
+  const result: Plan = { users: [], groups: [], projects: [], applications: [], unchanged: 0 };
   const at = (path: string, check: () => void): boolean => {
     try {
       check();
@@ -84,6 +92,7 @@ export function plan(existing: FoundNames, fixture: unknown): { plan: Plan; prob
   const userExists = (name: string) => usernames.has(fold(name)) || existing.usernames.has(fold(name));
   const planning: Planning = {
     existing,
+    stored,
     problems,
     result,
     at,
@@ -126,6 +135,7 @@ function checkMembers(value: unknown, userExists: (name: string) => boolean): vo
 function planUser(planning: Planning, user: Record<string, unknown>, i: number): void {
   const { existing, problems, result, at, usernames, emails, tokenDigests } = planning;
   const path = `users[${i}]`;
+  const seedUser = user as unknown as SeedUser;
   const tokens: CheckedPersonalAccessToken[] = [];
   const known = at(path, () => unknownKeys(user, entryKeys.user));
   const fields = at(path, () => checkNewUserFields(user as unknown as SeedUser));
@@ -134,9 +144,17 @@ function planUser(planning: Planning, user: Record<string, unknown>, i: number):
     checkPasswordPolicy(user.password);
   });
   // Uniqueness only means something once the names are well-formed strings.
+  const stored = fields ? planning.stored.users.get(fold(seedUser.username)) : undefined;
+  // What an operator changes later with `tokenbell users` (password, blocked, admin, two-factor) is the store's to
+  // keep: only what names and describes the user must match.
+  const same = (record: UserRecord) => {
+    const changed = differences(newUserRow(seedUser, record.password_hash), record, ['username', 'email', 'secondary_emails', 'name', 'bio']);
+    if (changed.length > 0) throw new InputError('', conflict(`the user ${JSON.stringify(record.username)}`, changed), 'taken');
+  };
   const unique =
     fields &&
     at(path, () => {
+      if (stored) return same(stored.user);
       const { username, email } = user as unknown as SeedUser;
       if (usernames.has(fold(username)) || existing.usernames.has(fold(username))) {
         throw new InputError('username', `the username ${JSON.stringify(username)} is already taken`, 'taken');
@@ -161,26 +179,41 @@ function planUser(planning: Planning, user: Record<string, unknown>, i: number):
       if (typeof pat.token !== 'string') throw new InputError('token', 'must be a string');
       const checked = checkPersonalAccessTokenFields(pat as unknown as SeedPersonalAccessToken);
       const d = digest(pat.token);
-      if (tokenDigests.has(d) || existing.tokenDigests.has(d)) {
+      const own = stored?.tokens.find((t) => t.token_digest === d);
+      if (tokenDigests.has(d) || (existing.tokenDigests.has(d) && !own)) {
         throw new InputError('token', 'this token is already in use', 'taken');
+      }
+      if (stored && !own) throw new InputError('', `the user ${JSON.stringify(stored.user.username)} is already in the store without this token`, 'taken');
+      if (own) {
+        // Revoked or not, as its user left it.
+        const changed = differences(newPersonalAccessTokenRow(own.user_id, checked, pat.token), own, ['name', 'scopes', 'expires_at'], ['scopes']);
+        if (changed.length > 0) throw new InputError('', conflict(`the token ${JSON.stringify(own.name)}`, changed), 'taken');
       }
       tokenDigests.add(d);
       tokens.push(checked);
     });
   });
   if (ok) {
-    const seedUser = user as unknown as SeedUser;
-    usernames.set(fold(seedUser.username), seedUser.username);
+    usernames.set(fold(seedUser.username), stored?.user.username ?? seedUser.username);
     for (const address of [seedUser.email, ...(seedUser.secondary_emails ?? [])]) emails.add(fold(address));
-    result.users.push({ user: seedUser, tokens });
+    if (stored) result.unchanged++;
+    else result.users.push({ user: seedUser, tokens });
   }
 }
 
 function planGroup(planning: Planning, group: Record<string, unknown>, i: number): void {
   const { existing, result, at, groupPaths, userExists, checkMembers } = planning;
+  const found: { stored?: Group } = {};
   const ok = at(`groups[${i}]`, () => {
     unknownKeys(group, entryKeys.group);
     const { path } = checkNamespaceEntryFields(group);
+    const stored = groupPaths.has(fold(path)) ? undefined : planning.stored.groups.get(fold(path));
+    if (stored) {
+      found.stored = stored;
+      sameNamespaceEntry(`the group ${JSON.stringify(stored.path)}`, group, stored);
+      checkMembers(group.members);
+      return;
+    }
     if (groupPaths.has(fold(path)) || existing.groupPaths.has(fold(path))) {
       throw new InputError('path', `the group ${JSON.stringify(path)} already exists`, 'taken');
     }
@@ -188,8 +221,9 @@ function planGroup(planning: Planning, group: Record<string, unknown>, i: number
     checkMembers(group.members);
   });
   if (ok) {
-    groupPaths.set(fold(group.path as string), group.path as string);
-    result.groups.push(group as unknown as SeedGroup);
+    groupPaths.set(fold(group.path as string), found.stored?.path ?? (group.path as string));
+    if (found.stored) result.unchanged++;
+    else result.groups.push(group as unknown as SeedGroup);
   }
 }
 
@@ -206,6 +240,14 @@ function planProject(planning: Planning, project: Record<string, unknown>, i: nu
     }
     const { path } = checkNamespaceEntryFields(project);
     const fullPath = `${owner}/${path}`;
+    const stored = fullPaths.has(fold(fullPath)) ? undefined : planning.stored.projects.get(fold(fullPath));
+    if (stored) {
+      sameNamespaceEntry(`the project ${JSON.stringify(`${stored.namespace}/${stored.path}`)}`, project, stored);
+      checkMembers(project.members);
+      fullPaths.add(fold(fullPath));
+      result.unchanged++;
+      return;
+    }
     if (fullPaths.has(fold(fullPath)) || existing.projectPaths.has(fold(fullPath))) {
       throw new InputError('path', `the project ${JSON.stringify(fullPath)} already exists`, 'taken');
     }
@@ -242,6 +284,18 @@ function planApplication(planning: Planning, application: Record<string, unknown
         throw new InputError(error.field === 'uid' ? 'client_id' : 'client_secret', error.message, error.code);
       }
       throw error;
+    }
+    const stored = clientIds.has(client_id) ? undefined : planning.stored.applications.get(client_id);
+    if (stored) {
+      const wanted = newApplicationRow(stored.application.owner_id, checked, client_id, checked.secret ?? null);
+      const changed = differences(wanted, stored.application, ['name', 'redirect_uris', 'scopes', 'confidential', 'secret_digest'], ['scopes']).map((f) =>
+        f === 'secret_digest' ? 'client_secret' : f,
+      );
+      if (fold(owner) !== fold(stored.owner ?? '')) changed.push('owner');
+      if (changed.length > 0) throw new InputError('', conflict(`the application ${JSON.stringify(client_id)}`, changed), 'taken');
+      clientIds.add(client_id);
+      result.unchanged++;
+      return;
     }
     if (clientIds.has(client_id) || existing.clientIds.has(client_id)) {
       throw new InputError('client_id', `the App ID ${JSON.stringify(client_id)} is already taken`, 'taken');
@@ -308,6 +362,16 @@ export function rowsOf(steps: Plan, hashes: string[]): SeedRows {
   };
 }
 
+
+/**
+ * Throws the conflict of a group or project the store has with another name or visibility. Its members are not
+ * compared: after seeding they are the instance's (a member added, or one deleted with `tokenbell users delete`).
+ */
+function sameNamespaceEntry(what: string, entry: Record<string, unknown>, stored: Group | Project): void {
+  const wanted: Pick<Group, 'name' | 'visibility'> = { name: (entry.name as string).trim(), visibility: entry.visibility as Visibility };
+  const changed = differences(wanted, stored, ['name', 'visibility']);
+  if (changed.length > 0) throw new InputError('', conflict(what, changed), 'taken');
+}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

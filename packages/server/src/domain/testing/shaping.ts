@@ -27,7 +27,7 @@ type Schemas = components['schemas'];
  */
 async function seedOne(storage: Storage, fixture: SeedFixture): Promise<void> {
   try {
-    await loadSeed(storage, fixture);
+    await loadSeed(storage, fixture, { skipIdentical: false });
   } catch (error) {
     if (!(error instanceof SeedError)) throw error;
     const [first, ...rest] = error.problems.map((problem) => problem.replace(/^\w+\[0\]\.?/, ''));

@@ -41,7 +41,7 @@ export function personalAccessTokensRoutes({ storage, now }: PagesOptions): Rout
         name: body.name,
         expires_at: body.expires_at ? body.expires_at : null,
         ...(scopes ? { scopes: scopes as Scope[] } : {}),
-      });
+      }, new Date(now() * 1000));
       html(res, 201, tokenCreatedPage(user, csrfToken(req), record, token));
     } catch (error) {
       if (!(error instanceof InputError)) throw error;

@@ -21,7 +21,7 @@ describe('loadSeed with the example fixture', () => {
     const file = t.file();
     const store = await t.open(file);
     const summary = await loadSeedFile(fileStorage(store), exampleFile);
-    expect(summary).toEqual({ users: 3, personalAccessTokens: 2, groups: 2, projects: 4, applications: 2 });
+    expect(summary).toEqual({ users: 3, personalAccessTokens: 2, groups: 2, projects: 4, applications: 2, unchanged: 0 });
 
     const id = (username: string) => store.lookup('users', 'username', username)!.id;
     expect(store.lookup('users', 'username', 'awong')?.two_factor_enabled).toBe(true);
@@ -65,14 +65,56 @@ describe('loadSeed with the example fixture', () => {
     expect(await readDurableData(file)).toEqual(JSON.parse(JSON.stringify(store.data)));
   });
 
-  it('refuses to load it twice, changing nothing', async () => {
+  it('loads it again as a no-op: every entry is there and identical, so nothing is written', async () => {
+    const file = t.file();
+    const store = await t.open(file);
+    await loadSeed(fileStorage(store), example);
+    const before = JSON.stringify(store.data);
+    const writes = store.stats.fileWrites;
+    expect(await loadSeed(fileStorage(store), example)).toEqual({ users: 0, personalAccessTokens: 0, groups: 0, projects: 0, applications: 0, unchanged: 11 });
+    expect(JSON.stringify(store.data)).toBe(before);
+    expect(store.stats.fileWrites).toBe(writes);
+  });
+
+  it('keeps what an operator changed since (password, blocked, admin, a revoked token), and adds only the new entries', async () => {
+    const store = await t.open(null);
+    const storage = fileStorage(store);
+    await loadSeed(storage, example);
+    const jsmith = store.lookup('users', 'username', 'jsmith')!;
+    await store.commit(() => store.update('users', jsmith, { password_hash: 'scrypt$reset', state: 'blocked', is_admin: !jsmith.is_admin }));
+    const [pat] = await storage.personalAccessTokens.ofUser(jsmith.id);
+    await storage.personalAccessTokens.revokeOwned(jsmith.id, pat!.id);
+    const grown = { ...example, users: [...example.users, { username: 'newcomer', email: 'newcomer@example.com', name: 'New', password: 'long-enough-password' }] };
+    expect(await loadSeed(storage, grown)).toMatchObject({ users: 1, unchanged: 11 });
+    expect(store.lookup('users', 'username', 'jsmith')).toMatchObject({ password_hash: 'scrypt$reset', state: 'blocked', is_admin: !jsmith.is_admin });
+    expect((await storage.personalAccessTokens.ofUser(jsmith.id)).find((p) => p.id === pat!.id)?.revoked).toBe(true);
+    expect(store.lookup('users', 'username', 'newcomer')).toBeDefined();
+  });
+
+  it('refuses an entry that differs from the store\'s by name, one line each, and writes nothing', async () => {
     const store = await t.open(null);
     await loadSeed(fileStorage(store), example);
     const before = JSON.stringify(store.data);
-    const error = (await loadSeed(fileStorage(store), example).catch((e: unknown) => e)) as SeedError;
+    const [jsmith, awong] = example.users;
+    const changed = {
+      users: [
+        { ...jsmith, email: 'jane@elsewhere.example', name: 'Jane S.' },
+        { ...awong, personal_access_tokens: [{ name: 'new', token: 'tbpat-awong-a-token-the-store-has-not-got-00000' }] },
+        { username: 'fresh', email: 'fresh@example.com', name: 'Fresh', password: 'long-enough-password' },
+      ],
+      groups: [{ ...example.groups[0], visibility: 'public' }],
+      projects: [{ ...example.projects[0], name: 'Gadgets' }],
+      applications: [{ ...example.applications[0], redirect_uris: ['https://other.example/cb'], client_secret: 'tbcs_another-secret-altogether' }],
+    };
+    const error = (await loadSeed(fileStorage(store), changed).catch((e: unknown) => e)) as SeedError;
     expect(error).toBeInstanceOf(SeedError);
-    expect(error.problems).toContain('users[0].username: the username "jsmith" is already taken');
-    expect(error.problems.some((p) => p.startsWith('applications[0].client_id:'))).toBe(true);
+    expect(error.problems).toEqual([
+      'users[0]: the user "jsmith" is already in the store with another email, name',
+      'users[1].personal_access_tokens[0]: the user "awong" is already in the store without this token',
+      `groups[0]: the group "${example.groups[0]!.path}" is already in the store with another visibility`,
+      `projects[0]: the project "${example.projects[0]!.namespace}/${example.projects[0]!.path}" is already in the store with another name`,
+      `applications[0]: the application "${example.applications[0]!.client_id}" is already in the store with another redirect_uris, client_secret`,
+    ]);
     expect(JSON.stringify(store.data)).toBe(before);
   });
 });
