@@ -2679,6 +2679,20 @@ export const cases: ContractCase[] = [
     },
     expect: (x) => expect(x.text).toContain('tokenbell_token_grants_total'),
   },
+  {
+    name: 'metrics answer OpenMetrics to whoever asks for it by Accept',
+    operation: 'getMetrics',
+    status: 200,
+    async call(ctx) {
+      await ctx.client().raw.GET('/-/metrics', { parseAs: 'text', headers: { Accept: 'application/openmetrics-text; version=1.0.0' } });
+    },
+    expect: (x) => {
+      expect(x.contentType).toBe('application/openmetrics-text');
+      // OpenMetrics names a counter's family without `_total`, its samples with it.
+      expect(x.text).toContain('# TYPE tokenbell_token_grants counter\n');
+      expect(x.text.endsWith('# EOF\n')).toBe(true);
+    },
+  },
   ...(
     [
       ['getHealth', (c) => c.raw.GET('/-/health', { parseAs: 'text' })],

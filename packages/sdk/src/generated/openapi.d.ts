@@ -707,10 +707,18 @@ export interface paths {
         };
         /**
          * Prometheus metrics.
-         * @description The Prometheus text format: requests by route and status (`tokenbell_http_requests_total`), request latency
-         *     (`tokenbell_http_request_duration_seconds`), tokens issued by grant type (`tokenbell_token_grants_total`),
-         *     brute-force refusals (`tokenbell_login_throttle_refusals_total`), store commit latency
-         *     (`tokenbell_store_commit_duration_seconds`) and those of the Node.js runtime.
+         * @description The Prometheus text format, or OpenMetrics 1.0.0 when `Accept` prefers `application/openmetrics-text` (with
+         *     any version; Prometheus asks for it so): requests by route and status (`tokenbell_http_requests_total`),
+         *     request latency (`tokenbell_http_request_duration_seconds`), tokens issued by grant type
+         *     (`tokenbell_token_grants_total`), brute-force refusals (`tokenbell_login_throttle_refusals_total`), store commit
+         *     latency (`tokenbell_store_commit_duration_seconds`); notification mail in the outbox by status
+         *     (`tokenbell_mail_outbox_messages{status="queued|sent|failed"}`, sent and failed until pruned; on PostgreSQL the
+         *     outbox every instance shares), how long its oldest queued message has waited
+         *     (`tokenbell_mail_outbox_oldest_queued_age_seconds`, 0 when none waits) and this instance's delivery attempts by
+         *     outcome (`tokenbell_mail_delivery_attempts_total{outcome="sent|retry|failed"}`); on PostgreSQL, the pool's
+         *     connections (`tokenbell_database_pool_connections{state="in_use|idle"}`) and callers waiting for one
+         *     (`tokenbell_database_pool_waiting`); the version (`tokenbell_build_info{version,node_version} 1`); whether the
+         *     test-helper area is on (`tokenbell_test_helpers_enabled`, 1 or 0); and those of the Node.js runtime.
          */
         get: operations["getMetrics"];
         put?: never;
@@ -4147,7 +4155,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The metrics. */
+            /** @description The metrics, in the format `Accept` prefers. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4157,8 +4165,22 @@ export interface operations {
                      * @example # HELP tokenbell_token_grants_total Tokens issued, by grant type
                      *     # TYPE tokenbell_token_grants_total counter
                      *     tokenbell_token_grants_total{grant_type="password"} 3
+                     *
+                     *     # HELP tokenbell_mail_outbox_oldest_queued_age_seconds How long the oldest queued notification mail has waited, in seconds; 0 when none waits, NaN when the store cannot be asked
+                     *     # TYPE tokenbell_mail_outbox_oldest_queued_age_seconds gauge
+                     *     tokenbell_mail_outbox_oldest_queued_age_seconds 0
                      */
                     "text/plain": string;
+                    /**
+                     * @example # HELP tokenbell_token_grants Tokens issued, by grant type
+                     *     # TYPE tokenbell_token_grants counter
+                     *     tokenbell_token_grants_total{grant_type="password"} 3
+                     *     # HELP tokenbell_build_info The server version and the Node.js version it runs on, as labels; always 1
+                     *     # TYPE tokenbell_build_info gauge
+                     *     tokenbell_build_info{version="0.1.0",node_version="20.19.0"} 1
+                     *     # EOF
+                     */
+                    "application/openmetrics-text": string;
                 };
             };
             404: components["responses"]["NotAllowedHere"];

@@ -1,5 +1,4 @@
 // `tokenbell [options]`, the command without a name: open the store, seed it, and serve until SIGINT or SIGTERM.
-import { createRequire } from 'node:module';
 import { type Config, configFrom, configWarnings, limits, usage } from '../config.js';
 import { findApplicationByUid } from '../domain/applications.js';
 import { logTransport, smtpTransport, startMailDelivery } from '../domain/mail-delivery.js';
@@ -14,10 +13,8 @@ import { type DemoCredentials, ensureDemoData } from '../domain/seed/demo.js';
 import { loadSeedFile } from '../domain/seed/load.js';
 import { openBackend } from '../store/backend.js';
 import type { Logger } from 'pino';
+import { version } from '../version.js';
 import { fail } from './output.js';
-
-// package.json sits two levels above both src/cli/serve.ts and dist/cli/serve.js.
-const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
 export async function runServeCommand(args: string[], env: NodeJS.ProcessEnv, print: (line: string) => void): Promise<void> {
   if (args.includes('--help') || args.includes('-h')) return void process.stdout.write(usage);

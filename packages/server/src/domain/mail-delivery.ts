@@ -64,9 +64,14 @@ export interface DeliveryOptions {
   now?: () => number;
 }
 
+/** What became of one attempt to deliver a message: sent, queued again for later, or given up. */
+export type DeliveryOutcome = 'sent' | 'retry' | 'failed';
+
 export interface MailDelivery {
   /** Looks for due messages now rather than at the next poll. */
   kick(): void;
+  /** Told the outcome of every attempt once it is recorded (the metrics' delivery attempts). */
+  observeAttempts(observer: (outcome: DeliveryOutcome) => void): void;
   /** Finishes the round under way and stops. */
   stop(): Promise<void>;
 }
@@ -77,18 +82,28 @@ export function startMailDelivery(mail: MailStorage, transport: MailTransport, o
   let timer: NodeJS.Timeout | undefined;
   let round: Promise<void> = Promise.resolve();
   let again = false;
+  const observers: Array<(outcome: DeliveryOutcome) => void> = [];
 
-  const deliver = async (message: OutboxMessageRecord) => {
+  const attempt = async (message: OutboxMessageRecord): Promise<DeliveryOutcome> => {
     try {
       await transport.send(message);
       await mail.markSent(message.id, now());
+      return 'sent';
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      if (error instanceof DeliveryError && error.permanent) return mail.markFailed(message.id, `refused: ${reason}`);
-      if (message.attempts >= maxAttempts) return mail.markFailed(message.id, `gave up after ${message.attempts} attempts: ${reason}`);
+      const given = error instanceof DeliveryError && error.permanent ? `refused: ${reason}` : message.attempts >= maxAttempts ? `gave up after ${message.attempts} attempts: ${reason}` : null;
+      if (given !== null) {
+        await mail.markFailed(message.id, given);
+        return 'failed';
+      }
       const delay = Math.min(backoffSeconds * 2 ** (message.attempts - 1), maxBackoffSeconds);
       await mail.markRetry(message.id, now() + delay, reason);
+      return 'retry';
     }
+  };
+  const deliver = async (message: OutboxMessageRecord) => {
+    const outcome = await attempt(message);
+    for (const observer of observers) observer(outcome);
   };
 
   const runRound = async () => {
@@ -116,6 +131,9 @@ export function startMailDelivery(mail: MailStorage, transport: MailTransport, o
       if (stopped) return;
       clearTimeout(timer);
       tick();
+    },
+    observeAttempts(observer) {
+      observers.push(observer);
     },
     async stop() {
       stopped = true;

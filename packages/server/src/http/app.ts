@@ -4,6 +4,7 @@ import { type Config, defaultOf, limits } from '../config.js';
 import { authenticateApiRequest } from '../domain/api-authentication.js';
 import { LoginThrottle } from '../domain/login-throttle.js';
 import { grantRegistry, type GrantRegistry } from '../domain/oauth/grants.js';
+import type { MailDelivery } from '../domain/mail-delivery.js';
 import type { Backend } from '../store/backend.js';
 import type { Storage } from '../domain/storage/index.js';
 import { testHelperRouter, testHelpersOff } from './test-helper-routes.js';
@@ -30,7 +31,7 @@ export interface AppOptions {
   config: Pick<Config, 'baseUrl' | 'tokenTtl' | 'codeTtl' | 'validateResponses' | 'bodyLimit' | 'secureCookies'> &
     Partial<Pick<Config, 'trustProxy' | 'introspectionClients' | 'passwordGrant' | 'sessionLifetime' | 'monitoringAllowlist' | 'testHelpers' | 'idTokenTtl'>>;
   /** The mail delivery worker, told when mail was queued; without one, mail waits for whoever delivers it. */
-  mailDelivery?: { kick(): void };
+  mailDelivery?: Pick<MailDelivery, 'kick' | 'observeAttempts'>;
   /** Request logs (requestLogger in operations.ts); none when absent, as in most tests. */
   requestLog?: RequestHandler;
   /** The clock, in seconds since the epoch; tests move it to expire codes and tokens. With a test kit, the kit's. */
@@ -129,7 +130,7 @@ export function createApp(options: AppOptions): express.Express {
   return app;
 }
 
-function appParts({ backend, config, now: givenNow = wallClock, throttle: givenThrottle, validation, testKit }: AppOptions): AppParts {
+function appParts({ backend, config, now: givenNow = wallClock, throttle: givenThrottle, validation, testKit, mailDelivery }: AppOptions): AppParts {
   const { storage } = backend;
   // A kit made here goes back to the state the store has now, as the caller seeded it before making the app.
   const kit = config.testHelpers ? (testKit ?? new TestKit(storage, givenNow)) : undefined;
@@ -145,7 +146,8 @@ function appParts({ backend, config, now: givenNow = wallClock, throttle: givenT
     now,
     throttle,
     sessions: { storage: storage.sessions, secret: backend.sessionSecret },
-    metrics: new Metrics(storage.maintenance),
+    // The clock the CLI gives the delivery worker too (the kit's with test helpers on).
+    metrics: new Metrics({ maintenance: storage.maintenance, mail: storage.mail, now, testHelpers: kit !== undefined, ...(mailDelivery ? { mailDelivery } : {}) }),
     bodies: bodyParsers(config.bodyLimit),
     // One validator for the branches and the pages: its compiled schemas and route table are shared.
     validation: validation ?? openApiValidation({ validateResponses: config.validateResponses }),

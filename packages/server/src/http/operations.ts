@@ -6,11 +6,23 @@ import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { Router } from 'express';
 import { pino, stdTimeFunctions, type Logger, type LoggerOptions } from 'pino';
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry, type Metric, type OpenMetricsContentType } from 'prom-client';
 import proxyAddr from 'proxy-addr';
 import type { LogFormat } from '../config.js';
-import type { MaintenanceStorage } from '../domain/storage/index.js';
+import type { DeliveryOutcome, MailDelivery } from '../domain/mail-delivery.js';
+import type { MailStorage, MaintenanceStorage, OutboxSummary } from '../domain/storage/index.js';
+import { version } from '../version.js';
 import { HttpError } from './errors.js';
+
+export interface MetricsOptions {
+  maintenance: MaintenanceStorage;
+  mail: MailStorage;
+  /** The clock the mail delivery worker keeps, in epoch seconds: the oldest queued message's age is by it. */
+  now: () => number;
+  /** The delivery worker whose attempts are counted; none in most tests. */
+  mailDelivery?: Pick<MailDelivery, 'observeAttempts'>;
+  testHelpers: boolean;
+}
 
 /** The server's metrics, in a registry of its own, so that several servers in one process do not mix theirs. */
 export class Metrics {
@@ -32,9 +44,100 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(maintenance: MaintenanceStorage) {
+  readonly deliveryAttempts = new Counter({
+    name: 'tokenbell_mail_delivery_attempts_total',
+    help: 'Attempts to deliver notification mail by this instance, by outcome (sent, retry: queued again for later, failed: given up)',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+
+  constructor({ maintenance, mail, now, mailDelivery, testHelpers }: MetricsOptions) {
     collectDefaultMetrics({ register: this.registry });
     maintenance.observeWrites((seconds) => this.storeWrites.observe(seconds));
+    // Every outcome from the start, at 0: a rate over a series that appears only at its first failure misses it.
+    for (const outcome of ['sent', 'retry', 'failed'] satisfies DeliveryOutcome[]) this.deliveryAttempts.labels(outcome).inc(0);
+    mailDelivery?.observeAttempts((outcome) => this.deliveryAttempts.labels(outcome).inc());
+    // The pool first: the registry collects in this order, and pg counts a query handed an idle connection on the next
+    // tick, as the outbox's is, among those waiting until then.
+    if (maintenance.poolUsage() !== null) this.#poolGauges(maintenance);
+    this.#outboxGauges(mail, now);
+    new Gauge({ name: 'tokenbell_build_info', help: 'The server version and the Node.js version it runs on, as labels; always 1', labelNames: ['version', 'node_version'], registers: [this.registry] })
+      .labels(version, process.versions.node)
+      .set(1);
+    new Gauge({ name: 'tokenbell_test_helpers_enabled', help: 'Whether the test-helper area (--test-helpers), never meant for production, is on: 1 or 0', registers: [this.registry] }).set(testHelpers ? 1 : 0);
+  }
+
+  /** The outbox as the store has it at each scrape: on a database, the outbox every instance shares. */
+  #outboxGauges(mail: MailStorage, now: () => number): void {
+    // One question to the store per scrape, shared by both gauges (the registry collects them at once).
+    let asking: Promise<OutboxSummary | null> | undefined;
+    const summary = () =>
+      (asking ??= mail
+        .summary()
+        // A store that cannot answer costs these gauges, not the whole scrape: the other metrics matter most then.
+        .catch(() => null)
+        .finally(() => {
+          asking = undefined;
+        }));
+    const messages = new Gauge({
+      name: 'tokenbell_mail_outbox_messages',
+      help: 'Notification mail in the outbox, by status (sent and failed ones until pruned); absent when the store cannot be asked',
+      labelNames: ['status'],
+      registers: [this.registry],
+      async collect() {
+        const found = await summary();
+        messages.reset();
+        if (found) for (const status of ['queued', 'sent', 'failed'] as const) messages.labels(status).set(found[status]);
+      },
+    });
+    const oldest = new Gauge({
+      name: 'tokenbell_mail_outbox_oldest_queued_age_seconds',
+      help: 'How long the oldest queued notification mail has waited, in seconds; 0 when none waits, NaN when the store cannot be asked',
+      registers: [this.registry],
+      async collect() {
+        const found = await summary();
+        oldest.set(found === null ? Number.NaN : found.oldestQueuedAt === null ? 0 : Math.max(0, now() - found.oldestQueuedAt));
+      },
+    });
+  }
+
+  #poolGauges(maintenance: MaintenanceStorage): void {
+    const connections = new Gauge({
+      name: 'tokenbell_database_pool_connections',
+      help: 'Connections of the PostgreSQL pool, by state (in_use, idle)',
+      labelNames: ['state'],
+      registers: [this.registry],
+      collect() {
+        const usage = maintenance.poolUsage();
+        if (usage === null) return;
+        connections.labels('in_use').set(usage.inUse);
+        connections.labels('idle').set(usage.idle);
+      },
+    });
+    const waiting = new Gauge({
+      name: 'tokenbell_database_pool_waiting',
+      help: 'Callers waiting for a connection of the PostgreSQL pool, every one being in use',
+      registers: [this.registry],
+      collect() {
+        waiting.set(maintenance.poolUsage()?.waiting ?? 0);
+      },
+    });
+  }
+
+  /**
+   * The same metrics in OpenMetrics, written by a registry of stand-ins made for this scrape. Writing OpenMetrics,
+   * prom-client renames each counter on the metric itself (it drops `_total` from its name, for good), so the one
+   * registry cannot write both formats; nor can it switch formats, with scrapes of both kinds under way at once.
+   */
+  openMetrics(): Promise<string> {
+    const registry = new Registry<OpenMetricsContentType>();
+    registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
+    for (const metric of this.registry.getMetricsAsArray() as unknown as Array<{ name: string; help: string; type: string; get(): Promise<object> }>) {
+      // Named as prom-client renames the stand-in, not the metric.
+      const standIn = { name: metric.name, help: metric.help, type: metric.type, get: async () => ({ ...(await metric.get()), name: standIn.name }) };
+      registry.registerMetric(standIn as unknown as Metric);
+    }
+    return registry.metrics();
   }
 
   /** Counts every request once answered, by the route that matched (a bounded set) rather than its raw path. */
@@ -84,10 +187,35 @@ export function operationsRouter({ maintenance, metrics, allowlist, stopping, te
     const check = ready ? { status: 'ok' } : { status: 'failed', message: problem };
     res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'failed', store_check: [check], test_helpers: testHelpers });
   });
-  router.get('/-/metrics', async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  router.get('/-/metrics', async (req, res) => {
+    const openMetrics = asksOpenMetrics(req);
+    const text = openMetrics ? await metrics.openMetrics() : await metrics.registry.metrics();
+    res.vary('Accept');
+    // Exactly as prom-client names the format: res.type() and send() of a string would rewrite it (charset first).
+    res.setHeader('Content-Type', openMetrics ? Registry.OPENMETRICS_CONTENT_TYPE : metrics.registry.contentType);
+    res.send(Buffer.from(text));
   });
   return router;
+}
+
+const formats = /^(text\/plain|application\/openmetrics-text)\s*(;|$)/i;
+
+/**
+ * Whether the client prefers OpenMetrics to the Prometheus text, as Express weighs its Accept. Each format answers to
+ * its media type with any parameters (a version, a charset: Prometheus asks `version=1.0.0`, then the draft `0.0.1`):
+ * offered under each range that names it, parameters and all, since a range with parameters matches only an offer
+ * with the same. Whoever asks for neither gets the Prometheus text, as before there was a choice.
+ */
+function asksOpenMetrics(req: Request): boolean {
+  const ranges = (req.get('accept') ?? '').split(',').map((range) =>
+    range
+      .split(';')
+      .filter((param) => !/^\s*q\s*=/i.test(param))
+      .join(';')
+      .trim(),
+  );
+  const chosen = req.accepts(['text/plain', 'application/openmetrics-text', ...ranges.filter((range) => formats.test(range))]);
+  return typeof chosen === 'string' && chosen.toLowerCase().startsWith('application/openmetrics-text');
 }
 
 /** Query parameters whose values are secrets: never logged. */

@@ -4,7 +4,7 @@
 // twice.
 import { readFile } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { logTransport, smtpTransport, startMailDelivery, type MailDelivery } from '../../src/domain/mail-delivery.js';
+import { DeliveryError, logTransport, smtpTransport, startMailDelivery, type DeliveryOutcome, type MailDelivery } from '../../src/domain/mail-delivery.js';
 import { recordNotification } from '../../src/domain/notification-mail.js';
 import { fileBackend } from '../../src/store/backend.js';
 import { openStore } from '../../src/store/file/store.js';
@@ -128,6 +128,25 @@ describe.each(Object.keys(stores))('notification mail on %s', (name) => {
     await until('the refusal', async () => (await storages[0]!.mail.recent({ limit: 1 }))[0]?.status === 'failed');
     expect((await storages[0]!.mail.recent({ limit: 1 }))[0]).toMatchObject({ status: 'failed', attempts: 1, last_error: expect.stringMatching(/^refused: .*5\.1\.1/) });
     expect(receivedFor('Never')).toHaveLength(0);
+  });
+
+  it('tells its observers what became of each attempt: queued again, then given up after the last', async () => {
+    const { storages, event } = await open();
+    await event('Observed');
+    let clock = Math.floor(Date.now() / 1000);
+    const refusing = { send: () => Promise.reject(new DeliveryError('4.3.0 try again later', false)), close: () => undefined };
+    const worker = startMailDelivery(storages[0]!.mail, refusing, { ...fast, maxAttempts: 2, now: () => clock });
+    workers.push(worker);
+    const outcomes: DeliveryOutcome[] = [];
+    worker.observeAttempts((outcome) => outcomes.push(outcome));
+    worker.kick();
+    await until('a retry', () => outcomes.length === 1);
+    // Due again by the worker's clock.
+    clock += 60;
+    worker.kick();
+    await until('the last attempt', () => outcomes.length === 2);
+    expect(outcomes).toEqual(['retry', 'failed']);
+    expect((await storages[0]!.mail.recent({ limit: 1 }))[0]).toMatchObject({ status: 'failed', attempts: 2, last_error: expect.stringMatching(/^gave up after 2 attempts/) });
   });
 
   it('claims each message once, whichever instance asks', async () => {

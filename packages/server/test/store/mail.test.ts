@@ -1,11 +1,31 @@
 // The mail port (domain/storage/mail.ts) on every backend (backends.ts): notification events and their messages,
-// marked sent or failed, listed, and pruned once past the retention.
+// marked sent or failed, listed, summarised, and pruned once past the retention.
 import { describe, expect, it } from 'vitest';
 import { day, everyBackend, newProject, newUser, now, useBackends } from './backends.js';
 
 const { open } = useBackends();
 
 describe.each(everyBackend)('mail on %s', (name) => {
+  it('summarises the outbox: messages by status, and when the oldest still queued was queued', async () => {
+    const { storages: [storage] } = await open(name);
+    expect(await storage.mail.summary()).toEqual({ queued: 0, sent: 0, failed: 0, oldestQueuedAt: null });
+    const user = await storage.users.create(newUser('jsmith'));
+    const project = await storage.namespaces.createProject(newProject('jsmith', 'notes'), []);
+    const message = (id: string, createdAt: number) => ({ id, event_id: 'e', user_id: user.id, to: 'jsmith@example.com', subject: id, text: 'text', headers: {}, next_attempt_at: createdAt, created_at: createdAt });
+    await storage.mail.recordEvent({ id: 'e', kind: 'new_issue', project_id: project.id, author_id: user.id, title: 'e', created_at: now - day }, [
+      message('sent-oldest', now - day),
+      message('failed', now - day + 1),
+      message('queued-newer', now - 60),
+      message('queued-older', now - 3600),
+      message('queued-claimed', now - 1800),
+    ]);
+    await storage.mail.markSent('sent-oldest', now);
+    await storage.mail.markFailed('failed', 'refused: 550');
+    // Claimed by a worker, it is still queued until marked.
+    await storage.mail.claimDue(now, 1, 60);
+    expect(await storage.mail.summary()).toEqual({ queued: 3, sent: 1, failed: 1, oldestQueuedAt: now - 3600 });
+  });
+
   it('prunes notification mail sent or failed before the retention, keeps what is queued and what is recent, and events while a message of theirs stays', async () => {
     const { storages: [storage] } = await open(name);
     const user = await storage.users.create(newUser('jsmith'));

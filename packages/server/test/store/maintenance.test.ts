@@ -178,6 +178,9 @@ describe.each(everyBackend)('maintenance on %s', (name) => {
 
     expect(await storage.maintenance.readiness()).toEqual({ ready: true });
     expect(storage.maintenance.describe()).toBe(described);
+    // Every statement above has given its connection back.
+    expect(storage.maintenance.poolUsage()).toEqual(name === onPostgres ? { inUse: 0, idle: expect.any(Number), waiting: 0 } : null);
+    if (name === onPostgres) expect(storage.maintenance.poolUsage()!.idle).toBeGreaterThanOrEqual(1);
   });
 
   it('is not ready once closed, and closing twice is harmless', async () => {

@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { LoginThrottle, type LoginThrottlePolicy } from '../../src/domain/login-throttle.js';
+import { startMailDelivery, type MailTransport } from '../../src/domain/mail-delivery.js';
 import { createApp } from '../../src/http/app.js';
 import { fileBackend, type Backend } from '../../src/store/backend.js';
 import { openStore, type Store } from '../../src/store/file/store.js';
@@ -84,6 +85,11 @@ export interface TestServerOptions {
   backend?: Backend;
   /** `--test-helpers`. */
   testHelpers?: boolean;
+  /**
+   * A delivery worker on the server's clock, sending through this transport, as the CLI starts one (polling every
+   * 25 ms, retrying after 1 second); none when absent, and mail waits in the outbox.
+   */
+  mailTransport?: MailTransport;
 }
 
 /** The collections a test counts: the file store's, named as PostgreSQL's tables are. */
@@ -134,9 +140,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
+  const mailDelivery = options.mailTransport ? startMailDelivery(backend.storage.mail, options.mailTransport, { now, pollMs: 25, backoffSeconds: 1 }) : undefined;
   const app = createApp({
     backend,
     now,
+    ...(mailDelivery ? { mailDelivery } : {}),
     log: (m) => logs.push(m),
     ...(options.throttle ? { throttle: options.throttle } : {}),
     ...(options.throttlePolicy ? { throttle: new LoginThrottle(options.throttlePolicy, backend.throttleBacking) } : {}),
@@ -197,6 +205,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await mailDelivery?.stop();
       if (pool) await (await pool).end();
       await fresh.close();
     },

@@ -47,6 +47,14 @@ export interface StoreSnapshot {
   readonly [storeSnapshot]: true;
 }
 
+export interface PoolUsage {
+  /** Connections lent to a statement or a transaction. */
+  inUse: number;
+  idle: number;
+  /** Callers waiting for a connection: every one is in use and the pool is at its size. */
+  waiting: number;
+}
+
 export interface MaintenanceStorage {
   /** A secret of the instance (or, on a database, of every instance on it), made when first asked for. */
   instanceSecret(name: string): Promise<string>;
@@ -70,6 +78,8 @@ export interface MaintenanceStorage {
   restore(snapshot: StoreSnapshot): Promise<void>;
   /** Told how long each durable write took, in seconds (the metrics' store write latency). */
   observeWrites(observer: (seconds: number) => void): void;
+  /** How the database's connections are used now; null for a store that has none (the data file). */
+  poolUsage(): PoolUsage | null;
   /** Finishes pending writes and lets go of the store. */
   close(): Promise<void>;
   /** What the listening line says the data lives in. */

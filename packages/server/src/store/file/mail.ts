@@ -46,5 +46,13 @@ export function fileMailStorage(store: Store): MailStorage {
       }
       return found;
     },
+    async summary() {
+      const summary = { queued: 0, sent: 0, failed: 0, oldestQueuedAt: null as number | null };
+      for (const message of store.data.outbox) {
+        summary[message.status]++;
+        if (message.status === 'queued' && (summary.oldestQueuedAt === null || message.created_at < summary.oldestQueuedAt)) summary.oldestQueuedAt = message.created_at;
+      }
+      return summary;
+    },
   };
 }

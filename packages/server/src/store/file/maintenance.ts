@@ -39,6 +39,9 @@ export function fileMaintenanceStorage(store: Store): MaintenanceStorage {
     observeWrites(observer) {
       store.commitObserver = observer;
     },
+    poolUsage() {
+      return null;
+    },
     close() {
       return store.close();
     },

@@ -2,7 +2,7 @@
 // on the database share the delivery, each claiming due mails the others have not (FOR UPDATE SKIP LOCKED).
 import type pg from 'pg';
 import type { MailStorage, OutboxMessageRecord } from '../../domain/storage/index.js';
-import { at, epoch, isId } from './rows.js';
+import { at, type Bigint, epoch, isId, type Timestamp } from './rows.js';
 import type { Writes } from './writes.js';
 
 interface OutboxRow {
@@ -91,6 +91,16 @@ export function postgresMailStorage(pool: pg.Pool, { inTransaction, write }: Wri
         [limit, userId ?? null, eventId ?? null],
       );
       return rows.map(outboxOf);
+    },
+    async summary() {
+      // One pass over the table (pruning bounds it to the mail retention), so the figures are of one moment.
+      const { rows } = await pool.query<{ queued: Bigint; sent: Bigint; failed: Bigint; oldest_queued_at: Timestamp | null }>(
+        `SELECT count(*) FILTER (WHERE status = 'queued') AS queued, count(*) FILTER (WHERE status = 'sent') AS sent,
+           count(*) FILTER (WHERE status = 'failed') AS failed, min(created_at) FILTER (WHERE status = 'queued') AS oldest_queued_at
+         FROM outbox_messages`,
+      );
+      const row = rows[0]!;
+      return { queued: Number(row.queued), sent: Number(row.sent), failed: Number(row.failed), oldestQueuedAt: row.oldest_queued_at === null ? null : epoch(row.oldest_queued_at) };
     },
   };
 }

@@ -95,6 +95,9 @@ export function postgresMaintenanceStorage(pool: pg.Pool, { inTransaction, obser
     observeWrites(observer) {
       observe(observer);
     },
+    poolUsage() {
+      return { inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount };
+    },
     close() {
       // Idempotent, as the file store's: ending a pool twice is an error.
       closing ??= pool.end();
