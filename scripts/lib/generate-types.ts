@@ -1,5 +1,7 @@
+import { readFile } from 'node:fs/promises';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { pathToFileURL } from 'node:url';
+import { parse } from 'yaml';
 import { openapiPath } from './paths.js';
 
 const header = `/**
@@ -17,5 +19,19 @@ export async function generateTypes(): Promise<string> {
     immutable: false,
     rootTypes: false,
   });
-  return header + astToString(ast);
+  return header + astToString(ast) + (await testHelperNames());
+}
+
+/**
+ * The test-helper operations by their one name (each operation's `x-helper`), which openapi-typescript leaves out:
+ * the SDK's and the kit's helpers are checked against it, so a name cannot drift from the document.
+ */
+async function testHelperNames(): Promise<string> {
+  const document = parse(await readFile(openapiPath, 'utf8')) as { paths: Record<string, Record<string, { operationId?: string; 'x-helper'?: string }>> };
+  const names = Object.values(document.paths).flatMap((item) => Object.values(item).flatMap((op) => (op?.['x-helper'] ? [`    ${op['x-helper']}: '${op.operationId}';`] : [])));
+  return `/** The test-helper operations by the name every surface calls them (\`x-helper\`), each with its operationId. */
+export interface testHelperOperations {
+${names.join('\n')}
+}
+`;
 }

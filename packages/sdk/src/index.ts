@@ -1,4 +1,4 @@
-export type { components, operations, paths } from './generated/openapi.js';
+export type { components, operations, paths, testHelperOperations } from './generated/openapi.js';
 export {
   createTokenbellClient,
   type GlobalNotificationLevel,

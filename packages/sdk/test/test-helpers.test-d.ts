@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import type { operations } from '../src/index.js';
+import type { operations, testHelperOperations } from '../src/index.js';
 import { createTokenbellTestHelpers, type TokenbellTestHelpers } from '../src/test-helpers.js';
 
 const helpers = createTokenbellTestHelpers({ baseUrl: 'http://127.0.0.1:3000', token: 'glpat-admin' });
@@ -14,6 +14,10 @@ type Documented<O extends keyof operations, S extends keyof operations[O]['respo
 
 // The interface names schemas by hand, so each method is held to what the document answers for its operation.
 describe('test helpers', () => {
+  it('are named as the document names them (x-helper), every one of them', () => {
+    expectTypeOf<keyof TokenbellTestHelpers>().toEqualTypeOf<keyof testHelperOperations>();
+  });
+
   it('answer what the document answers for their operation', () => {
     expectTypeOf<Answer<'createUser'>>().toEqualTypeOf<Documented<'createTestUser', 201>>();
     expectTypeOf<Answer<'createGroup'>>().toEqualTypeOf<Documented<'createTestGroup', 201>>();

@@ -5396,3 +5396,27 @@ export interface operations {
         };
     };
 }
+/** The test-helper operations by the name every surface calls them (`x-helper`), each with its operationId. */
+export interface testHelperOperations {
+    emitNotificationEvent: 'emitNotificationEvent';
+    notificationMessages: 'listNotificationMessages';
+    createUser: 'createTestUser';
+    createGroup: 'createTestGroup';
+    createProject: 'createTestProject';
+    setMembership: 'setTestMembership';
+    createApplication: 'createTestApplication';
+    mintAccessToken: 'mintAccessToken';
+    mintPersonalAccessToken: 'mintPersonalAccessToken';
+    authorize: 'authorizeHeadlessly';
+    decideDeviceAuthorization: 'decideDeviceAuthorizationHeadlessly';
+    autoApproval: 'getAutoApproval';
+    setAutoApproval: 'setAutoApproval';
+    clock: 'getTestClock';
+    advanceClock: 'advanceTestClock';
+    reset: 'resetTestState';
+    requests: 'listRecordedRequests';
+    clearRequests: 'clearRecordedRequests';
+    faults: 'listFaults';
+    queueFault: 'queueFault';
+    clearFaults: 'clearFaults';
+}

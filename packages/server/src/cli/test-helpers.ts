@@ -11,7 +11,9 @@ export class RemoteError extends ExplainedError {}
 
 export interface TestHelperOperation {
   operationId: string;
-  /** `advance-test-clock` for `advanceTestClock`: what a shell user types. */
+  /** The operation's one name (its `x-helper`): `advanceClock`, as the SDK and the in-process helpers call it. */
+  helper: string;
+  /** `advance-clock` for `advanceClock`: what a shell user types. */
   command: string;
   method: string;
   path: string;
@@ -51,7 +53,8 @@ export const testHelperOperations: readonly TestHelperOperation[] = Object.entri
     return [
       {
         operationId: op.operationId as string,
-        command: kebab(op.operationId),
+        helper: op['x-helper'] as string,
+        command: kebab(op['x-helper']),
         method: method.toUpperCase(),
         path,
         summary: op.summary as string,
@@ -63,9 +66,10 @@ export const testHelperOperations: readonly TestHelperOperation[] = Object.entri
   }),
 );
 
+/** By its name or its operationId, either in camelCase or kebab-case, in any case: every spelling of the document's. */
 export function findTestHelperOperation(name: string): TestHelperOperation | undefined {
-  const wanted = name.toLowerCase();
-  return testHelperOperations.find((op) => op.operationId.toLowerCase() === wanted || op.command === wanted);
+  const wanted = name.replace(/-/g, '').toLowerCase();
+  return testHelperOperations.find((op) => op.helper.toLowerCase() === wanted || op.operationId.toLowerCase() === wanted);
 }
 
 const column = Math.max(...testHelperOperations.map((op) => op.command.length)) + 2;
@@ -76,7 +80,7 @@ Calls one operation of the test-helper area (/api/v3/test_helpers) of an instanc
 JSON as the request body, and prints the answer as JSON (nothing when there is none). tokenbell test-helpers
 <operation> --help shows an operation's parameters and an example body.
 
-Operations (the operationId works too):
+Operations (as the SDK names them; camelCase and the operationId work too):
 ${testHelperOperations.map((op) => `  ${op.command.padEnd(column)}${op.summary}`).join('\n')}
 
 ${[

@@ -35,12 +35,20 @@ describe('tokenbell test-helpers', () => {
     expect(testHelperOperations.map((op) => op.operationId).sort()).toEqual(tagged.map((op) => op.operationId).sort());
     const help = await run(['--help']);
     for (const op of tagged) expect(help).toContain(op.summary);
-    expect(help).toMatch(/^ {2}advance-test-clock +Move the instance's time forward/m);
+    expect(help).toMatch(/^ {2}advance-clock +Move the instance's time forward/m);
     expect(await run(['advanceTestClock', '--help'])).toContain('POST /api/v3/test_helpers/clock');
   });
 
+  it("takes an operation by the document's name for it (x-helper) or its operationId, each in either case style", async () => {
+    for (const spelling of ['advance-clock', 'advanceClock', 'advance-test-clock', 'advanceTestClock', 'ADVANCE-CLOCK']) {
+      expect(await run([spelling, '--help'])).toContain('POST /api/v3/test_helpers/clock');
+    }
+    // Every operation's name is the SDK's method, so a shell line and a test's call read the same.
+    for (const op of testHelperOperations) expect(Object.keys(tb.helpers)).toContain(op.helper);
+  });
+
   it('advances the clock with a JSON body, and prints the answer as JSON', async () => {
-    const out = await run(['advance-test-clock', '{"seconds": 3600}', ...against()]);
+    const out = await run(['advance-clock', '{"seconds": 3600}', ...against()]);
     expect(JSON.parse(out)).toMatchObject({ offset_seconds: 3600 });
     expect(out).toContain('\n  "offset_seconds": 3600');
     expect((await tb.helpers.clock()).offset_seconds).toBe(3600);
@@ -57,7 +65,7 @@ describe('tokenbell test-helpers', () => {
   it('passes --query to a listing, and --path-param into the path', async () => {
     await fetch(`${tb.url}/api/v4/user`, { headers: { 'private-token': tb.adminToken } });
     await fetch(`${tb.url}/api/v3/notification_settings`, { headers: { 'private-token': tb.adminToken } });
-    const listed = JSON.parse(await run(['list-recorded-requests', '--query', 'path=/api/v4/user', '--query', 'per_page=5', ...against()])) as Array<{ method: string; path: string }>;
+    const listed = JSON.parse(await run(['requests', '--query', 'path=/api/v4/user', '--query', 'per_page=5', ...against()])) as Array<{ method: string; path: string }>;
     expect(listed.length).toBeGreaterThan(0);
     expect(listed.every((r) => r.path === '/api/v4/user')).toBe(true);
     await expect(run(['emit-notification-event', '{"kind":"new_note","title":"t","author":"alice"}', '--path-param', 'id=nobody/nothing', ...against()])).rejects.toThrow(
@@ -79,9 +87,9 @@ describe('tokenbell test-helpers', () => {
     await expect(run(['get-test-clock', '--url', tb.url])).rejects.toThrow(/needs --token \(or TOKENBELL_TOKEN\)/);
     await expect(run(['advance-test-clock', ...against()])).rejects.toThrow(/needs a JSON body, e\.g\. '\{"seconds":7200\}'/);
     await expect(run(['advance-test-clock', '{seconds: 1}', ...against()])).rejects.toThrow(/the JSON argument is not JSON/);
-    await expect(run(['reset-test-state', '{}', ...against()])).rejects.toThrow(/takes no JSON body/);
-    await expect(run(['list-faults', '--query', 'nope=1', ...against()])).rejects.toThrow(/--query nope: list-faults has no query parameters/);
+    await expect(run(['reset', '{}', ...against()])).rejects.toThrow(/takes no JSON body/);
+    await expect(run(['list-faults', '--query', 'nope=1', ...against()])).rejects.toThrow(/--query nope: faults has no query parameters/);
     await expect(run(['emit-notification-event', '{}', ...against()])).rejects.toThrow(/needs --path-param id=VALUE/);
-    await expect(run(['no-such-operation'])).rejects.toThrow(/unknown operation "no-such-operation"; one of .*advance-test-clock/);
+    await expect(run(['no-such-operation'])).rejects.toThrow(/unknown operation "no-such-operation"; one of .*advance-clock/);
   });
 });
