@@ -13,6 +13,7 @@ import { testHelpers, type TestHelpers } from './domain/testing/helpers.js';
 import { TestKit } from './domain/testing/test-kit.js';
 import { ExplainedError } from './explained-error.js';
 import { createApp } from './http/app.js';
+import { inProcessHelpers } from './http/in-process-helpers.js';
 import { openApiValidation } from './http/openapi-validation.js';
 import { openBackend } from './store/backend.js';
 import { loadSeed, loadSeedFile } from './domain/seed/load.js';
@@ -86,7 +87,7 @@ export async function startTokenbell(options: StartTokenbellOptions = {}): Promi
     server.on('request', createApp({ backend, config, testKit: kit, mailDelivery, validation: validatorFor(config.validateResponses) }));
     await kit.markSeeded();
     const openId = { idTokenTtl: config.idTokenTtl, instanceSecret: backend.sessionSecret };
-    const helpers = testHelpers({ storage, kit, baseUrl: url, codeTtl: config.codeTtl, tokenTtl: config.tokenTtl, openId, onMailQueued: () => mailDelivery.kick() });
+    const helpers = inProcessHelpers(testHelpers({ storage, kit, baseUrl: url, codeTtl: config.codeTtl, tokenTtl: config.tokenTtl, openId, onMailQueued: () => mailDelivery.kick() }));
     return {
       url,
       adminToken,

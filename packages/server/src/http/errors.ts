@@ -124,6 +124,14 @@ export type ErrorLog = (message: string, requestId: string | undefined) => void;
 
 const requestIdOf = (res: Response): string | undefined => res.getHeader('X-Request-Id')?.toString();
 
+/** The API's answer to a refusal or a failure: its status and the `message` of its body. */
+export function apiErrorAnswer(err: unknown): { status: number; message: string } {
+  if (err instanceof HttpError) return { status: err.status, message: err.message };
+  const e = (err ?? {}) as HttpLikeError;
+  const status = statusFor(err, e);
+  return { status, message: status === 400 ? `400 Bad request - ${describeValidationProblem(e)}` : `${status} ${reasons[status] ?? 'Internal Server Error'}` };
+}
+
 export function errorHandler(
   log: ErrorLog = (m) => console.error(m),
   grants: GrantRegistry = grantRegistry(),
@@ -157,14 +165,10 @@ export function errorHandler(
       return;
     }
     if (format === 'message') {
-      if (err instanceof HttpError) {
-        res.status(err.status).set(err.headers).json({ message: err.message });
-        return;
-      }
-      const reason = reasons[status] ?? 'Internal Server Error';
-      const message = status === 400 ? `400 Bad request - ${describeValidationProblem(e)}` : `${status} ${reason}`;
-      if (status === 405 && e.headers?.Allow) res.set('Allow', e.headers.Allow);
-      res.status(status).json({ message });
+      if (err instanceof HttpError) res.set(err.headers);
+      else if (status === 405 && e.headers?.Allow) res.set('Allow', e.headers.Allow);
+      const answer = apiErrorAnswer(err);
+      res.status(answer.status).json({ message: answer.message });
       return;
     }
     const title = pageTitles[status] ?? (status >= 500 ? 'Something went wrong' : 'This request could not be handled');

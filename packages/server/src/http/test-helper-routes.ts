@@ -26,6 +26,12 @@ function withPerPage<T extends { per_page?: number }>(req: Request): T {
   return query as T;
 }
 
+/** The project is the path's, so not knowing it is the path's 404, as for every other project route. */
+export function asPathRefusal(error: unknown): never {
+  if (error instanceof InputError && error.field === 'project' && error.code === 'unknown') throw new HttpError(404, '404 Project Not Found');
+  throw error;
+}
+
 export function testHelperRouter(options: TestHelperOptions): Router {
   const helpers = testHelpers(options);
   const router = Router();
@@ -58,13 +64,7 @@ export function testHelperRouter(options: TestHelperOptions): Router {
   router.delete('/faults', answer(204, () => helpers.clearFaults()));
   router.post(
     '/projects/:id/notification_events',
-    answer(201, (req) =>
-      helpers.emitNotificationEvent(String(req.params.id), req.body).catch((error: unknown) => {
-        // The project is the path's, so not knowing it is the path's 404, as for every other project route.
-        if (error instanceof InputError && error.field === 'project' && error.code === 'unknown') throw new HttpError(404, '404 Project Not Found');
-        throw error;
-      }),
-    ),
+    answer(201, (req) => helpers.emitNotificationEvent(String(req.params.id), req.body).catch(asPathRefusal)),
   );
   router.get('/notification_messages', answer(200, (req) => helpers.notificationMessages(withPerPage(req))));
   return router;
