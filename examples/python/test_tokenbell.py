@@ -1,10 +1,12 @@
 """tokenbell's test helpers from another language: the same operations as startTokenbell's helpers, over HTTP.
 
-Needs a server started with --test-helpers and, in the environment, TOKENBELL_URL (its base URL),
-TOKENBELL_ADMIN_TOKEN (an administrator's personal access token) and TOKENBELL_CLIENT_ID (a seeded application,
-owned by the administrator). Standard library only:
+Needs a server started with --test-helpers and, in the environment, TOKENBELL_URL (its base URL) and
+TOKENBELL_ADMIN_TOKEN (the administrator's token: the server's --test-helpers-token, or the one it printed at start).
+No seed: each test makes what it needs. Standard library only:
 
-    TOKENBELL_URL=... TOKENBELL_ADMIN_TOKEN=... TOKENBELL_CLIENT_ID=... python3 -m unittest -v test_tokenbell
+    export TOKENBELL_TEST_HELPERS_TOKEN=tbpat-my-suite-token-0123456789
+    npx tokenbell --memory --test-helpers &
+    TOKENBELL_URL=http://127.0.0.1:3000 TOKENBELL_ADMIN_TOKEN=$TOKENBELL_TEST_HELPERS_TOKEN python3 -m unittest -v test_tokenbell
 """
 
 import json
@@ -16,7 +18,6 @@ import urllib.request
 
 BASE_URL = os.environ["TOKENBELL_URL"].rstrip("/")
 ADMIN_TOKEN = os.environ["TOKENBELL_ADMIN_TOKEN"]
-CLIENT_ID = os.environ["TOKENBELL_CLIENT_ID"]
 
 
 def call(method, path, body=None, headers=None):
@@ -45,7 +46,7 @@ def helper(method, path, body=None):
 
 class TokenbellHelpersTest(unittest.TestCase):
     def setUp(self):
-        # Back to the seed, so no test sees another's users, tokens or faults.
+        # Back to the state at start, so no test sees another's users, applications, tokens or faults.
         helper("POST", "/reset")
 
     def test_personal_access_token_of_a_new_user(self):
@@ -65,6 +66,8 @@ class TokenbellHelpersTest(unittest.TestCase):
 
     def test_journal_records_the_application_of_an_oauth_token(self):
         admin = call("GET", "/api/v4/user", headers={"PRIVATE-TOKEN": ADMIN_TOKEN})[1]["username"]
+        app = helper("POST", "/applications", {"name": "Python Example", "owner": admin, "redirect_uris": ["http://127.0.0.1:8080/callback"], "scopes": ["read_user"]})
+        CLIENT_ID = app["client_id"]
         tokens = helper("POST", "/oauth_tokens", {"username": admin, "client_id": CLIENT_ID})
         status, _ = call("GET", "/api/v4/user", headers={"Authorization": "Bearer " + tokens["access_token"]})
         self.assertEqual(status, 200)

@@ -56,6 +56,8 @@ export interface Config {
   logFormat: LogFormat;
   /** Serve the test-helper area of the API (events in, mail listed); off in production. */
   testHelpers: boolean;
+  /** The administrator's personal access token for the test-helper area, given rather than made and printed at start. */
+  testHelpersToken: string | null;
   /** Give an empty store the demo account, group, project and application, and their credentials on standard error. */
   demo: boolean;
   /** Where notification mail goes (nodemailer's SMTP URL), or null to write one log line per message instead. */
@@ -101,6 +103,7 @@ export const settings = [
   { flag: 'shutdown-timeout', arg: 'SECONDS', env: 'TOKENBELL_SHUTDOWN_TIMEOUT', default: '10', help: 'on SIGTERM or SIGINT, how long requests in flight may take to finish before their connections are cut' },
   { flag: 'test-helpers', env: 'TOKENBELL_TEST_HELPERS', default: 'off', help: 'serve the test-helper API for administrators (shape state, mint tokens, move the clock, reset, the request journal, faults, notification events and mail); never in production (1/true/yes/on to turn on); refused on a --host other than loopback or an https --base-url without the next setting' },
   { flag: 'test-helpers-on-public-host', env: 'TOKENBELL_TEST_HELPERS_ON_PUBLIC_HOST', default: 'off', help: 'allow --test-helpers where others can reach it (a --host other than loopback, an https --base-url), for a shared test environment (1/true/yes/on to turn on)' },
+  { flag: 'test-helpers-token', arg: 'TOKEN', env: 'TOKENBELL_TEST_HELPERS_TOKEN', default: 'none', help: 'with --test-helpers: the personal access token (20 to 255 printable characters) of the administrator root (made when absent) for the test-helper area, kept across restarts; without it, a new one is written to standard error at start' },
   { flag: 'demo', env: 'TOKENBELL_DEMO', default: 'auto', help: 'on an empty store, create a demo account, group, project and application and write their credentials to standard error (1/true/yes/on, 0/false/no/off); auto is on for the data file or memory when standard output is a terminal (npm start turns it on)' },
 ] as const satisfies readonly { flag: string; arg?: string; env: string | undefined; default: string; help: string }[];
 
@@ -202,6 +205,8 @@ export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env,
   const baseUrl = baseUrlFrom(given('base-url'), host, port);
   const testHelpers = on('test-helpers');
   if (testHelpers && !on('test-helpers-on-public-host')) refuseExposedTestHelpers(host, baseUrl);
+  const testHelpersToken = given('test-helpers-token');
+  if (testHelpersToken !== undefined && !testHelpers) throw new ConfigError(`${testHelpersToken.name} is the test-helper area's token: it needs --test-helpers (TOKENBELL_TEST_HELPERS=true)`);
   const dataFile = values.memory || databaseUrl !== null ? null : read('data').value;
   const demo = given('demo');
   const logFormat = read('log-format');
@@ -232,6 +237,7 @@ export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env,
     logLevel: oneOf(logLevels, read('log-level')),
     logFormat: logFormat.value === 'auto' ? (terminal ? 'pretty' : 'json') : oneOf(logFormats, logFormat),
     testHelpers,
+    testHelpersToken: testHelpersToken?.value ?? null,
     // A database is shared and production's: its first start must not make an account whose password went to a log.
     demo: values.demo === true || (demo === undefined || demo.value === 'auto' ? terminal && databaseUrl === null : switchFrom(demo)),
     smtpUrl: smtpUrlFrom(given('smtp-url')),

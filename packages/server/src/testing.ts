@@ -6,12 +6,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { configFrom, type Config } from './config.js';
-import { createPersonalAccessToken } from './domain/accounts.js';
 import { logTransport, smtpTransport, startMailDelivery } from './domain/mail-delivery.js';
-import { newSecret } from './domain/secrets.js';
 import { testHelpers, type TestHelpers } from './domain/testing/helpers.js';
 import { TestKit } from './domain/testing/test-kit.js';
-import { ExplainedError } from './explained-error.js';
+import { testHelpersAdministratorToken } from './domain/testing/administrator.js';
 import { createApp } from './http/app.js';
 import { inProcessHelpers } from './http/in-process-helpers.js';
 import { openApiValidation } from './http/openapi-validation.js';
@@ -74,7 +72,9 @@ export async function startTokenbell(options: StartTokenbellOptions = {}): Promi
   try {
     if (typeof options.seed === 'string') await loadSeedFile(storage, options.seed);
     else if (options.seed) await loadSeed(storage, options.seed);
-    const adminToken = await administratorToken(storage, options);
+    const seedAdmin = typeof options.seed === 'object' ? options.seed.users?.find((user) => user.is_admin)?.username : undefined;
+    const admin = options.admin ?? seedAdmin;
+    const adminToken = await testHelpersAdministratorToken(storage, { ...(admin === undefined ? {} : { admin }), who: 'startTokenbell: admin', tokenName: 'startTokenbell' });
     // The base URL names the port, so the port is taken before the application is made.
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -107,18 +107,4 @@ export async function startTokenbell(options: StartTokenbellOptions = {}): Promi
     await storage.maintenance.close();
     throw error;
   }
-}
-
-/** A token of the administrator `options.admin`, of the seed's first one, or of a `root` added for the purpose. */
-async function administratorToken(storage: Storage, options: StartTokenbellOptions): Promise<string> {
-  const seedAdmin = typeof options.seed === 'object' ? options.seed.users?.find((user) => user.is_admin)?.username : undefined;
-  const name = options.admin ?? seedAdmin;
-  let admin = name === undefined ? await storage.users.byUsername('root') : await storage.users.byUsername(name);
-  if (name !== undefined && !admin?.is_admin) throw new ExplainedError(`startTokenbell: admin names ${JSON.stringify(name)}, who is not an administrator of the seed; add is_admin: true to that user, or leave admin out`);
-  if (!admin) {
-    await loadSeed(storage, { users: [{ username: 'root', email: 'root@tokenbell.invalid', name: 'Administrator', password: newSecret('clientSecret'), is_admin: true }] });
-    admin = (await storage.users.byUsername('root'))!;
-  }
-  if (!admin.is_admin) throw new ExplainedError('startTokenbell: the seed has a user "root" who is not an administrator; name an administrator with the admin option');
-  return (await createPersonalAccessToken(storage, admin.id, { name: 'startTokenbell', scopes: ['api'] })).token;
 }

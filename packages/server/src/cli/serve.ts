@@ -15,6 +15,9 @@ import { openBackend } from '../store/backend.js';
 import type { Logger } from 'pino';
 import { version } from '../version.js';
 import { fail } from './output.js';
+import { testHelpersAdministratorToken } from '../domain/testing/administrator.js';
+import type { Storage } from '../domain/storage/index.js';
+import { ConfigError, InputError } from '../explained-error.js';
 
 export async function runServeCommand(args: string[], env: NodeJS.ProcessEnv, print: (line: string) => void): Promise<void> {
   if (args.includes('--help') || args.includes('-h')) return void process.stdout.write(usage);
@@ -66,6 +69,7 @@ async function serve(config: Config): Promise<void> {
     process.stderr.write(`${demoGreeting(demo, config.baseUrl)}\n`);
     logger.info({ demo: { username: demo.username, client_id: demo.client_id } }, 'created the demo account, group, project and application (their credentials went to standard error, once)');
   }
+  if (testKit) await greetTestHelpers(storage, config, logger);
   await testKit?.markSeeded();
   const where = { url: config.baseUrl, data: storage.maintenance.describe(), mail: describeSmtp(config.smtpUrl) };
   logger.info(where, `tokenbell listening on ${where.url} (data: ${where.data}; mail: ${where.mail}); API reference: ${where.url}/help/api`);
@@ -83,6 +87,25 @@ async function serve(config: Config): Promise<void> {
       throw new ExplainedError(`could not close ${storage.maintenance.describe()} cleanly: ${(error as Error).message}; the next start will replay the journal`);
     });
   }, logger);
+}
+
+/**
+ * The administrator's token a suite calls the test-helper area with: the one given, or a new one on standard error
+ * (a secret: never in the log), so that a suite in any language needs no seed to begin. Part of the seeded state, so
+ * a reset keeps it.
+ */
+async function greetTestHelpers(storage: Storage, config: Config, logger: Logger): Promise<void> {
+  const given = config.testHelpersToken ?? undefined;
+  let token: string;
+  try {
+    token = await testHelpersAdministratorToken(storage, { ...(given === undefined ? {} : { token: given }), who: given === undefined ? '--test-helpers' : '--test-helpers-token', tokenName: 'test helpers' });
+  } catch (error) {
+    if (error instanceof InputError) throw new ConfigError(`--test-helpers-token (TOKENBELL_TEST_HELPERS_TOKEN) ${error.message}`);
+    throw error;
+  }
+  if (given !== undefined) return void logger.info({ testHelpers: { token: 'given' } }, 'test helpers: the administrator root answers to the token of --test-helpers-token');
+  process.stderr.write(`The test-helper area's administrator token (PRIVATE-TOKEN; shown only this once, or set --test-helpers-token):\n  ${token}\n`);
+  logger.info({ testHelpers: { token: 'made' } }, "test helpers: made the administrator root's token (written to standard error, once)");
 }
 
 /** The SMTP server without its credentials, or where mail goes without one. */

@@ -113,11 +113,15 @@ describe('the log', () => {
     expect(lines.map((line) => [line.level, String(line.msg).slice(0, 24)])).toEqual([
       ['info', `loaded seed ${exampleSeed}`.slice(0, 24)],
       ['warn', expect.any(String)],
+      ['info', 'test helpers: made the a'],
       ['info', 'tokenbell listening on h'],
     ]);
     expect(lines[1]).toMatchObject({ testHelpers: true });
     for (const line of lines) expect(line.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    expect(cli.stderr()).toBe('');
+    // The area's administrator token is a secret: on standard error, once, never in the log.
+    const token = /^ {2}(tbpat-\S+)$/m.exec(cli.stderr())?.[1];
+    expect(token).toBeDefined();
+    expect(cli.stdout()).not.toContain(token);
   });
 
   it('is readable lines with --log-format pretty', async () => {
@@ -173,5 +177,42 @@ describe('the test-helper area', () => {
   it('starts behind https when told it is meant, and readiness says the area is on', async () => {
     const cli = await start(['--memory', '--test-helpers', '--base-url', 'https://tokenbell.example'], { TOKENBELL_TEST_HELPERS_ON_PUBLIC_HOST: 'true' });
     expect(await readiness(cli)).toEqual({ status: 'ok', store_check: [{ status: 'ok' }], test_helpers: true });
+  });
+});
+
+describe("the test-helper area's administrator token", () => {
+  it('is printed once at start, for a suite in any language with no seed, and answers the area', async () => {
+    const cli = await start(['--memory', '--test-helpers']);
+    const token = /^ {2}(tbpat-\S+)$/m.exec(cli.stderr())![1]!;
+    const clock = await fetch(`${cli.baseUrl}/api/v4/test_helpers/clock`, { headers: { 'private-token': token } });
+    expect(clock.status).toBe(200);
+    // A reset goes back to the state the start made, the token with it.
+    expect((await fetch(`${cli.baseUrl}/api/v4/test_helpers/reset`, { method: 'POST', headers: { 'private-token': token } })).status).toBe(204);
+    expect((await fetch(`${cli.baseUrl}/api/v4/test_helpers/clock`, { headers: { 'private-token': token } })).status).toBe(200);
+  });
+
+  it('is the one given, kept across restarts of the same store, and never printed', async () => {
+    const file = join(dir.path, 'helpers-token.json');
+    const token = 'tbpat-python-suite-token-0123456789';
+    for (let start_ = 0; start_ < 2; start_++) {
+      const cli = await start(['--data', file, '--test-helpers'], { TOKENBELL_TEST_HELPERS_TOKEN: token });
+      expect((await fetch(`${cli.baseUrl}/api/v4/test_helpers/clock`, { headers: { 'private-token': token } })).status).toBe(200);
+      expect(cli.output()).not.toContain(token);
+      await stopCli(cli);
+    }
+    expect((await readDurableData(file)).users.map((user) => user.username)).toEqual(['root']);
+  });
+
+  it('is refused without the area, or when it is not a token', async () => {
+    for (const [args, env, reason] of [
+      [['--memory'], { TOKENBELL_TEST_HELPERS_TOKEN: 'tbpat-python-suite-token-0123456789' }, /TOKENBELL_TEST_HELPERS_TOKEN is the test-helper area's token: it needs --test-helpers/],
+      [['--memory', '--test-helpers', '--test-helpers-token', 'short'], {}, /--test-helpers-token \(TOKENBELL_TEST_HELPERS_TOKEN\) must be 20 to 255 printable ASCII characters/],
+    ] as const) {
+      const cli = runCli([...args], await freePort(), [], env);
+      started.push(cli);
+      expect((await cli.exited).code).toBe(1);
+      expect(cli.stderr()).toMatch(reason);
+      expect(cli.stderr().trim().split('\n')).toHaveLength(1);
+    }
   });
 });
