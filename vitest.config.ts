@@ -8,10 +8,12 @@ const builds = ['bench/**/*.test.ts', 'packages/*/test/package.test.ts'];
 export default defineConfig({
   // The examples import the packages as an app would; here those names are this checkout's sources, not a build.
   resolve: {
-    alias: {
-      '@tokenbell/server/testing': fileURLToPath(new URL('./packages/server/src/testing.ts', import.meta.url)),
-      '@tokenbell/sdk/test-helpers': fileURLToPath(new URL('./packages/sdk/src/test-helpers.ts', import.meta.url)),
-    },
+    alias: [
+      { find: /^@tokenbell\/server\/testing$/, replacement: fileURLToPath(new URL('./packages/server/src/testing.ts', import.meta.url)) },
+      { find: /^@tokenbell\/sdk\/test-helpers$/, replacement: fileURLToPath(new URL('./packages/sdk/src/test-helpers.ts', import.meta.url)) },
+      // The server's own imports of the SDK too, so that one class of each error is thrown and caught.
+      { find: /^@tokenbell\/sdk$/, replacement: fileURLToPath(new URL('./packages/sdk/src/index.ts', import.meta.url)) },
+    ],
   },
   test: {
     testTimeout: 30_000,

@@ -1,8 +1,10 @@
 // `@tokenbell/sdk/test-helpers`: the document's `test_helpers` area, for test suites. It is an entry of its own, and
 // the main entry never imports this module, so an application that does not import it ships none of it (the
 // package test bundles the main entry for a browser and looks for these paths).
+import { OAuthError } from './errors.js';
 import type { components, paths } from './generated/openapi.js';
 import { asText, authenticatedClient, type FetchLike, json, noContent, type TokenbellAuth } from './internal.js';
+import { calculateCodeChallenge, checkState, exchangeCode, generateCodeVerifier, generateState, type Scope, scopeParam, type TokenResponse } from './oauth.js';
 
 type Schemas = components['schemas'];
 
@@ -136,4 +138,47 @@ export function createTokenbellTestHelpers(options: TokenbellTestHelpersOptions)
       json(raw.POST('/api/v3/test_helpers/projects/{id}/notification_events', { params: { path: { id } }, body, ...asText })),
     notificationMessages: (query = {}) => json(raw.GET('/api/v3/test_helpers/notification_messages', { params: { query }, ...asText })),
   };
+}
+
+export interface SignInOptions {
+  /** The instance, whose token endpoint exchanges the code. */
+  baseUrl: string;
+  username: string;
+  /** The application's App ID. */
+  clientId: string;
+  /** Its App Secret, for a confidential application; a public one has none and is held to PKCE alone. */
+  clientSecret?: string | undefined;
+  /** One of the application's redirect URIs. */
+  redirectUri: string;
+  /** The scopes to ask for; the application's when not given. */
+  scopes?: Scope | undefined;
+  /** A `fetch` to use instead of `globalThis.fetch`, for the token request. */
+  fetch?: FetchLike | undefined;
+}
+
+/**
+ * Signs a user in to an application as the application's own login code would, without a browser: an authorization
+ * request with PKCE (S256) and a fresh state, approved as the user by the `authorize` helper, the state checked as a
+ * callback checks it, and the code exchanged at the token endpoint with the verifier (and the secret, if any).
+ * Answers the tokens (with an id_token when `openid` is asked). For a test of the redirect itself (a refused scope,
+ * the state) call `authorize` instead.
+ * @throws {@link OAuthError} with the error the redirect carried (`invalid_scope`, ...), or the token endpoint's.
+ */
+export async function signIn(helpers: Pick<TokenbellTestHelpers, 'authorize'>, options: SignInOptions): Promise<TokenResponse> {
+  const codeVerifier = generateCodeVerifier();
+  const state = generateState();
+  const scope = scopeParam(options.scopes);
+  const answer = await helpers.authorize({
+    username: options.username,
+    client_id: options.clientId,
+    redirect_uri: options.redirectUri,
+    ...(scope === undefined ? {} : { scope }),
+    state,
+    code_challenge: await calculateCodeChallenge(codeVerifier),
+    code_challenge_method: 'S256',
+  });
+  if (answer.error !== null) throw new OAuthError({ error: answer.error as OAuthError['error'], state: answer.state ?? undefined });
+  if (!checkState(answer.state, state)) throw new OAuthError({ error: 'invalid_request', error_description: 'the redirect came back with another state' });
+  const client = options.clientSecret === undefined ? { clientId: options.clientId } : { clientId: options.clientId, clientSecret: options.clientSecret };
+  return exchangeCode({ baseUrl: options.baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}), code: answer.code, redirectUri: options.redirectUri, codeVerifier, ...client });
 }

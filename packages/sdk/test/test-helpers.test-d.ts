@@ -69,3 +69,11 @@ describe('test helpers', () => {
     createTokenbellTestHelpers({ baseUrl: '' });
   });
 });
+
+describe('the headless authorization', () => {
+  it('is a union on error: a code when there is no error, an error when there is no code', async () => {
+    const answer = await helpers.authorize({ username: 'alice', client_id: 'app', redirect_uri: 'http://127.0.0.1:8080/cb' });
+    if (answer.error === null) expectTypeOf(answer.code).toEqualTypeOf<string>();
+    else expectTypeOf(answer.code).toEqualTypeOf<null>();
+  });
+});

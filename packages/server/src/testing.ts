@@ -10,6 +10,8 @@ import { logTransport, smtpTransport, startMailDelivery } from './domain/mail-de
 import { testHelpers, type TestHelpers } from './domain/testing/helpers.js';
 import { TestKit } from './domain/testing/test-kit.js';
 import { testHelpersAdministratorToken } from './domain/testing/administrator.js';
+import { signIn, type SignInOptions } from '@tokenbell/sdk/test-helpers';
+import type { TokenResponse } from '@tokenbell/sdk';
 import { createApp } from './http/app.js';
 import { inProcessHelpers } from './http/in-process-helpers.js';
 import { openApiValidation } from './http/openapi-validation.js';
@@ -59,6 +61,12 @@ export interface RunningTokenbell {
   adminToken: string;
   /** The test-helper area's operations, in-process. */
   helpers: TestHelpers;
+  /**
+   * A user signed in to an application as its login code would be, without a browser: the authorization request
+   * with PKCE and state, approved as the user, and the code exchanged at the token endpoint over HTTP. The redirect
+   * URI is the application's first when not given; a confidential application needs its `clientSecret`.
+   */
+  signIn(options: Omit<SignInOptions, 'baseUrl' | 'redirectUri' | 'fetch'> & { redirectUri?: string }): Promise<TokenResponse>;
   /** Where the state lives, for tests that look behind the API. */
   storage: Storage;
   /** Stops listening, ends open connections and lets go of the store. */
@@ -92,6 +100,11 @@ export async function startTokenbell(options: StartTokenbellOptions = {}): Promi
       url,
       adminToken,
       helpers,
+      async signIn(options) {
+        const registered = (await storage.applications.byUid(options.clientId))?.redirect_uris[0];
+        // An unknown application has no redirect URI: the authorization step refuses its client_id first.
+        return signIn(helpers, { ...options, baseUrl: url, redirectUri: options.redirectUri ?? registered ?? 'http://127.0.0.1/' });
+      },
       storage,
       async close() {
         await new Promise<void>((resolve) => {

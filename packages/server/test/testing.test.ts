@@ -99,3 +99,27 @@ describe('startTokenbell', () => {
     }
   });
 });
+
+describe('signIn', () => {
+  it('signs a user in as an app login would: PKCE, state, approval, and the code exchanged at the token endpoint', async () => {
+    await tb.helpers.reset();
+    const tokens = await tb.signIn({ username: 'alice', clientId: 'app-client-id', clientSecret: 'app-client-secret-0123456789', scopes: ['read_user'] });
+    expect(tokens).toMatchObject({ token_type: 'bearer', scope: 'read_user', refresh_token: expect.any(String) });
+    expect(await (await api('/api/v4/user', tokens.access_token)).json()).toMatchObject({ username: 'alice' });
+    // The exchange was a real request to the token endpoint, with the code grant, by the application.
+    expect(await tb.helpers.requests({ path: '/oauth/token' })).toEqual([expect.objectContaining({ method: 'POST', status: 200, grant_type: 'authorization_code', client_id: 'app-client-id' })]);
+  });
+
+  it('is the same from the SDK over HTTP, and a refusal is the OAuth error the redirect carried', async () => {
+    const { createTokenbellTestHelpers, signIn } = await import('@tokenbell/sdk/test-helpers');
+    const { OAuthError } = await import('@tokenbell/sdk');
+    const overHttp = createTokenbellTestHelpers({ baseUrl: tb.url, token: tb.adminToken });
+    const options = { baseUrl: tb.url, username: 'alice', clientId: 'app-client-id', clientSecret: 'app-client-secret-0123456789', redirectUri: 'http://127.0.0.1:9/callback' };
+    const tokens = await signIn(overHttp, options);
+    expect(tokens.scope).toBe('api read_user');
+    await expect(signIn(overHttp, { ...options, scopes: 'sudo' })).rejects.toThrow(OAuthError);
+    await expect(tb.signIn({ ...options, scopes: 'sudo' })).rejects.toMatchObject({ error: 'invalid_scope' });
+    // Without the secret a confidential application's code is not exchanged.
+    await expect(tb.signIn({ username: 'alice', clientId: 'app-client-id' })).rejects.toMatchObject({ error: 'invalid_client' });
+  });
+});

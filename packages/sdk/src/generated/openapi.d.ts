@@ -1807,18 +1807,34 @@ export interface components {
             code_challenge?: string;
             code_challenge_method?: string;
         };
-        /** HeadlessAuthorization */
-        HeadlessAuthorization: {
+        /**
+         * HeadlessAuthorization
+         * @description Where the browser would be sent, and what that redirect carries: a code, or an OAuth error (never both).
+         */
+        HeadlessAuthorization: components["schemas"]["HeadlessAuthorizationApproved"] | components["schemas"]["HeadlessAuthorizationRefused"];
+        /** HeadlessAuthorizationApproved */
+        HeadlessAuthorizationApproved: {
             /**
              * Format: uri
              * @description Where the browser would be sent.
              */
             redirect_to: string;
-            /** @description The authorization code in it, if one was issued. */
-            code: string | null;
+            /** @description The authorization code in it. */
+            code: string;
             state: string | null;
-            /** @description The OAuth error in it, if the request was refused. */
-            error: string | null;
+            error: null;
+        };
+        /** HeadlessAuthorizationRefused */
+        HeadlessAuthorizationRefused: {
+            /**
+             * Format: uri
+             * @description Where the browser would be sent.
+             */
+            redirect_to: string;
+            code: null;
+            state: string | null;
+            /** @description The OAuth error in it (`access_denied`, `invalid_scope`, ...). */
+            error: string;
         };
         /** AutoApproval */
         AutoApproval: {

@@ -126,7 +126,10 @@ export async function authorizeHeadlessly(storage: Storage, input: Schemas['Head
   // Headless: the user signs in and approves in the same moment.
   const location = checked.outcome === 'valid' ? await approveAuthorization(storage, user.id, checked.request, { ...timing, authTime: timing.now }) : checked.location;
   const query = new URL(location).searchParams;
-  return { redirect_to: location, code: query.get('code'), state: query.get('state'), error: query.get('error') };
+  const code = query.get('code');
+  const state = query.get('state');
+  // The redirect carries a code or an error, never both (RFC 6749 sections 4.1.2 and 4.1.2.1).
+  return code !== null ? { redirect_to: location, code, state, error: null } : { redirect_to: location, code: null, state, error: query.get('error') ?? 'server_error' };
 }
 
 /**
