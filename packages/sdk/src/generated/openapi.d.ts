@@ -3276,7 +3276,28 @@ export interface operations {
                     "text/html": components["schemas"]["HtmlPage"];
                 };
             };
-            302: components["responses"]["Redirect"];
+            /**
+             * @description A redirect: for a signed-in user whose consent is given already, to `redirect_uri` with a single-use `code`
+             *     and the unchanged `state` (the example, for the example seed's application); for a visitor who is not
+             *     signed in, to `/users/sign_in` with `return_to`; for a signed-in user's request with another problem, to
+             *     `redirect_uri` with `error`, `error_description` and the `state`.
+             *
+             *     The mock answers 200 (the consent page) unless asked for this answer: `Prefer: code=302`, or, for a
+             *     browser sent here by a single-page app, which cannot add a header to a navigation, `__code=302` in the
+             *     query. Its `Location` is always the example: Prism cannot put the request's `redirect_uri` and `state`
+             *     into it.
+             */
+            302: {
+                headers: {
+                    /**
+                     * @description Where the browser goes next.
+                     * @example http://127.0.0.1:8080/callback?code=Xb7kq2V9mTn4RzL8wPcJ3sYd&state=af0ifjsldkj
+                     */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             400: components["responses"]["HtmlError"];
             503: components["responses"]["HtmlServiceUnavailable"];
         };
