@@ -440,6 +440,24 @@ export const cases: ContractCase[] = [
     },
   },
   {
+    name: 'authorize sends a signed-in user who approved the application for these scopes back with a code and the state at once',
+    operation: 'authorize',
+    status: 302,
+    async call(ctx) {
+      // A live token of Example App with exactly the scope asked for. Only read_api: the cases that need the consent
+      // page ask for other scopes (all of the application's, or `api read_user`), so this token never skips theirs.
+      await ctx.setup.token(users.jsmith, { scope: 'read_api' });
+      const session = await ctx.setup.session(users.jsmith);
+      // The state of the document's example, which the mock's Location carries.
+      const { url } = await authorizationUrl({ baseUrl: ctx.baseUrl, clientId: exampleApp.clientId, redirectUri: exampleApp.redirectUri, scope: 'read_api', state: 'af0ifjsldkj' });
+      await ctx.fetch(new Request(url, { headers: { cookie: session.cookie } }));
+    },
+    expect: (x) => {
+      expect(location(x).startsWith(`${exampleApp.redirectUri}?`), location(x)).toBe(true);
+      expect(callbackParams(location(x))).toMatchObject({ code: expect.any(String), state: 'af0ifjsldkj' });
+    },
+  },
+  {
     name: 'authorize reports an unsupported code_challenge_method to a signed-in user\'s client by redirect, with the state',
     operation: 'authorize',
     status: 302,

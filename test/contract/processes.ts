@@ -4,6 +4,7 @@ import { mkdtemp, rename, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openapiPath, repoRoot } from '../../scripts/lib/paths.js';
+import { writeMockDocument } from '../../scripts/lib/mock-document.js';
 import { freePort, spawnProcess, stopProcess, waitForHttp } from '../../scripts/lib/processes.js';
 import { setDatabaseReadOnly } from '../support/postgres.js';
 import { writeContractSeed } from './seed.js';
@@ -53,11 +54,11 @@ async function startSlot(): Promise<() => void> {
 export const startupTimeoutMs = (...phases: number[]): number => phases.reduce((sum, count) => sum + Math.ceil(count / startSlots) * startTimeoutMs, 30_000);
 
 /** `launch` names the process and gives its arguments for a free port, taken once it may start (so nobody takes it meanwhile). */
-async function start(launch: (port: number) => { name: string; args: string[] }, readyPath: string, cleanup?: () => Promise<void>): Promise<RunningProcess> {
+async function start(launch: (port: number) => { name: string; args: string[] } | Promise<{ name: string; args: string[] }>, readyPath: string, cleanup?: () => Promise<void>): Promise<RunningProcess> {
   const release = await startSlot();
   try {
     const port = await freePort();
-    const { name, args } = launch(port);
+    const { name, args } = await launch(port);
     const spawned = spawnProcess(process.execPath, args, { cwd: repoRoot, env: { NO_COLOR: '1', FORCE_COLOR: '0' }, outputLimit: 20_000 });
     const baseUrl = `http://127.0.0.1:${port}`;
     const stop = async () => {
@@ -148,9 +149,23 @@ export async function startReferenceServer({ validateResponses = true, monitorin
   };
 }
 
-/** `prism mock`: answers the document's examples, never generated data. */
-export function startPrismMock(): Promise<RunningProcess> {
-  return start((port) => ({ name: `prism mock :${port}`, args: [prismCli, 'mock', openapiPath, '--dynamic=false', '-h', '127.0.0.1', '-p', String(port), '-v', 'warn'] }), readyPath);
+/**
+ * `prism mock` as `npm run mock` runs it: on the mock's document for its own address (scripts/lib/mock-document.ts:
+ * the `/api/v4` copies, its base URL in the examples, the server's CORS headers), answering the examples, never
+ * generated data, and without Prism's own CORS headers.
+ */
+export async function startPrismMock(): Promise<RunningProcess> {
+  const dir = await mkdtemp(join(tmpdir(), 'tokenbell-mock-'));
+  const cleanup = () => rm(dir, { recursive: true, force: true });
+  try {
+    return await start(async (port) => {
+      const document = await writeMockDocument(join(dir, 'openapi.yaml'), `http://127.0.0.1:${port}`);
+      return { name: `prism mock :${port}`, args: [prismCli, 'mock', document, '--dynamic=false', '--cors=false', '-h', '127.0.0.1', '-p', String(port), '-v', 'warn'] };
+    }, readyPath, cleanup);
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
 }
 
 /**

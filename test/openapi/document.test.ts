@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { generateTypes } from '../../scripts/lib/generate-types.js';
-import { findInvalidExamples } from '../../scripts/lib/openapi-examples.js';
+import { answersWithoutExamples, findInvalidExamples, seedUserMismatches, type SeedUser } from '../../scripts/lib/openapi-examples.js';
 import { generatedTypesPath, openapiPath, repoRoot } from '../../scripts/lib/paths.js';
 
 const run = promisify(execFile);
@@ -79,6 +79,41 @@ describe('openapi/openapi.yaml', () => {
         expect(Object.keys(op.responses).some((s) => /^[23]/.test(s)), `${method} ${path}`).toBe(true);
       }
     }
+  });
+});
+
+describe('the examples', () => {
+  const seedPath = join(repoRoot, 'packages/server/fixtures/example-seed.json');
+
+  it('give every answer with a body an example, so the mock never makes one up', async () => {
+    const doc = (await SwaggerParser.dereference(openapiPath)) as Json;
+    expect(answersWithoutExamples(doc)).toEqual([]);
+  });
+
+  it('name the global notification settings of every level the mock can show, custom with its events included', async () => {
+    const doc = (await SwaggerParser.dereference(openapiPath)) as Json;
+    for (const [path, method] of [['/api/v3/notification_settings', 'get'], ['/api/v3/notification_settings', 'put']] as const) {
+      const examples = doc.paths[path][method].responses['200'].content['application/json'].examples as Json;
+      expect(Object.keys(examples), `${method} ${path}`).toContain('custom');
+      expect(examples.custom.value).toMatchObject({ level: 'custom', events: expect.any(Object) });
+    }
+  });
+
+  it("show the example seed's users as the seed has them: names, e-mail addresses, ids", async () => {
+    const doc = (await SwaggerParser.dereference(openapiPath)) as Json;
+    const seed = JSON.parse(await readFile(seedPath, 'utf8')) as { users: SeedUser[] };
+    expect(seedUserMismatches(doc, seed.users)).toEqual([]);
+    // The user the mock answers for is the seed's first.
+    const current = doc.paths['/api/v3/user'].get.responses['200'].content['application/json'].examples as Json;
+    expect(Object.values(current)[0].value).toMatchObject({ id: 1, username: 'jsmith', name: seed.users[0]!.name, email: seed.users[0]!.email });
+  });
+
+  it('finds a user shown otherwise than the seed has them, so the check can fail', () => {
+    const doc = { paths: { '/u': { get: { responses: { '200': { content: { 'application/json': { example: { id: 2, username: 'jsmith', name: 'John Smith', email: 'jsmith@example.com' } } } } } } } } };
+    expect(seedUserMismatches(doc, [{ username: 'jsmith', name: 'Jane Smith', email: 'jsmith@example.com' }])).toEqual([
+      'paths./u.get.responses.200.content.application/json.example: jsmith is named "John Smith", the seed says Jane Smith',
+      "paths./u.get.responses.200.content.application/json.example: jsmith's id is 2, the seed gives 1",
+    ]);
   });
 });
 

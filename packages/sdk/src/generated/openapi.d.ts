@@ -1463,13 +1463,13 @@ export interface components {
          * @example {
          *       "id": 1,
          *       "username": "jsmith",
-         *       "name": "John Smith",
+         *       "name": "Jane Smith",
          *       "email": "jsmith@example.com",
          *       "state": "active",
          *       "avatar_url": null,
          *       "web_url": "http://127.0.0.1:3000/jsmith",
          *       "created_at": "2026-11-01T09:30:00.000Z",
-         *       "bio": "",
+         *       "bio": "Maintains the Acme widgets.",
          *       "two_factor_enabled": false,
          *       "is_admin": false
          *     }
@@ -1864,7 +1864,7 @@ export interface components {
          *       "path": "/oauth/revoke",
          *       "status": 200,
          *       "duration_ms": 1.4,
-         *       "client_id": "0c1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8",
+         *       "client_id": "example-client-id-0000000000000000",
          *       "username": null,
          *       "grant_type": null,
          *       "fault": null
@@ -2023,8 +2023,8 @@ export interface components {
          *     (registered as not confidential) sends its client_id alone, at the token, revocation and device authorization
          *     endpoints only.
          * @example {
-         *       "client_id": "3hYq8v2Kx0cWmJ5tQz7rBn1LpD4sFgHa",
-         *       "client_secret": "tbcs_Wq5nR8vK2mXj7LpT4zYc9HbF3dGs6AeN"
+         *       "client_id": "example-client-id-0000000000000000",
+         *       "client_secret": "tbcs_example-client-secret-000000000000000000"
          *     }
          */
         ClientCredentials: {
@@ -2039,9 +2039,9 @@ export interface components {
          * @example {
          *       "grant_type": "authorization_code",
          *       "code": "Xb7kq2V9mTn4RzL8wPcJ3sYd",
-         *       "redirect_uri": "https://app.example.com/oauth/callback",
-         *       "client_id": "3hYq8v2Kx0cWmJ5tQz7rBn1LpD4sFgHa",
-         *       "client_secret": "tbcs_Wq5nR8vK2mXj7LpT4zYc9HbF3dGs6AeN"
+         *       "redirect_uri": "http://127.0.0.1:8080/callback",
+         *       "client_id": "example-client-id-0000000000000000",
+         *       "client_secret": "tbcs_example-client-secret-000000000000000000"
          *     }
          */
         AuthorizationCodeTokenRequest: {
@@ -2114,7 +2114,7 @@ export interface components {
          * @description The device authorization request (RFC 8628 section 3.1). A confidential client authenticates (here or with
          *     HTTP Basic); a public client sends its client_id alone.
          * @example {
-         *       "client_id": "3hYq8v2Kx0cWmJ5tQz7rBn1LpD4sFgHa",
+         *       "client_id": "example-client-id-0000000000000000",
          *       "scope": "read_user"
          *     }
          */
@@ -2160,7 +2160,7 @@ export interface components {
          * @example {
          *       "grant_type": "urn:ietf:params:oauth:grant-type:device_code",
          *       "device_code": "tbdc_Gx7mQ2vR9nTz4WcYb8JpD3sHg6AeU1oVqXf5Lk0",
-         *       "client_id": "3hYq8v2Kx0cWmJ5tQz7rBn1LpD4sFgHa"
+         *       "client_id": "example-client-id-0000000000000000"
          *     }
          */
         DeviceCodeTokenRequest: {
@@ -2319,7 +2319,7 @@ export interface components {
          *       ],
          *       "expires_in": 7188,
          *       "application": {
-         *         "uid": "3hYq8v2Kx0cWmJ5tQz7rBn1LpD4sFgHa"
+         *         "uid": "example-client-id-0000000000000000"
          *       },
          *       "created_at": 1795427100
          *     }
@@ -2461,7 +2461,7 @@ export interface components {
          * @example {
          *       "iss": "http://127.0.0.1:3000",
          *       "sub": "1",
-         *       "aud": "3hYq8v2Kx0cWmJ5tQz7rBn1LpD4sFgHa",
+         *       "aud": "example-client-id-0000000000000000",
          *       "exp": 1795427220,
          *       "iat": 1795427100,
          *       "auth_time": 1795427000,
@@ -2474,7 +2474,8 @@ export interface components {
          *       "email_verified": true,
          *       "profile": "http://127.0.0.1:3000/jsmith",
          *       "groups_direct": [
-         *         "acme"
+         *         "acme",
+         *         "opensource"
          *       ]
          *     }
          */
@@ -2546,10 +2547,12 @@ export interface components {
          *       "email_verified": true,
          *       "profile": "http://127.0.0.1:3000/jsmith",
          *       "groups": [
-         *         "acme"
+         *         "acme",
+         *         "opensource"
          *       ],
          *       "https://gitlab.org/claims/groups/owner": [
-         *         "acme"
+         *         "acme",
+         *         "opensource"
          *       ]
          *     }
          */
@@ -2668,8 +2671,8 @@ export interface components {
          * @example {
          *       "_csrf": "7b1f3c2d9e8a4b6c5d0e1f2a3b4c5d6e",
          *       "decision": "approve",
-         *       "client_id": "3hYq8v2Kx0cWmJ5tQz7rBn1LpD4sFgHa",
-         *       "redirect_uri": "https://app.example.com/oauth/callback",
+         *       "client_id": "example-client-id-0000000000000000",
+         *       "redirect_uri": "http://127.0.0.1:8080/callback",
          *       "response_type": "code",
          *       "state": "af0ifjsldkj",
          *       "scope": "api"
@@ -2694,7 +2697,7 @@ export interface components {
          * @example {
          *       "_csrf": "7b1f3c2d9e8a4b6c5d0e1f2a3b4c5d6e",
          *       "name": "Example App",
-         *       "redirect_uri": "https://app.example.com/oauth/callback",
+         *       "redirect_uri": "http://127.0.0.1:8080/callback",
          *       "scopes": [
          *         "api",
          *         "read_user"
@@ -3112,7 +3115,7 @@ export interface components {
     parameters: {
         /**
          * @description A path on this instance to go back to after signing in (anything else is ignored).
-         * @example /oauth/authorize?client_id=3hYq8v2Kx0cWmJ5tQz7rBn1LpD4sFgHa&redirect_uri=https%3A%2F%2Fapp.example.com%2Foauth%2Fcallback&response_type=code
+         * @example /oauth/authorize?client_id=example-client-id-0000000000000000&redirect_uri=http%3A%2F%2F127.0.0.1%3A8080%2Fcallback&response_type=code
          */
         ReturnTo: string;
         /**
@@ -3218,7 +3221,7 @@ export interface components {
         NoCache: "no-cache";
         /**
          * @description Where the browser goes next.
-         * @example https://app.example.com/oauth/callback?code=Xb7kq2V9mTn4RzL8wPcJ3sYd&state=af0ifjsldkj
+         * @example http://127.0.0.1:8080/callback?code=Xb7kq2V9mTn4RzL8wPcJ3sYd&state=af0ifjsldkj
          */
         Location: string;
         /**
@@ -3242,14 +3245,14 @@ export interface operations {
             query: {
                 /**
                  * @description The application's App ID.
-                 * @example 3hYq8v2Kx0cWmJ5tQz7rBn1LpD4sFgHa
+                 * @example example-client-id-0000000000000000
                  */
                 client_id: string;
                 /**
                  * @description Where the user is redirected after deciding; must equal one of the application's redirect URIs exactly,
                  *     except that a registered `http://127.0.0.1/...` or `http://[::1]/...` URI matches the same URI with any
                  *     port, which a native app picks at run time (RFC 8252 section 7.3). `localhost` is matched exactly.
-                 * @example https://app.example.com/oauth/callback
+                 * @example http://127.0.0.1:8080/callback
                  */
                 redirect_uri: string;
                 /**
@@ -3300,7 +3303,28 @@ export interface operations {
                     "text/html": components["schemas"]["HtmlPage"];
                 };
             };
-            302: components["responses"]["Redirect"];
+            /**
+             * @description A redirect: for a signed-in user whose consent is given already, to `redirect_uri` with a single-use `code`
+             *     and the unchanged `state` (the example, for the example seed's application); for a visitor who is not
+             *     signed in, to `/users/sign_in` with `return_to`; for a signed-in user's request with another problem, to
+             *     `redirect_uri` with `error`, `error_description` and the `state`.
+             *
+             *     The mock answers 200 (the consent page) unless asked for this answer: `Prefer: code=302`, or, for a
+             *     browser sent here by a single-page app, which cannot add a header to a navigation, `__code=302` in the
+             *     query. Its `Location` is always the example: Prism cannot put the request's `redirect_uri` and `state`
+             *     into it.
+             */
+            302: {
+                headers: {
+                    /**
+                     * @description Where the browser goes next.
+                     * @example http://127.0.0.1:8080/callback?code=Xb7kq2V9mTn4RzL8wPcJ3sYd&state=af0ifjsldkj
+                     */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             400: components["responses"]["HtmlError"];
             503: components["responses"]["HtmlServiceUnavailable"];
         };
@@ -3589,7 +3613,7 @@ export interface operations {
             query?: {
                 /**
                  * @description A path on this instance to go back to after signing in (anything else is ignored).
-                 * @example /oauth/authorize?client_id=3hYq8v2Kx0cWmJ5tQz7rBn1LpD4sFgHa&redirect_uri=https%3A%2F%2Fapp.example.com%2Foauth%2Fcallback&response_type=code
+                 * @example /oauth/authorize?client_id=example-client-id-0000000000000000&redirect_uri=http%3A%2F%2F127.0.0.1%3A8080%2Fcallback&response_type=code
                  */
                 return_to?: components["parameters"]["ReturnTo"];
             };
@@ -4777,10 +4801,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "username": "awong",
-                 *       "email": "awong@example.com",
-                 *       "name": "Alice Wong",
-                 *       "password": "correct horse battery"
+                 *       "username": "alice",
+                 *       "email": "alice@example.com",
+                 *       "name": "Alice",
+                 *       "password": "alice-password"
                  *     }
                  */
                 "application/json": components["schemas"]["TestUserRequest"];
@@ -4984,7 +5008,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "username": "awong",
-                 *       "client_id": "0c1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8",
+                 *       "client_id": "example-client-id-0000000000000000",
                  *       "scopes": [
                  *         "read_user"
                  *       ]
@@ -5062,7 +5086,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "username": "awong",
-                 *       "client_id": "0c1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8",
+                 *       "client_id": "example-client-id-0000000000000000",
                  *       "redirect_uri": "http://127.0.0.1:8080/callback",
                  *       "scope": "read_user",
                  *       "state": "af0ifjsldkj",
@@ -5119,7 +5143,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "client_id": "3hYq8v2Kx0cWmJ5tQz7rBn1LpD4sFgHa",
+                     *       "client_id": "example-client-id-0000000000000000",
                      *       "scope": "read_user",
                      *       "username": "awong",
                      *       "decision": "approve"

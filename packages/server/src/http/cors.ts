@@ -9,13 +9,25 @@ import { type Area, oauthEndpointOf } from './areas.js';
 
 const browserOAuthEndpoints = new Set(['token', 'revoke', 'token_info', 'userinfo', 'metadata', 'keys', 'device_authorization']);
 
+/**
+ * What the answers to any origin say, in one place: the server's middleware and the mock's document
+ * (scripts/lib/mock-document.ts) are both made from it, so a UI built on the mock meets the server's CORS answers.
+ */
+export const corsPolicy = {
+  methods: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'PATCH'],
+  // What a script may read of an answer besides the safelisted headers: the request id a bug report quotes, the
+  // bearer challenge and the wait after a 429 or 503.
+  exposedHeaders: ['WWW-Authenticate', 'X-Request-Id', 'Retry-After'],
+  maxAge: 7200,
+} as const;
+
 const forAnyOrigin = cors({
   origin: '*',
   credentials: false,
-  methods: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'PATCH'],
+  methods: [...corsPolicy.methods],
   // Allowed request headers default to those the preflight asks for (the service allows any).
-  exposedHeaders: ['WWW-Authenticate', 'X-Request-Id', 'Retry-After'],
-  maxAge: 7200,
+  exposedHeaders: [...corsPolicy.exposedHeaders],
+  maxAge: corsPolicy.maxAge,
 });
 
 /** Whether a request of this area and path answers any origin (the caller has the area already). */
