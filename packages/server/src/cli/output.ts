@@ -1,7 +1,8 @@
 // What the commands write: answers on stdout, warnings and errors on stderr, each prefixed `tokenbell: ` so that in a
 // service's log they are told apart from the request log. An operator's mistake (an ExplainedError, or a system error
 // with a known cause) is one line naming the flag or file and the fix; anything else is a bug and keeps its stack.
-import { usage } from '../config.js';
+// Nothing of the server is imported here: a command run from a shell loop (tokenbell test-helpers) loads only what
+// it uses, and the server's --help text is loaded only to explain a misspelt flag.
 import { ExplainedError } from '../explained-error.js';
 
 /** One line of a command's answer. */
@@ -10,18 +11,19 @@ export const print = (line: string): void => void process.stdout.write(`${line}\
 export const warn = (line: string): void => console.warn(`tokenbell: ${line}`);
 
 /** Prints why the command stopped and ends the process with 1. */
-export function fail(error: unknown): never {
-  console.error(`tokenbell: ${explain(error)}`);
+export async function fail(error: unknown): Promise<never> {
+  const badFlag = (error as NodeJS.ErrnoException | undefined)?.code?.startsWith('ERR_PARSE_ARGS') === true;
+  console.error(`tokenbell: ${explain(error, badFlag ? (await import('../config.js')).usage : '')}`);
   process.exit(1);
 }
 
-export function explain(error: unknown): string {
+export function explain(error: unknown, usage = ''): string {
   if (!(error instanceof Error)) return String(error);
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'EADDRINUSE') return `${error.message.replace(/^listen /, '')}: another process is listening there; choose another --port`;
   if (code === 'EADDRNOTAVAIL') return `${error.message.replace(/^listen /, '')}: --host names no address of this machine; use one of its own (127.0.0.1, ::1, or 0.0.0.0 for all)`;
   if (code === 'ENOTFOUND') return `--host ${(error as NodeJS.ErrnoException & { hostname?: string }).hostname ?? ''}: no such host name; use an address or a name this machine resolves`;
-  if (code?.startsWith('ERR_PARSE_ARGS')) return `${error.message}\n\n${usage}`;
+  if (code?.startsWith('ERR_PARSE_ARGS')) return `${error.message}\n\n${usage}`.trimEnd();
   if (code === 'EACCES') return `${error.message}: not allowed to listen there`;
   return error instanceof ExplainedError ? error.message : (error.stack ?? error.message);
 }
