@@ -24,6 +24,20 @@ export interface MetricsOptions {
   testHelpers: boolean;
 }
 
+/**
+ * The Node.js runtime's metrics (CPU, memory, event loop lag, GC), once per process: they are the process's, whatever
+ * servers it runs, and prom-client's collector starts a GC observer and an event-loop monitor that it never stops,
+ * so one per server would outlive every server a test suite starts and closes.
+ */
+let processRegistry: Registry | undefined;
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
 /** The server's metrics, in a registry of its own, so that several servers in one process do not mix theirs. */
 export class Metrics {
   readonly registry = new Registry();
@@ -52,7 +66,6 @@ export class Metrics {
   });
 
   constructor({ maintenance, mail, now, mailDelivery, testHelpers }: MetricsOptions) {
-    collectDefaultMetrics({ register: this.registry });
     maintenance.observeWrites((seconds) => this.storeWrites.observe(seconds));
     // Every outcome from the start, at 0: a rate over a series that appears only at its first failure misses it.
     for (const outcome of ['sent', 'retry', 'failed'] satisfies DeliveryOutcome[]) this.deliveryAttempts.labels(outcome).inc(0);
@@ -132,12 +145,18 @@ export class Metrics {
   openMetrics(): Promise<string> {
     const registry = new Registry<OpenMetricsContentType>();
     registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
-    for (const metric of this.registry.getMetricsAsArray() as unknown as Array<{ name: string; help: string; type: string; get(): Promise<object> }>) {
+    const all = [...this.registry.getMetricsAsArray(), ...processMetrics().getMetricsAsArray()];
+    for (const metric of all as unknown as Array<{ name: string; help: string; type: string; get(): Promise<object> }>) {
       // Named as prom-client renames the stand-in, not the metric.
       const standIn = { name: metric.name, help: metric.help, type: metric.type, get: async () => ({ ...(await metric.get()), name: standIn.name }) };
       registry.registerMetric(standIn as unknown as Metric);
     }
     return registry.metrics();
+  }
+
+  /** The Prometheus text: this server's metrics and the process's. */
+  prometheus(): Promise<string> {
+    return Registry.merge([this.registry, processMetrics()]).metrics();
   }
 
   /** Counts every request once answered, by the route that matched (a bounded set) rather than its raw path. */
@@ -189,7 +208,7 @@ export function operationsRouter({ maintenance, metrics, allowlist, stopping, te
   });
   router.get('/-/metrics', async (req, res) => {
     const openMetrics = asksOpenMetrics(req);
-    const text = openMetrics ? await metrics.openMetrics() : await metrics.registry.metrics();
+    const text = openMetrics ? await metrics.openMetrics() : await metrics.prometheus();
     res.vary('Accept');
     // Exactly as prom-client names the format: res.type() and send() of a string would rewrite it (charset first).
     res.setHeader('Content-Type', openMetrics ? Registry.OPENMETRICS_CONTENT_TYPE : metrics.registry.contentType);
