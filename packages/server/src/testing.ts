@@ -9,7 +9,7 @@ import { configFrom, type Config } from './config.js';
 import { createPersonalAccessToken } from './domain/accounts.js';
 import { logTransport, smtpTransport, startMailDelivery } from './domain/mail-delivery.js';
 import { newSecret } from './domain/secrets.js';
-import { testHelpers, type TestHelpers } from './domain/testing/helpers.js';
+import { testHelpers } from './domain/testing/helpers.js';
 import { TestKit } from './domain/testing/test-kit.js';
 import { ExplainedError } from './explained-error.js';
 import { createApp } from './http/app.js';
@@ -18,9 +18,17 @@ import { openBackend } from './store/backend.js';
 import { loadSeed, loadSeedFile } from './domain/seed/load.js';
 import { type SeedFixture } from './domain/seed/fixture.js';
 import type { Storage } from './domain/storage/index.js';
+import type { TokenbellTestHelpers } from '@tokenbell/sdk/test-helpers';
 
 export type { SeedFixture } from './domain/seed/fixture.js';
-export type { TestHelpers } from './domain/testing/helpers.js';
+
+/**
+ * The test-helper area's operations, in-process: the same interface as the SDK's client of the area over HTTP
+ * (`createTokenbellTestHelpers`), so a suite moves between the two without changing a line. Named by the SDK's
+ * interface rather than by the server's own implementation, so that this entry's declarations do not reach into the
+ * server's storage (and whatever a store's declarations import).
+ */
+export type TestHelpers = TokenbellTestHelpers;
 
 /**
  * One request validator per process and setting, shared by every instance started here: it loads the document once
@@ -60,8 +68,6 @@ export interface RunningTokenbell {
   adminToken: string;
   /** The test-helper area's operations, in-process. */
   helpers: TestHelpers;
-  /** Where the state lives, for tests that look behind the API. */
-  storage: Storage;
   /** Stops listening, ends open connections and lets go of the store. */
   close(): Promise<void>;
 }
@@ -86,12 +92,11 @@ export async function startTokenbell(options: StartTokenbellOptions = {}): Promi
     server.on('request', createApp({ backend, config, testKit: kit, mailDelivery, validation: validatorFor(config.validateResponses) }));
     await kit.markSeeded();
     const openId = { idTokenTtl: config.idTokenTtl, instanceSecret: backend.sessionSecret };
-    const helpers = testHelpers({ storage, kit, baseUrl: url, codeTtl: config.codeTtl, tokenTtl: config.tokenTtl, openId, onMailQueued: () => mailDelivery.kick() });
+    const helpers: TestHelpers = testHelpers({ storage, kit, baseUrl: url, codeTtl: config.codeTtl, tokenTtl: config.tokenTtl, openId, onMailQueued: () => mailDelivery.kick() });
     return {
       url,
       adminToken,
       helpers,
-      storage,
       async close() {
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
