@@ -1,6 +1,7 @@
 // The test files' side of the one-server-per-run pattern: this file runs in a worker process, so it has tokenbell's
-// URL and an administrator's token (from tokenbell.setup.ts), not the instance, and shapes it over HTTP.
+// URL and an administrator's token (provided by @tokenbell/server/vitest), not the instance, and shapes it over HTTP.
 import { createTokenbellTestHelpers } from '@tokenbell/sdk/test-helpers';
+import type {} from '@tokenbell/server/vitest'; // types inject('tokenbellUrl') and inject('tokenbellAdminToken')
 import { beforeEach, expect, inject, it } from 'vitest';
 
 const baseUrl = inject('tokenbellUrl');

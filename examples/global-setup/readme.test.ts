@@ -1,14 +1,28 @@
-// The README's testing section shows tokenbell.setup.ts for a reader to paste as is; it is a copy, so this holds it
-// to the file that runs here.
+// The README's testing section shows the one-line globalSetup and the seed it reads for a reader to paste as is; this
+// holds them to the example that runs here.
 import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
+import config from './vitest.config.js';
 
 const read = (path: string) => readFile(new URL(path, import.meta.url), 'utf8');
 
-it('shows tokenbell.setup.ts in the README, character for character, under "One instance for the whole run"', async () => {
+async function paragraph(): Promise<string> {
   const readme = await read('../../README.md');
-  const start = readme.indexOf('\n**One instance for the whole run.**');
+  const start = readme.indexOf('\n**One instance for the whole run, with vitest.**');
   expect(start, 'the README has the paragraph').toBeGreaterThan(-1);
-  const block = /^```ts\n([\s\S]*?)^```$/m.exec(readme.slice(start))?.[1];
-  expect(block).toBe((await read('./tokenbell.setup.ts')).replace(/\n*$/, '\n'));
+  return readme.slice(start, readme.indexOf('\n**With Jest.**', start));
+}
+
+it('shows tokenbell.seed.json in the README, character for character, under "One instance for the whole run"', async () => {
+  const block = /^```json\n([\s\S]*?)^```$/m.exec(await paragraph())?.[1];
+  expect(block).toBe((await read('./tokenbell.seed.json')).replace(/\n*$/, '\n'));
+});
+
+it("names @tokenbell/server/vitest as the globalSetup, which the example names by the entry's source", async () => {
+  expect(/^```ts\n([\s\S]*?)^```$/m.exec(await paragraph())?.[1]).toBe("test: { globalSetup: ['@tokenbell/server/vitest'], fileParallelism: false },\n");
+  const { exports } = JSON.parse(await read('../../packages/server/package.json')) as { exports: Record<string, { default: string }> };
+  expect(exports['./vitest']?.default).toBe('./dist/vitest.js');
+  expect(config.test?.globalSetup).toEqual([fileURLToPath(new URL('../../packages/server/src/vitest.ts', import.meta.url))]);
+  expect(config.test?.fileParallelism).toBe(false);
 });

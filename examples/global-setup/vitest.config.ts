@@ -12,7 +12,10 @@ export default defineConfig({
   resolve: repository.resolve,
   test: {
     include: ['**/*.spec.ts'],
-    globalSetup: ['./tokenbell.setup.ts'],
+    // One tokenbell for the run, seeded from this folder's tokenbell.seed.json (the root above). In a project of your
+    // own this is `globalSetup: ['@tokenbell/server/vitest']`; here it is the name's source in this checkout, as for
+    // the imports, since vitest finds a globalSetup as a file, without resolve.alias.
+    globalSetup: [fileURLToPath(new URL('../../packages/server/src/vitest.ts', import.meta.url))],
     // Every file shares the one instance and resets it before each test, so files must not run at the same time:
     // one file's reset would wipe what another's test is in the middle of.
     fileParallelism: false,

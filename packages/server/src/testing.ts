@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { configFrom, type Config } from './config.js';
 import { logTransport, smtpTransport, startMailDelivery } from './domain/mail-delivery.js';
-import { testHelpers, type TestHelpers } from './domain/testing/helpers.js';
+import { testHelpers } from './domain/testing/helpers.js';
 import { TestKit } from './domain/testing/test-kit.js';
 import { testHelpersAdministratorToken } from './domain/testing/administrator.js';
 import { signIn, type SignInOptions } from '@tokenbell/sdk/test-helpers';
@@ -19,9 +19,17 @@ import { openBackend } from './store/backend.js';
 import { loadSeed, loadSeedFile } from './domain/seed/load.js';
 import { type SeedFixture } from './domain/seed/fixture.js';
 import type { Storage } from './domain/storage/index.js';
+import type { TokenbellTestHelpers } from '@tokenbell/sdk/test-helpers';
 
 export type { SeedFixture } from './domain/seed/fixture.js';
-export type { TestHelpers } from './domain/testing/helpers.js';
+
+/**
+ * The test-helper area's operations, in-process: the same interface as the SDK's client of the area over HTTP
+ * (`createTokenbellTestHelpers`), so a suite moves between the two without changing a line. Named by the SDK's
+ * interface rather than by the server's own implementation, so that this entry's declarations do not reach into the
+ * server's storage (and whatever a store's declarations import).
+ */
+export type TestHelpers = TokenbellTestHelpers;
 
 /**
  * One request validator per process and setting, shared by every instance started here: it loads the document once
@@ -67,8 +75,6 @@ export interface RunningTokenbell {
    * URI is the application's first when not given; a confidential application needs its `clientSecret`.
    */
   signIn(options: Omit<SignInOptions, 'baseUrl' | 'redirectUri' | 'fetch'> & { redirectUri?: string }): Promise<TokenResponse>;
-  /** Where the state lives, for tests that look behind the API. */
-  storage: Storage;
   /** Stops listening, ends open connections and lets go of the store. */
   close(): Promise<void>;
 }
@@ -95,7 +101,7 @@ export async function startTokenbell(options: StartTokenbellOptions = {}): Promi
     server.on('request', createApp({ backend, config, testKit: kit, mailDelivery, validation: validatorFor(config.validateResponses) }));
     await kit.markSeeded();
     const openId = { idTokenTtl: config.idTokenTtl, instanceSecret: backend.sessionSecret };
-    const helpers = inProcessHelpers(testHelpers({ storage, kit, baseUrl: url, codeTtl: config.codeTtl, tokenTtl: config.tokenTtl, openId, onMailQueued: () => mailDelivery.kick() }));
+    const helpers: TestHelpers = inProcessHelpers(testHelpers({ storage, kit, baseUrl: url, codeTtl: config.codeTtl, tokenTtl: config.tokenTtl, openId, onMailQueued: () => mailDelivery.kick() }));
     return {
       url,
       adminToken,
@@ -105,7 +111,6 @@ export async function startTokenbell(options: StartTokenbellOptions = {}): Promi
         // An unknown application has no redirect URI: the authorization step refuses its client_id first.
         return signIn(helpers, { ...options, baseUrl: url, redirectUri: options.redirectUri ?? registered ?? 'http://127.0.0.1/' });
       },
-      storage,
       async close() {
         await new Promise<void>((resolve) => {
           server.close(() => resolve());

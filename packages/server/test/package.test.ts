@@ -1,18 +1,28 @@
 // The server as someone installing it from npm gets it: both tarballs packed from this checkout (prepack builds
 // them), their contents, installed into an empty project, `npx tokenbell --version`, the README's "From code"
-// example answering the SDK over real HTTP, and `@tokenbell/server/testing` started under plain node.
+// example answering the SDK over real HTTP, and `@tokenbell/server/testing` started under plain node; then every
+// public entry of both loaded with require() and import and type-checked strictly (skipLibCheck off), and the same
+// small suite run four ways, as a user's project would: Jest, vitest, Playwright Test and Python over HTTP.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm, writeFile, mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { cp, mkdtemp, readFile, readdir, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { npmPack } from '../../../test/support/npm-pack.js';
+import { freePort, spawnProcess, stopProcess, waitForHttp } from '../../../scripts/lib/processes.js';
 
 const run = promisify(execFile);
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const packagesDir = fileURLToPath(new URL('../..', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
+/** The version of a tool this repository has installed, so that the project's install is the same and from the cache. */
+const installedVersion = async (name: string) =>
+  `${name}@${(JSON.parse(await readFile(join(repoRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version}`;
+/** What a user's project would install next to the two packages to test with them, at this repository's versions. */
+const runners = ['typescript', '@types/node', 'vitest', 'jest', '@playwright/test'];
 let scratch = '';
 const tarballs: Record<'sdk' | 'server', { file: string; paths: string[] }> = { sdk: { file: '', paths: [] }, server: { file: '', paths: [] } };
 
@@ -27,13 +37,17 @@ beforeAll(async () => {
 afterAll(() => (scratch ? rm(scratch, { recursive: true, force: true }) : undefined));
 
 let installed: Promise<string> | undefined;
-/** An empty ESM project with both tarballs installed, made once for every case that runs code in it. */
+/**
+ * An empty ESM project with both tarballs installed, and the test runners a user's project would have, made once for
+ * every case that runs code in it.
+ */
 function installedProject(): Promise<string> {
   installed ??= (async () => {
     const project = join(scratch, 'project');
     await mkdir(project);
     await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }));
-    await run(npm, ['install', '--no-audit', '--no-fund', '--prefer-offline', tarballs.sdk.file, tarballs.server.file], { cwd: project });
+    const tools = await Promise.all(runners.map(installedVersion));
+    await run(npm, ['install', '--no-audit', '--no-fund', '--prefer-offline', tarballs.sdk.file, tarballs.server.file, ...tools], { cwd: project });
     return project;
   })();
   return installed;
@@ -44,9 +58,9 @@ describe('@tokenbell/server package', { timeout: 180_000 }, () => {
     const { paths } = tarballs.server;
     // The document as served (YAML) and as the server loads it (its JSON conversion, made by the build).
     expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/cli/index.js', 'dist/index.js', 'dist/index.d.ts', 'dist/openapi.yaml', 'dist/openapi.json']));
-    // Every file the exports map names (`.` and `./testing`): one missing fails only at import, in a user's project.
+    // Every file the exports map names (the main entry, the kit and its fixtures): one missing fails only at import, in a user's project.
     const { exports } = JSON.parse(await readFile(join(packagesDir, 'server', 'package.json'), 'utf8')) as { exports: Record<string, Record<string, string>> };
-    expect(Object.keys(exports)).toEqual(['.', './testing']);
+    expect(Object.keys(exports)).toEqual(['.', './testing', './vitest', './playwright', './jest', './jest/teardown']);
     expect(paths).toEqual(expect.arrayContaining(Object.values(exports).flatMap((conditions) => Object.values(conditions).map((target) => target.replace(/^\.\//, '')))));
     expect(paths).toEqual(expect.arrayContaining(['dist/testing.js', 'dist/testing.d.ts']));
     // The PostgreSQL schema's migrations, as plain SQL that `tokenbell migrate` runs.
@@ -55,7 +69,7 @@ describe('@tokenbell/server package', { timeout: 180_000 }, () => {
     // The API reference page's Swagger UI, with its licence files and without its source maps.
     const referenceUi = ['LICENSE', 'NOTICE', 'swagger-ui-bundle.js', 'swagger-ui-bundle.js.LICENSE.txt', 'swagger-ui.css'].map((f) => `dist/reference-ui/${f}`);
     expect(paths.filter((p) => p.startsWith('dist/reference-ui/'))).toEqual(referenceUi);
-    expect(paths.filter((p) => p.startsWith('dist/') && !p.startsWith('dist/reference-ui/') && !/\.(js|d\.ts|js\.map|yaml)$/.test(p) && p !== 'dist/openapi.json')).toEqual([]);
+    expect(paths.filter((p) => p.startsWith('dist/') && !p.startsWith('dist/reference-ui/') && !/\.(c?js|d\.c?ts|c?js\.map|yaml)$/.test(p) && p !== 'dist/openapi.json')).toEqual([]);
     expect(tarballs.sdk.paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json']));
   });
 
@@ -137,5 +151,91 @@ try {
     // execFile rejects on any exit code but 0, and on the timeout.
     const { stdout } = await run(process.execPath, ['testing.mjs'], { cwd: project, timeout: 60_000 });
     expect(JSON.parse(stdout)).toEqual({ status: 200, username: 'alice' });
+  });
+});
+
+describe('the kit from an installed package', { timeout: 180_000 }, () => {
+  // The suites, configurations and seed that a user's project would have (four-ways/README.md), copied in once.
+  let copied: Promise<string> | undefined;
+  const project = () =>
+    (copied ??= (async () => {
+      const dir = await installedProject();
+      await cp(fileURLToPath(new URL('four-ways', import.meta.url)), dir, { recursive: true });
+      return dir;
+    })());
+  // Without this run's own vitest and tokenbell variables (TOKENBELL_SEED would be the fixtures' seed), as in a
+  // user's shell; CI as on a build machine.
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(VITEST|TOKENBELL_)/.test(name)));
+  const exec = (file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) =>
+    run(file, args, { cwd, timeout: 120_000, env: { ...inherited, NO_COLOR: '1', FORCE_COLOR: '0', CI: 'true', ...env } });
+  const bin = (cwd: string, name: string) => join(cwd, 'node_modules', '.bin', name);
+
+  it('loads every public entry of both packages with require() and with import, none of them waiting at the top level', async () => {
+    const dir = await project();
+    const entries = ['@tokenbell/server', '@tokenbell/server/testing', '@tokenbell/server/vitest', '@tokenbell/server/playwright', '@tokenbell/server/jest', '@tokenbell/server/jest/teardown', '@tokenbell/sdk', '@tokenbell/sdk/test-helpers'];
+    // A top-level await anywhere in an entry's graph fails require() with ERR_REQUIRE_ASYNC_MODULE.
+    const required = JSON.parse((await exec(process.execPath, ['load/load.cjs'], dir)).stdout) as Record<string, string[]>;
+    const imported = JSON.parse((await exec(process.execPath, ['load/load.mjs'], dir)).stdout) as Record<string, string[]>;
+    expect(Object.keys(required)).toEqual(entries);
+    expect(Object.keys(imported)).toEqual(entries);
+    expect(required['@tokenbell/server/testing']).toEqual(['startTokenbell']);
+    expect(imported['@tokenbell/server/testing']).toEqual(['startTokenbell']);
+    expect(required['@tokenbell/server/jest']).toEqual(['(function)', 'teardown']);
+    expect(required['@tokenbell/server/vitest']).toEqual(expect.arrayContaining(['default', 'tokenbellGlobalSetup']));
+    expect(imported['@tokenbell/server/playwright']).toEqual(['expect', 'test']);
+    expect(required['@tokenbell/sdk/test-helpers']).toEqual(['createTokenbellTestHelpers']);
+  });
+
+  it('type-checks the suites and every public entry strictly, declarations included (skipLibCheck off), as ESM and CommonJS', async () => {
+    const dir = await project();
+    // tsconfig.json: strict, module nodenext, skipLibCheck false; types/ imports every entry from .ts, .mts and .cts.
+    const check = await exec(bin(dir, 'tsc'), ['-p', '.'], dir).then(() => '', (error: { stdout?: string }) => error.stdout ?? String(error));
+    expect(check).toBe('');
+  });
+
+  it('runs the suite with Jest (CommonJS) and the Jest global setup', async () => {
+    const dir = await project();
+    await exec(bin(dir, 'tsc'), ['-p', 'jest'], dir);
+    const { stderr } = await exec(bin(dir, 'jest'), ['--ci'], dir);
+    expect(stderr).toMatch(/Tests:\s+1 passed, 1 total/);
+  });
+
+  it('runs the suite with vitest and the one-line globalSetup', async () => {
+    const dir = await project();
+    const { stdout } = await exec(bin(dir, 'vitest'), ['run'], dir);
+    expect(stdout).toMatch(/Tests\s+1 passed \(1\)/);
+  });
+
+  it('runs the suite with Playwright Test and the tokenbell fixture', async () => {
+    const dir = await project();
+    const { stdout } = await exec(bin(dir, 'playwright'), ['test'], dir);
+    expect(stdout).toMatch(/1 passed/);
+  });
+
+  it('runs the suite in Python over HTTP against the packed tokenbell started with --test-helpers', async (context) => {
+    const python = '/usr/bin/python3';
+    if (!existsSync(python)) {
+      if (process.env.CI === 'true') throw new Error(`the Python way needs ${python}; install it (apt-get install python3)`);
+      return context.skip(`no ${python}; under CI=true this fails instead`);
+    }
+    const dir = await project();
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const seed = JSON.parse(await readFile(join(dir, 'tokenbell.seed.json'), 'utf8')) as { users: { personal_access_tokens?: { token: string }[] }[] };
+    const token = seed.users[0]!.personal_access_tokens![0]!.token;
+    const server = spawnProcess(
+      process.execPath,
+      [join(dir, 'node_modules/@tokenbell/server/dist/cli/index.js'), '--memory', '--test-helpers', '--seed', 'tokenbell.seed.json', '--host', '127.0.0.1', '--port', String(port), '--log-level', 'warn'],
+      { cwd: dir, env: { NO_COLOR: '1' }, outputLimit: 20_000 },
+    );
+    try {
+      await waitForHttp(`packed tokenbell :${port}`, server, `${url}/-/health`, { timeoutMs: 30_000, attemptTimeoutMs: 2_000 });
+      const result = await exec(python, ['-m', 'unittest', '-v', 'test_four_ways'], join(dir, 'python'), { TOKENBELL_URL: url, TOKENBELL_TOKEN: token }).catch(
+        (error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: `${error.stderr ?? String(error)}\nserver:\n${server.output()}` }),
+      );
+      expect(result.stderr).toMatch(/Ran 1 test[\s\S]*\nOK\s*$/);
+    } finally {
+      await stopProcess(server.child);
+    }
   });
 });

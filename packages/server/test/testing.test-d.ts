@@ -3,7 +3,10 @@
 import { expectTypeOf, test } from 'vitest';
 import type { testHelperOperations } from '@tokenbell/sdk';
 import type { TokenbellTestHelpers } from '@tokenbell/sdk/test-helpers';
-import type { TestHelpers } from '../src/testing.js';
+import type { testHelpers } from '../src/domain/testing/helpers.js';
+
+// The implementation's own type: the kit's public TestHelpers is the SDK's interface, which this keeps it to.
+type TestHelpers = ReturnType<typeof testHelpers>;
 
 test('the in-process helpers are the SDK client of the test-helper area', () => {
   expectTypeOf<TestHelpers>().toMatchTypeOf<TokenbellTestHelpers>();
