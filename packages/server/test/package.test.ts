@@ -183,7 +183,7 @@ describe('the kit from an installed package', { timeout: 180_000 }, () => {
     expect(required['@tokenbell/server/jest']).toEqual(['(function)', 'teardown']);
     expect(required['@tokenbell/server/vitest']).toEqual(expect.arrayContaining(['default', 'tokenbellGlobalSetup']));
     expect(imported['@tokenbell/server/playwright']).toEqual(['expect', 'test']);
-    expect(required['@tokenbell/sdk/test-helpers']).toEqual(['createTokenbellTestHelpers']);
+    expect(required['@tokenbell/sdk/test-helpers']).toEqual(['createTokenbellTestHelpers', 'signIn']);
   });
 
   it('type-checks the suites and every public entry strictly, declarations included (skipLibCheck off), as ESM and CommonJS', async () => {
