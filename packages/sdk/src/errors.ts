@@ -36,6 +36,13 @@ function keepResponseQuiet(error: Error, response: Response | undefined): void {
   Object.defineProperty(error, 'response', { value: response, enumerable: false, writable: false, configurable: false });
 }
 
+/** Printed, an error shows what it has: a property it does not have (`state: undefined`) is left out. */
+function keepMissingQuiet(error: Error, keys: readonly string[]): void {
+  for (const key of keys) {
+    if ((error as unknown as Record<string, unknown>)[key] === undefined) Object.defineProperty(error, key, { enumerable: false });
+  }
+}
+
 /**
  * Base class of every error this package throws, so one `instanceof` check separates them from
  * programming errors. Switch on {@link TokenbellError.code} rather than on class names, which
@@ -78,6 +85,7 @@ export class TokenbellApiError extends TokenbellError {
     this.request = answeredRequests.get(init.response);
     this.body = init.body;
     keepResponseQuiet(this, init.response);
+    keepMissingQuiet(this, ['request', 'body']);
   }
 
   /** Builds the error matching the response's status, taking the message from a `{message}` body. */
@@ -201,6 +209,7 @@ export class OAuthError extends TokenbellError {
     this.body = init.body;
     this.state = init.state;
     keepResponseQuiet(this, init.response);
+    keepMissingQuiet(this, ['error_description', 'status', 'request', 'body', 'state']);
   }
 }
 

@@ -17,6 +17,21 @@ function describeRequest(request: Request): string {
   return `${request.method} ${url.origin}${url.pathname}`;
 }
 
+type Failure = { message?: unknown; code?: unknown; cause?: unknown; errors?: unknown[] } | null | undefined;
+
+/**
+ * Why the request failed, in words: fetch's own message is "fetch failed" whatever happened, and the reason
+ * (`connect ECONNREFUSED 127.0.0.1:3000`, `getaddrinfo ENOTFOUND`, a TLS error) is causes down, or the first of an
+ * AggregateError's when both addresses of a name were tried.
+ */
+function reasonOf(error: unknown): string {
+  let reason = error as Failure;
+  for (let depth = 0; depth < 5 && reason?.cause != null; depth++) reason = reason.cause as Failure;
+  if (Array.isArray(reason?.errors) && reason.errors.length > 0) reason = reason.errors[0] as Failure;
+  const message = typeof reason?.message === 'string' && reason.message !== '' ? reason.message : String(reason);
+  return typeof reason?.code === 'string' && !message.includes(reason.code) ? `${message} (${reason.code})` : message;
+}
+
 /**
  * openapi-fetch calls `onError` only when `fetch` itself rejects, so this turns exactly the
  * network failures (not HTTP errors, not bugs in middleware) into one catchable class. `onResponse`
@@ -28,7 +43,7 @@ const requestsAndNetworkErrors: Middleware = {
   },
   onError({ request, error }) {
     if (error instanceof TokenbellError) return error;
-    return new TokenbellNetworkError(`${describeRequest(request)} failed: ${String(error)}`, { cause: error });
+    return new TokenbellNetworkError(`${describeRequest(request)} failed: ${reasonOf(error)}`, { cause: error });
   },
 };
 

@@ -273,4 +273,15 @@ describe('errors', () => {
     const client = createTokenbellClient({ baseUrl: 'http://127.0.0.1:9' });
     await expect(client.user.current()).rejects.toBeInstanceOf(TokenbellNetworkError);
   });
+
+  it("names a refused connection in its message, not fetch's \"fetch failed\"", async () => {
+    const { createServer } = await import('node:net');
+    // A port that was free a moment ago: nothing listens there now.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as { port: number };
+    await new Promise((resolve) => probe.close(resolve));
+    const error = (await createTokenbellClient({ baseUrl: `http://127.0.0.1:${port}` }).user.current().catch((e: unknown) => e)) as TokenbellNetworkError;
+    expect(error.message).toBe(`GET http://127.0.0.1:${port}/api/v3/user failed: connect ECONNREFUSED 127.0.0.1:${port}`);
+  });
 });

@@ -264,6 +264,8 @@ describe('token endpoint errors', () => {
     });
     // Printed (an uncaught error, a logger), it names the request and leaves the response out.
     expect(inspect(error)).toContain(`request: 'POST ${baseUrl}/oauth/token'`);
+    // What the error does not have is not printed either.
+    expect(inspect(new OAuthError({ error: 'access_denied' }))).not.toContain('undefined');
     expect(inspect(error)).not.toContain('Response');
     expect(error.response?.status).toBe(400);
   });
