@@ -67,7 +67,17 @@ describe('loopback redirect URIs', () => {
     const page = await authorize(redirectUri);
     expect(page.status).toBe(400);
     expect(page.headers.get('location')).toBeNull();
-    expect(await page.text()).toContain('The redirect URI included is not valid for this application.');
+    const text = await page.text();
+    expect(text).toContain('The redirect URI included is not valid for this application.');
+    // Named as it was sent, escaped, for the developer to compare with the registered ones.
+    expect(text).toContain(`The redirect URI it sent: ${redirectUri}`);
+  });
+
+  it('escapes the redirect URI it shows, and cuts a long one', async () => {
+    const page = await (await authorize(`http://127.0.0.1:53124/<script>alert(1)</script>${"x".repeat(300)}`)).text();
+    expect(page).toContain('The redirect URI it sent: http://127.0.0.1:53124/&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(page).not.toContain('<script>alert(1)');
+    expect(page).not.toContain('x'.repeat(201));
   });
 });
 

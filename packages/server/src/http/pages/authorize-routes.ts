@@ -58,8 +58,15 @@ const problemAdvice = {
     'The application that sent you here asked to send you back to an address it has not registered, so you were not sent there. Tell its developer to register that redirect URI; nothing was shared with it.',
 } as const;
 
-function refused(checked: { problem: keyof typeof problemAdvice; message: string }): HttpError {
-  return new HttpError(400, checked.message, {}, problemAdvice[checked.problem]);
+/**
+ * The error page of a request that must not redirect. An unregistered redirect URI is named as it was sent (cut at
+ * 200 characters; the page escapes it), so the developer reading it can compare it with the registered ones.
+ */
+function refused(checked: { problem: keyof typeof problemAdvice; message: string }, sentRedirectUri: string): HttpError {
+  const advice = problemAdvice[checked.problem];
+  if (checked.problem !== 'unregistered-redirect-uri') return new HttpError(400, checked.message, {}, advice);
+  const shown = sentRedirectUri.length > 200 ? `${sentRedirectUri.slice(0, 200)}…` : sentRedirectUri;
+  return new HttpError(400, checked.message, {}, `${advice} The redirect URI it sent: ${shown === '' ? '(none)' : shown}`);
 }
 
 /**
@@ -81,8 +88,9 @@ export function authorizeRoutes({ storage, now, codeTtl, autoApproval }: PagesOp
     approveAuthorization(storage, userId, request, { now: now(), codeTtl, authTime: sessionSignedInAt(req) ?? null });
 
   router.get('/oauth/authorize', async (req, res) => {
-    const checked = await checkAuthorizationRequest(storage, authorizationParams(req.query));
-    if (checked.outcome === 'show-error') throw refused(checked);
+    const params = authorizationParams(req.query);
+    const checked = await checkAuthorizationRequest(storage, params);
+    if (checked.outcome === 'show-error') throw refused(checked, params.redirect_uri);
     const automatically = autoApproval?.();
     if (automatically) {
       // The test kit's automatic approval: signed in as the named user unless someone is, and approved at once.
@@ -108,8 +116,9 @@ export function authorizeRoutes({ storage, now, codeTtl, autoApproval }: PagesOp
     const user = await userOf(storage, req);
     const body = req.body as components['schemas']['ConsentDecision'];
     // The hidden fields are checked exactly as the query was: they are only as trustworthy as any other input.
-    const checked = await checkAuthorizationRequest(storage, authorizationParams(body));
-    if (checked.outcome === 'show-error') throw refused(checked);
+    const params = authorizationParams(body);
+    const checked = await checkAuthorizationRequest(storage, params);
+    if (checked.outcome === 'show-error') throw refused(checked, params.redirect_uri);
     if (checked.outcome === 'redirect-error') return redirect(res, checked.location);
     const location =
       body.decision === 'approve'
