@@ -15,7 +15,7 @@ const target = 'dist/reference-ui';
 copyFileSync('../../openapi/openapi.yaml', 'dist/openapi.yaml');
 writeFileSync('dist/openapi.json', JSON.stringify(parse(readFileSync('dist/openapi.yaml', 'utf8'))));
 mkdirSync(target, { recursive: true });
-for (const file of ['swagger-ui-bundle.js', 'swagger-ui-bundle.js.LICENSE.txt', 'LICENSE', 'NOTICE']) {
+for (const file of ['swagger-ui-bundle.js', 'swagger-ui-bundle.js.LICENSE.txt', 'oauth2-redirect.html', 'oauth2-redirect.js', 'LICENSE', 'NOTICE']) {
   copyFileSync(join(swaggerUi, file), join(target, file));
 }
 const css = readFileSync(join(swaggerUi, 'swagger-ui.css'), 'utf8').replace(/\s*\/\*# sourceMappingURL=\S+\s*\*\/\s*$/, '\n');

@@ -67,7 +67,7 @@ describe('@tokenbell/server package', { timeout: 180_000 }, () => {
     expect(paths).toContain('migrations/0001_initial.sql');
     expect(paths.filter((p) => !p.startsWith('dist/') && !/^migrations\/\d{4}_[a-z0-9_]+\.sql$/.test(p) && !['LICENSE', 'README.md', 'package.json'].includes(p))).toEqual([]);
     // The API reference page's Swagger UI, with its licence files and without its source maps.
-    const referenceUi = ['LICENSE', 'NOTICE', 'swagger-ui-bundle.js', 'swagger-ui-bundle.js.LICENSE.txt', 'swagger-ui.css'].map((f) => `dist/reference-ui/${f}`);
+    const referenceUi = ['LICENSE', 'NOTICE', 'oauth2-redirect.html', 'oauth2-redirect.js', 'swagger-ui-bundle.js', 'swagger-ui-bundle.js.LICENSE.txt', 'swagger-ui.css'].map((f) => `dist/reference-ui/${f}`);
     expect(paths.filter((p) => p.startsWith('dist/reference-ui/'))).toEqual(referenceUi);
     expect(paths.filter((p) => p.startsWith('dist/') && !p.startsWith('dist/reference-ui/') && !/\.(c?js|d\.c?ts|c?js\.map|yaml)$/.test(p) && p !== 'dist/openapi.json')).toEqual([]);
     expect(tarballs.sdk.paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json']));

@@ -15,6 +15,7 @@ import { openBackend } from '../store/backend.js';
 import type { Logger } from 'pino';
 import { version } from '../version.js';
 import { fail } from './output.js';
+import { referenceOAuthRedirectPath } from '../pages/reference.js';
 import { testHelpersAdministratorToken } from '../domain/testing/administrator.js';
 import type { Storage } from '../domain/storage/index.js';
 import { ConfigError, InputError } from '../explained-error.js';
@@ -30,7 +31,9 @@ async function serve(config: Config): Promise<void> {
   // Made first, so that every line of the start is a log line in the chosen format that a shipper can read; only a
   // start that fails says why on standard error (output.ts), and the demo's credentials go there too, never the log.
   const requestLog = requestLogger({ level: config.logLevel, format: config.logFormat });
-  const { logger } = requestLog;
+  // --log-level says how much of the request log to keep; the server's own life-cycle lines (seed loaded, listening,
+  // shutting down) stay at any level but silent: they are how an operator, or a script, knows the server is up.
+  const logger = config.logLevel === 'silent' ? requestLog.logger : requestLog.logger.child({}, { level: 'info' });
   const backend = await openBackend(config);
   const { storage } = backend;
   if (config.seedFile) {
@@ -52,7 +55,7 @@ async function serve(config: Config): Promise<void> {
   if (config.testHelpers) logger.warn({ testHelpers: true }, testHelpersWarning);
   const testKit = config.testHelpers ? new TestKit(storage) : undefined;
   // Every instance delivers; on a database they share the outbox, and each message is claimed by one of them.
-  const mailTransport = config.smtpUrl ? smtpTransport(config.smtpUrl, config.mailFrom) : logTransport((line) => logger.info(line));
+  const mailTransport = config.smtpUrl ? smtpTransport(config.smtpUrl, config.mailFrom) : logTransport((line) => requestLog.logger.info(line));
   const mailDelivery = startMailDelivery(storage.mail, mailTransport, testKit ? { now: testKit.clock.now } : {});
   const stopping = new AbortController();
   const app = createApp({ backend, config, validation, requestLog, mailDelivery, testKit, stopping: stopping.signal, log: (message, id) => logger.error({ req: { id } }, message) });
@@ -64,7 +67,8 @@ async function serve(config: Config): Promise<void> {
   });
   // Only now, with the server really listening: credentials printed for a server that failed to start would be lost,
   // since the store keeps only their digests.
-  const demo = config.demo ? await ensureDemoData(storage, config.baseUrl) : null;
+  // The API reference's own redirect page too, so that its "Authorize" button works on a fresh instance.
+  const demo = config.demo ? await ensureDemoData(storage, config.baseUrl, [`${config.baseUrl}${referenceOAuthRedirectPath}`]) : null;
   if (demo) {
     process.stderr.write(`${demoGreeting(demo, config.baseUrl)}\n`);
     logger.info({ demo: { username: demo.username, client_id: demo.client_id } }, 'created the demo account, group, project and application (their credentials went to standard error, once)');

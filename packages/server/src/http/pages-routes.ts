@@ -4,7 +4,7 @@
 // in the domain, the markup in src/pages.
 import { Router, type Request, type RequestHandler } from 'express';
 import helmet from 'helmet';
-import { serveStylesheet, stylesheetPath } from '../pages/assets.js';
+import { faviconPath, serveFavicon, serveStylesheet, stylesheetPath } from '../pages/assets.js';
 import { applicationsRoutes } from './pages/applications-routes.js';
 import { authorizationResumePath, authorizeRoutes } from './pages/authorize-routes.js';
 import { devicePath, deviceResumePath, deviceRoutes } from './pages/device-routes.js';
@@ -80,6 +80,7 @@ export function pageSessions({ storage, secureCookies, now, sessionLifetimes, si
 export function pageAssets(): Router {
   const router = Router();
   router.get(stylesheetPath, serveStylesheet);
+  router.get(faviconPath, serveFavicon);
   return router;
 }
 

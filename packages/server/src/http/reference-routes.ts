@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Router, type RequestHandler } from 'express';
 import helmet from 'helmet';
-import { referenceAssetsPath, referencePage, referencePath, referenceScript, referenceStylesheet } from '../pages/reference.js';
+import { referenceAssetsPath, referenceOAuthRedirectPath, referencePage, referencePath, referenceScript, referenceStylesheet } from '../pages/reference.js';
 import { baseDirectives, html } from './pages/shared.js';
 
 /**
@@ -40,7 +40,10 @@ export function referenceRouter(baseUrl: string): Router {
     res.set(oneDay).type('text/css').send(referenceStylesheet);
   });
   let directory: string | undefined;
-  for (const file of ['swagger-ui-bundle.js', 'swagger-ui.css']) {
+  // The page "Authorize" sends the browser back to, which hands the code to the reference in its opener; its script
+  // is a file of its own, so the page runs under the same policy.
+  router.get(referenceOAuthRedirectPath, referencePolicy);
+  for (const file of ['swagger-ui-bundle.js', 'swagger-ui.css', 'oauth2-redirect.html', 'oauth2-redirect.js']) {
     router.get(`${referenceAssetsPath}/${file}`, (_req, res, next) => {
       directory ??= swaggerUiDirectory();
       res.sendFile(file, { root: directory, maxAge: '1d' }, (error) => (error ? next(error) : undefined));

@@ -31,6 +31,7 @@ th, td { text-align: left; vertical-align: top; padding: 0.4rem; border-bottom: 
 td form { margin: 0; }
 ul.plain { list-style: none; margin: 0; padding: 0; }
 code { overflow-wrap: anywhere; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 /* On a phone each row of a list table becomes a block whose cells carry their column's name (listTable). */
 @media (max-width: 40rem) {
   table.stacking thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
@@ -44,4 +45,16 @@ code { overflow-wrap: anywhere; }
 
 export const serveStylesheet: RequestHandler = (_req, res) => {
   res.set('Cache-Control', 'public, max-age=3600').type('text/css').send(stylesheet);
+};
+
+/**
+ * The tab's icon, a bell, as SVG, at the address browsers ask for on their own (/favicon.ico), which every page also
+ * links: without it, each page view logged a 404.
+ */
+export const faviconPath = '/favicon.ico';
+
+export const favicon = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><path fill="#1f75cb" d="M8 1a1 1 0 0 0-1 1v.6A4.5 4.5 0 0 0 3.5 7v3.5L2 12v1h12v-1l-1.5-1.5V7A4.5 4.5 0 0 0 9 2.6V2a1 1 0 0 0-1-1zM6.3 14a1.8 1.8 0 0 0 3.4 0z"/></svg>`;
+
+export const serveFavicon: RequestHandler = (_req, res) => {
+  res.set('Cache-Control', 'public, max-age=86400').type('image/svg+xml').send(favicon);
 };

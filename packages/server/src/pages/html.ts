@@ -39,6 +39,7 @@ export function layout(title: string, body: SafeHtml, header?: SafeHtml): string
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} - tokenbell</title>
 <link rel="stylesheet" href="/assets/tokenbell.css">
+<link rel="icon" href="/favicon.ico" type="image/svg+xml">
 </head>
 <body>
 ${header}

@@ -5,6 +5,8 @@ import { html } from './html.js';
 
 export const referencePath = '/help/api';
 export const referenceAssetsPath = '/assets/reference';
+/** Swagger UI's OAuth 2.0 redirect page: the demo application registers it, so "Authorize" works on a fresh instance. */
+export const referenceOAuthRedirectPath = `${referenceAssetsPath}/oauth2-redirect.html`;
 
 /**
  * Starts Swagger UI on the served document, with the document's `base_url` server variable and its OAuth URLs set
@@ -38,7 +40,9 @@ export const referenceScript = `'use strict';
           });
         });
       });
-      window.ui = SwaggerUIBundle({ spec: spec, dom_id: '#swagger-ui', deepLinking: true, validatorUrl: null });
+      window.ui = SwaggerUIBundle({ spec: spec, dom_id: '#swagger-ui', deepLinking: true, validatorUrl: null, oauth2RedirectUrl: baseUrl + '${referenceOAuthRedirectPath}' });
+      // "Authorize" runs the authorization code grant with PKCE (S256), as a public client must and any client should.
+      window.ui.initOAuth({ usePkceWithAuthorizationCodeGrant: true });
     })
     .catch(function (error) {
       root.textContent = 'The API reference could not be shown: ' + error.message + '. The document itself is at ' + root.getAttribute('data-document') + '.';
@@ -60,6 +64,7 @@ export function referencePage(baseUrl: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>API reference - tokenbell</title>
 <link rel="stylesheet" href="${referenceAssetsPath}/swagger-ui.css">
+<link rel="icon" href="/favicon.ico" type="image/svg+xml">
 <link rel="stylesheet" href="${referenceAssetsPath}/reference.css">
 </head>
 <body>

@@ -17,6 +17,7 @@ type Width = keyof typeof widths;
 let server: TestServer;
 let browser: TestBrowser;
 const pages = {} as Record<Width, { context: BrowserContext; page: Page }>;
+const notFound: string[] = [];
 
 beforeAll(async () => {
   mkdirSync(screenshotsDir, { recursive: true });
@@ -25,6 +26,10 @@ beforeAll(async () => {
   for (const [name, viewport] of Object.entries(widths) as [Width, (typeof widths)[Width]][]) {
     const context = await browser.newContext({ viewport, ...(name === 'phone' ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}) });
     pages[name] = { context, page: await context.newPage() };
+    // Every 404 a page's own requests met (the test's deliberate visit to a missing page aside).
+    pages[name].page.on('response', (response) => {
+      if (response.status() === 404 && !response.url().endsWith('/no/such/page')) notFound.push(response.url());
+    });
   }
 });
 
@@ -98,6 +103,13 @@ describe.each(Object.keys(widths) as Width[])('the pages at %s width', (width) =
     await shoot(page(), 'personal-access-tokens', width);
   });
 
+  it("the demo application's callback page fits, its curl command wrapped rather than scrolled", async () => {
+    await page().goto(`${server.baseUrl}/demo/callback?code=${'c'.repeat(64)}&state=${'s'.repeat(40)}`);
+    expect(await page().locator('pre').count()).toBeGreaterThan(0);
+    expect(await overflow(page())).toBeLessThanOrEqual(0);
+    await shoot(page(), 'demo-callback', width);
+  });
+
   it('the error page says what happened in plain words and offers a way back', async () => {
     const response = await page().goto(`${server.baseUrl}/oauth/authorize?client_id=nobody&response_type=code&redirect_uri=https%3A%2F%2Fexample.com%2Fcb`);
     expect(response?.status()).toBe(400);
@@ -130,4 +142,8 @@ describe.each(Object.keys(widths) as Width[])('the pages at %s width', (width) =
 
 it('met no Content Security Policy violation on any page', () => {
   expect(browser.cspViolations).toEqual([]);
+});
+
+it('asked for nothing that answered 404, the icon included', () => {
+  expect(notFound).toEqual([]);
 });

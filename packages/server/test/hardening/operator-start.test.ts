@@ -124,6 +124,13 @@ describe('the log', () => {
     expect(cli.stdout()).not.toContain(token);
   });
 
+  it('keeps the life-cycle lines at --log-level warn, which leaves out the requests that went well', async () => {
+    const cli = await start(['--memory', '--log-level', 'warn']);
+    await readiness(cli);
+    await stopCli(cli);
+    expect(messages(cli)).toEqual([expect.stringMatching(/^tokenbell listening on /), 'SIGTERM: shutting down']);
+  });
+
   it('is readable lines with --log-format pretty', async () => {
     const cli = await start(['--memory', '--log-format', 'pretty']);
     expect(cli.stdout()).toMatch(/INFO.*tokenbell listening on http:\/\/127\.0\.0\.1/);

@@ -42,7 +42,7 @@ it('starts again with the same seed, and refuses a seed whose entries conflict w
 
     const again = await startCli(withSeed);
     try {
-      expect(again.output()).toContain(`Loaded seed ${seedFile}`);
+      expect(again.output()).toContain(`loaded seed ${seedFile}`);
       expect((await grant(again, 'the operator reset it')).status).toBe(200);
       expect((await grant(again, alice.password)).status).toBe(400);
     } finally {

@@ -23,9 +23,10 @@ const demoPassword = customAlphabet('23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijk
 /**
  * Gives an empty store something to sign in with: user `demo`, group `demo-group`, project
  * `demo-group/demo-project` and the application "Demo App". Answers the plain credentials (printed once by the
- * CLI; the store keeps only hashes), or null when the store already has users.
+ * CLI; the store keeps only hashes), or null when the store already has users. `alsoRedirectTo` adds redirect URIs
+ * to the demo application (the server passes its API reference's own).
  */
-export async function ensureDemoData(storage: Storage, baseUrl: string): Promise<DemoCredentials | null> {
+export async function ensureDemoData(storage: Storage, baseUrl: string, alsoRedirectTo: readonly string[] = []): Promise<DemoCredentials | null> {
   if (await storage.users.any()) return null;
   const credentials: DemoCredentials = {
     username: 'demo',
@@ -47,7 +48,7 @@ export async function ensureDemoData(storage: Storage, baseUrl: string): Promise
         owner: 'demo',
         client_id: credentials.client_id,
         client_secret: credentials.client_secret,
-        redirect_uris: [credentials.redirect_uri],
+        redirect_uris: [credentials.redirect_uri, ...alsoRedirectTo],
         // OpenID Connect's too, so that a client configured for gitlab.com signs in against a fresh instance.
         scopes: ['api', 'read_api', 'read_user', 'openid', 'profile', 'email'],
       },
