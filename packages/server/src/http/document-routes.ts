@@ -1,6 +1,7 @@
 // The OpenAPI document where the server runs: at stable URLs, as YAML (the file itself) and as JSON, so clients and
 // tools can read the contract of the instance they talk to.
 import { readFileSync } from 'node:fs';
+import compression from 'compression';
 import { Router } from 'express';
 import { document, documentPath } from '../openapi/document.js';
 
@@ -8,6 +9,9 @@ export function documentRouter(): Router {
   const yaml = readFileSync(documentPath, 'utf8');
   const json = JSON.stringify(document);
   const router = Router();
+  // About 200 kB each, public and the same for everyone: worth compressing (nothing secret rides with them).
+  // (YAML too, which the compressible list does not name.)
+  router.use(['/openapi.yaml', '/openapi.json'], compression({ filter: () => true }));
   const cacheable = { 'Cache-Control': 'public, max-age=300', 'X-Content-Type-Options': 'nosniff' };
   router.get('/openapi.yaml', (_req, res) => {
     res.set(cacheable).type('application/yaml').send(yaml);
