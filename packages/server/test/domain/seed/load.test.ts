@@ -49,7 +49,8 @@ describe('loadSeed with the example fixture', () => {
     expect(await authenticateClient(fileStorage(store), appEntry.client_id, appEntry.client_secret!)).toMatchObject({
       name: 'Example App',
       owner_id: id('jsmith'),
-      redirect_uris: ['http://127.0.0.1:8080/callback'],
+      // The second is the server's own callback page, which shows the code, on the default port.
+      redirect_uris: ['http://127.0.0.1:8080/callback', 'http://127.0.0.1:3000/demo/callback'],
       scopes: ['api', 'read_api', 'read_user'],
     });
 
