@@ -58,6 +58,9 @@ export default defineConfig({
             'packages/server/test/hardening/database-outage.test.ts',
             // Two instances on one database: on PostgreSQL already, in `tests`.
             'packages/server/test/http/shared-sessions.test.ts',
+            // Server processes started as an operator starts them, on the store each case names (a data file, memory,
+            // or a database of its own): the same in both projects.
+            'packages/server/test/hardening/operator-start.test.ts',
           ],
           env: { TOKENBELL_TEST_STORE: 'postgres' },
           globalSetup: ['test/support/postgres-global-setup.ts'],
