@@ -14,7 +14,7 @@ import { signIn, type SignInOptions } from '@tokenbell/sdk/test-helpers';
 import type { TokenResponse } from '@tokenbell/sdk';
 import { createApp } from './http/app.js';
 import { inProcessHelpers } from './http/in-process-helpers.js';
-import { openApiValidation } from './http/openapi-validation.js';
+import { requestValidation } from './http/validation.js';
 import { openBackend } from './store/backend.js';
 import { loadSeed, loadSeedFile } from './domain/seed/load.js';
 import { type SeedFixture } from './domain/seed/fixture.js';
@@ -32,14 +32,14 @@ export type { SeedFixture } from './domain/seed/fixture.js';
 export type TestHelpers = TokenbellTestHelpers;
 
 /**
- * One request validator per process and setting, shared by every instance started here: it loads the document once
- * and compiles each operation's checks on its first use, so a suite that starts an instance per file pays for that
- * once (instances share no state through it, only compiled schemas).
+ * One request validation per process and setting, shared by every instance started here: with --validate-responses
+ * the validator loads the document and compiles each operation's checks on first use, so a suite that starts an
+ * instance per file pays for that once (instances share no state through it, only compiled schemas).
  */
-const validators = new Map<boolean, ReturnType<typeof openApiValidation>>();
+const validators = new Map<boolean, ReturnType<typeof requestValidation>>();
 const validatorFor = (validateResponses: boolean) => {
   let chain = validators.get(validateResponses);
-  if (!chain) validators.set(validateResponses, (chain = openApiValidation({ validateResponses })));
+  if (!chain) validators.set(validateResponses, (chain = requestValidation({ validateResponses })));
   return chain;
 };
 

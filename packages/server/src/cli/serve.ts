@@ -8,7 +8,7 @@ import { ExplainedError } from '../explained-error.js';
 import { createApp } from '../http/app.js';
 import { GracefulStop } from '../http/shutdown.js';
 import { requestLogger } from '../http/operations.js';
-import { openApiValidation, warmUpValidation } from '../http/openapi-validation.js';
+import { requestValidation, warmedUpValidator } from '../http/validation.js';
 import { type DemoCredentials, ensureDemoData } from '../domain/seed/demo.js';
 import { loadSeedFile } from '../domain/seed/load.js';
 import { openBackend } from '../store/backend.js';
@@ -48,9 +48,7 @@ async function serve(config: Config): Promise<void> {
   // is made off the main thread while the validator warms up. Marked handled at once: a failure is thrown below.
   const keyMade = signingKey(storage);
   keyMade.catch(() => undefined);
-  // The first request would otherwise wait for the document to load and its own checks to compile.
-  const validation = openApiValidation({ validateResponses: config.validateResponses });
-  await warmUpValidation(validation, { testHelpers: config.testHelpers });
+  const validation = config.validateResponses ? await warmedUpValidator({ testHelpers: config.testHelpers }) : requestValidation({ validateResponses: false });
   await keyMade;
   if (config.testHelpers) logger.warn({ testHelpers: true }, testHelpersWarning);
   const testKit = config.testHelpers ? new TestKit(storage) : undefined;

@@ -16,7 +16,7 @@ import { apiV3Url } from '../domain/api-paths.js';
 import { areaOf, isServedApiPath, oauthEndpointOf } from './areas.js';
 import { type ErrorLog, HttpError, errorHandler, lastResortHandler } from './errors.js';
 import { oauthRouter } from './oauth-routes.js';
-import { openApiValidation, routingSettings } from './openapi-validation.js';
+import { requestValidation, routingSettings } from './validation.js';
 import { pageAssets, pageHeaders, pagePaths, pageSessions, pagesRouter } from './pages-routes.js';
 import { documentRouter } from './document-routes.js';
 import { answerJsonExactly } from './json-answers.js';
@@ -45,8 +45,8 @@ export interface AppOptions {
   /** Password-check throttling shared by sign-in and the password grant; tests pass one with their own policy. */
   throttle?: LoginThrottle;
   /**
-   * The request validator's chain (`openApiValidation`), when the caller has warmed it up (`warmUpValidation`), as
-   * the CLI does before listening; built here otherwise, and then each operation's checks compile on first use.
+   * The request validation (`requestValidation`), when the caller shares one between apps or has warmed up the
+   * validator's (`warmUpValidation`, with --validate-responses), as the CLI does before listening; made here otherwise.
    */
   validation?: RequestHandler[];
   /** Aborted when the server begins to stop: readiness answers 503 from then on. */
@@ -150,7 +150,7 @@ function appParts({ backend, config, now: givenNow = wallClock, throttle: givenT
     metrics: new Metrics({ maintenance: storage.maintenance, mail: storage.mail, now, testHelpers: kit !== undefined, ...(mailDelivery ? { mailDelivery } : {}) }),
     bodies: bodyParsers(config.bodyLimit),
     // One validator for the branches and the pages: its compiled schemas and route table are shared.
-    validation: validation ?? openApiValidation({ validateResponses: config.validateResponses }),
+    validation: validation ?? requestValidation({ validateResponses: config.validateResponses }),
     grants: grantRegistry(config.passwordGrant),
     // The session secret is the instance's one secret (every instance on a database shares it); sub_legacy derives from it.
     openId: { idTokenTtl: config.idTokenTtl ?? Number(defaultOf('id-token-ttl')), instanceSecret: backend.sessionSecret },

@@ -5,9 +5,9 @@
 // passes in-process does not fail over HTTP for input the document refuses.
 import { TokenbellApiError } from '@tokenbell/sdk';
 import type { TestHelpers } from '../domain/testing/helpers.js';
-import { requestProblem } from '../openapi/request-checks.js';
 import { findTestHelperOperation, type TestHelperOperation } from '../openapi/test-helper-operations.js';
 import { apiErrorAnswer } from './errors.js';
+import { operationRefusal } from './request-validation.js';
 import { asPathRefusal } from './test-helper-routes.js';
 
 /**
@@ -15,10 +15,10 @@ import { asPathRefusal } from './test-helper-routes.js';
  * except for the three whose arguments the SDK spreads (advanceClock's seconds, setAutoApproval's username, and
  * emitNotificationEvent's project in the path).
  */
-function requestOf(op: TestHelperOperation, args: unknown[]): { query?: Record<string, unknown>; body?: unknown } {
+function requestOf(op: TestHelperOperation, args: unknown[]): { query?: Record<string, unknown>; params?: Record<string, string>; body?: unknown } {
   if (op.helper === 'advanceClock') return { body: { seconds: args[0] } };
   if (op.helper === 'setAutoApproval') return { body: { username: args[0] } };
-  if (op.helper === 'emitNotificationEvent') return { body: args[1] };
+  if (op.helper === 'emitNotificationEvent') return { params: { [op.pathParams[0]!.name]: String(args[0]) }, body: args[1] };
   if (op.body) return { body: args[0] };
   return op.queryParams.length > 0 ? { query: (args[0] ?? {}) as Record<string, unknown> } : {};
 }
@@ -44,7 +44,7 @@ export function inProcessHelpers(helpers: TestHelpers): TestHelpers {
         try {
           // A copy: the check adds the document's defaults, which belong to this call, not to the caller's object.
           const request = structuredClone(requestOf(op, args));
-          const problem = requestProblem(op, request);
+          const problem = operationRefusal(op.method, op.path, request);
           if (problem) throw problem;
           return await (run as (...a: unknown[]) => Promise<unknown>)(...args).catch(refusal);
         } catch (error) {

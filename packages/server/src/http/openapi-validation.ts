@@ -1,4 +1,5 @@
-// The request validator (express-openapi-validator) configured for the document, and its warm-up before listening.
+// The request validator (express-openapi-validator) configured for the document, and its warm-up before listening:
+// what checks requests and answers with --validate-responses, and the oracle the compiled checks are held to.
 // The validator's route lookup is cached by validator-route-cache.ts, the one module that knows its internals.
 import { once } from 'node:events';
 import http from 'node:http';
@@ -8,6 +9,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import { document } from '../openapi/document.js';
 import { testHelpersPath } from './test-helper-routes.js';
 import { compileDocumentCheckOnUse, refusalsWithoutStacks, withCachedRouteLookup } from './validator-route-cache.js';
+import { routingSettings } from './validation.js';
 
 export interface ValidationOptions {
   validateResponses: boolean;
@@ -132,16 +134,6 @@ export function warmUpRequests(apiDoc: {
   }
   return requests;
 }
-
-/**
- * The app's settings that decide how paths and queries are read, which the validator's route table and the warm-up
- * app must share with it. The query parser must be `extended`, as the document's deep-object parameters need.
- */
-export const routingSettings = {
-  'case sensitive routing': false,
-  'strict routing': false,
-  'query parser': 'extended',
-} as const;
 
 /**
  * Has the validator load the document and compile its checks for every operation the instance serves now, before

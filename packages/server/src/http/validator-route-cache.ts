@@ -127,7 +127,7 @@ function toExpressParams(part: string): string {
 }
 
 /** Static routes before dynamic ones, as the validator sorts them (its first match wins, so the order matters). */
-function compareRoutes(r1: string, r2: string): number {
+export function compareRoutes(r1: string, r2: string): number {
   const e1 = r1.replace(/\/:/g, '/~');
   const e2 = r2.replace(/\/:/g, '/~');
   if (e1.startsWith(e2)) return -1;

@@ -1,0 +1,59 @@
+// Which request validation an app runs: the document's checks compiled at build time (request-validation.ts), or,
+// with --validate-responses, express-openapi-validator's whole chain (openapi-validation.ts), which also checks every
+// answer against the document. The validator is loaded only then: a server that does not check its answers never
+// loads it, and so never compiles the document at start.
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { ValidationOptions } from './openapi-validation.js';
+import { compiledRequestValidation } from './request-validation.js';
+
+/**
+ * The app's settings that decide how paths and queries are read, which the validator's route table and the compiled
+ * one must share with it. The query parser must be `extended`, as the document's deep-object parameters need.
+ */
+export const routingSettings = {
+  'case sensitive routing': false,
+  'strict routing': false,
+  'query parser': 'extended',
+} as const;
+
+/** The validation middleware for the setting; the validator's chain is loaded on the first request that needs it. */
+export function requestValidation({ validateResponses }: ValidationOptions): RequestHandler[] {
+  if (!validateResponses) return [compiledRequestValidation()];
+  let chain: RequestHandler[] | undefined;
+  const loading = import('./openapi-validation.js').then(({ openApiValidation }) => (chain = openApiValidation({ validateResponses: true })));
+  // Marked handled here; a failure to load reaches the first request's error handler below.
+  loading.catch(() => undefined);
+  return [
+    function validatorOnFirstUse(req: Request, res: Response, next: NextFunction) {
+      if (chain) return runChain(chain, req, res, next);
+      loading.then((loaded) => runChain(loaded, req, res, next), next);
+    },
+  ];
+}
+
+/**
+ * The validator's chain with its checks of requests and answers compiled before listening (warmUpValidation), not on
+ * the first requests, for a server started with --validate-responses.
+ */
+export async function warmedUpValidator({ testHelpers }: { testHelpers: boolean }): Promise<RequestHandler[]> {
+  const { openApiValidation, warmUpValidation } = await import('./openapi-validation.js');
+  const chain = openApiValidation({ validateResponses: true });
+  await warmUpValidation(chain, { testHelpers });
+  return chain;
+}
+
+/** The validator's chain is a list of handlers, run in turn as Express would run them. */
+function runChain(chain: RequestHandler[], req: Request, res: Response, done: NextFunction): void {
+  let i = 0;
+  const step = (error?: unknown): void => {
+    if (error !== undefined || i === chain.length) return done(error as Parameters<NextFunction>[0]);
+    const handler = chain[i++]!;
+    try {
+      const result = handler(req, res, step) as unknown;
+      if (result instanceof Promise) result.catch(step);
+    } catch (thrown) {
+      step(thrown);
+    }
+  };
+  step();
+}
