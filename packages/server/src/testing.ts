@@ -62,12 +62,13 @@ export interface StartTokenbellOptions {
   /** Where notification mail goes (an smtp:// URL); nowhere when not given (each message is marked sent). */
   smtpUrl?: string;
   /**
-   * What the seed's passwords (and the `root` added when the seed has no administrator) are hashed with. `'cheap'`,
-   * the default: scrypt with N=1024 (r=8, p=1), about 1 ms a password instead of about 50 ms, so a suite starting an
-   * instance per file does not spend its starts hashing; fine for throwaway passwords, not for real ones.
-   * `'production'`: the server's own parameters (N=16384), when a test measures or relies on them. Either way a
-   * password that signs in (the sign-in form, the password grant) is rehashed with the production parameters, as on
-   * any server; a seed's `password_hash` is kept as given. The running instance says which in `passwordHashing`.
+   * What the seed's passwords are hashed with, and those of the `root` added when the seed has no administrator and of
+   * the users `helpers.createUser` adds (in-process or over HTTP). `'cheap'`, the default: scrypt with N=1024 (r=8,
+   * p=1), about 1 ms a password instead of about 50 ms, so a suite starting an instance per file does not spend its
+   * starts hashing; fine for throwaway passwords, not for real ones. `'production'`: the server's own parameters
+   * (N=16384), when a test measures or relies on them. Either way a password that signs in (the sign-in form, the
+   * password grant) is rehashed with the production parameters, as on any server, and a seed's `password_hash` is
+   * kept as given. The running instance says which in `passwordHashing`.
    */
   passwordHashing?: PasswordHashing;
 }
@@ -82,7 +83,7 @@ export interface RunningTokenbell {
   adminToken: string;
   /** The test-helper area's operations, in-process. */
   helpers: TestHelpers;
-  /** How the seed's passwords were hashed: `'cheap'` (scrypt N=1024) unless `passwordHashing: 'production'` was asked. */
+  /** How the seed's (and createUser's) passwords are hashed: `'cheap'` (scrypt N=1024) unless `passwordHashing: 'production'` was asked. */
   passwordHashing: PasswordHashing;
   /**
    * A user signed in to an application as its login code would be, without a browser: the authorization request
@@ -113,7 +114,7 @@ export async function startTokenbell(options: StartTokenbellOptions = {}): Promi
     });
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const config: Config = { ...configFrom(['--base-url', url], {}), ...options.config, testHelpers: true };
-    const kit = new TestKit(storage);
+    const kit = new TestKit(storage, undefined, hashing);
     const mailDelivery = startMailDelivery(storage.mail, options.smtpUrl ? smtpTransport(options.smtpUrl, config.mailFrom) : logTransport(() => undefined), { now: kit.clock.now });
     server.on('request', createApp({ backend, config, testKit: kit, mailDelivery, validation: validatorFor(config.validateResponses) }));
     await kit.markSeeded();

@@ -155,6 +155,7 @@ describe('passwordHashing', () => {
         body: new URLSearchParams({ grant_type: 'password', username: 'alice', password: 'correct horse battery' }),
       });
       expect(granted.status).toBe(200);
+      await instance.helpers.createUser({ username: 'carol', email: 'carol@example.com', name: 'Carol', password: 'correct horse battery' });
     } finally {
       await instance.close();
     }
@@ -162,16 +163,16 @@ describe('passwordHashing', () => {
     return { passwordHashing, stored: Object.fromEntries(users.map((u) => [u.username, u.password_hash.split('$').slice(0, 4).join('$')])) };
   }
 
-  it("hashes the seed's passwords, and the root it adds, with the cheap parameters by default, and says so", async () => {
+  it("hashes the seed's passwords, the root it adds and the users the helpers create with the cheap parameters by default, and says so", async () => {
     const { passwordHashing, stored } = await storedParameters('cheap', { seed: { users: [...seed.users, { username: 'bob', email: 'bob@example.com', name: 'Bob', password: 'correct horse battery' }] } });
     expect(passwordHashing).toBe('cheap');
     // alice signed in, so hers is production's now, as on any server.
-    expect(stored).toEqual({ alice: 'scrypt$16384$8$1', bob: 'scrypt$1024$8$1', root: 'scrypt$1024$8$1' });
+    expect(stored).toEqual({ alice: 'scrypt$16384$8$1', bob: 'scrypt$1024$8$1', root: 'scrypt$1024$8$1', carol: 'scrypt$1024$8$1' });
   });
 
   it("hashes them with the production parameters when asked", async () => {
     const { passwordHashing, stored } = await storedParameters('production', { passwordHashing: 'production' });
     expect(passwordHashing).toBe('production');
-    expect(stored).toEqual({ alice: 'scrypt$16384$8$1', root: 'scrypt$16384$8$1' });
+    expect(stored).toEqual({ alice: 'scrypt$16384$8$1', root: 'scrypt$16384$8$1', carol: 'scrypt$16384$8$1' });
   });
 });
