@@ -308,6 +308,8 @@ describe('ensureDemoData', () => {
     expect(demo!.redirect_uri).toBe('http://127.0.0.1:3000/demo/callback');
 
     expect(store.lookup('users', 'username', 'demo')?.email).toBe('demo@example.com');
+    // The server's own demo account: production's parameters, never a test instance's.
+    expect(store.lookup('users', 'username', 'demo')?.password_hash).toMatch(/^scrypt\$16384\$8\$1\$/);
     const group = store.lookup('groups', 'path', 'demo-group')!;
     expect(group.visibility).toBe('private');
     expect(group.members).toEqual([{ user_id: store.lookup('users', 'username', 'demo')!.id, access_level: 50 }]);
