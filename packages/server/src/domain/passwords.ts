@@ -73,7 +73,7 @@ export function checkPasswordHash(stored: unknown): asserts stored is string {
   if (typeof stored !== 'string' || !parse(stored)) {
     throw new InputError(
       'password_hash',
-      'must be a hash as `tokenbell hash-password` prints it: scrypt$N$r$p$salt$hash, N a power of two up to 2^20, r 1 to 32, p 1 to 16, salt and hash in base64 (the hash 16 to 64 bytes)',
+      'must be a hash as tokenbell hash-password prints it: scrypt$N$r$p$salt$hash, N a power of two up to 2^20, r 1 to 32, p 1 to 16, salt and hash in base64 (the hash 16 to 64 bytes)',
     );
   }
 }

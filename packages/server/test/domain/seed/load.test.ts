@@ -275,7 +275,7 @@ describe('loadSeed with a password_hash instead of a password', () => {
     }).catch((e: unknown) => e)) as SeedError;
     expect(error).toBeInstanceOf(SeedError);
     const malformed =
-      'must be a hash as `tokenbell hash-password` prints it: scrypt$N$r$p$salt$hash, N a power of two up to 2^20, r 1 to 32, p 1 to 16, salt and hash in base64 (the hash 16 to 64 bytes)';
+      'must be a hash as tokenbell hash-password prints it: scrypt$N$r$p$salt$hash, N a power of two up to 2^20, r 1 to 32, p 1 to 16, salt and hash in base64 (the hash 16 to 64 bytes)';
     expect(error.problems).toEqual([
       `users[0].password_hash: ${malformed}`,
       `users[1].password_hash: ${malformed}`,
