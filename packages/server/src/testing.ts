@@ -1,8 +1,8 @@
 // `@tokenbell/server/testing`: a whole tokenbell inside a test run. It starts in-process on a free loopback port, on
-// its own store (memory unless a data file is named), seeded from an object or a file, with the test-helper area on;
-// several in one process share nothing. The helpers are the area's operations, called in-process; a suite that
-// would rather go through HTTP (or runs in another process) uses the URL and the administrator's token with the
-// SDK's `@tokenbell/sdk/test-helpers`.
+// its own store (memory unless a data file is named), seeded from an object or a file (its passwords hashed with cheap
+// scrypt parameters unless asked otherwise: passwordHashing), with the test-helper area on; several in one process
+// share nothing. The helpers are the area's operations, called in-process; a suite that would rather go through HTTP
+// (or runs in another process) uses the URL and the administrator's token with the SDK's `@tokenbell/sdk/test-helpers`.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { configFrom, type Config } from './config.js';
