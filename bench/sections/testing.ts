@@ -34,7 +34,7 @@ async function expect200(response: Response, what: string): Promise<void> {
 /**
  * startTokenbell() on the contract suite's seed (the example fixture plus an administrator and a public application,
  * the larger of the realistic seeds) to a first authenticated answer, against a bare http.createServer and a spawned
- * CLI on the same seed; then helpers.reset() after a few writes, which is what a suite pays before every test, against
+ * CLI on the same seed (which hashes the seed's passwords with the production parameters, the kit with its cheap ones); then helpers.reset() after a few writes, which is what a suite pays before every test, against
  * one PUT.
  */
 export async function testingBenchmark({ config, work }: Run): Promise<void> {
@@ -147,8 +147,8 @@ async function kitResets(config: Config, startTokenbell: StartTokenbell, seed: s
     log(`test kit: up to ${config.kitResets} rounds of writes and reset on the ${store} store`);
     const puts: number[] = [];
     const resets: number[] = [];
-    // Each round hashes the new user's password (scrypt, tens of milliseconds), so a slow machine gets fewer rounds
-    // rather than a longer run.
+    // Each round hashes the new user's password (the kit's cheap scrypt, about a millisecond; tens with
+    // passwordHashing: 'production'), so a slow machine gets fewer rounds rather than a longer run.
     const until = performance.now() + config.kitResetSeconds * 1000;
     for (let i = 0; i < config.kitResets && performance.now() < until; i++) {
       const { put, reset } = await round();

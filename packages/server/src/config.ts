@@ -397,6 +397,7 @@ export const usage = `Usage: tokenbell [options]
        tokenbell keys rotate ...                         (a new id_token signing key; tokenbell keys --help)
        tokenbell test-helpers <operation> [JSON] ...     (the test-helper area; tokenbell test-helpers --help)
        tokenbell events emit|messages ...                (notification test helpers; tokenbell events --help)
+       tokenbell hash-password < FILE                    (a seed's password_hash; tokenbell hash-password --help)
 
   -h, --help              this text
   --version               the version of @tokenbell/server

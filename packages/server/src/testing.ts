@@ -1,8 +1,8 @@
 // `@tokenbell/server/testing`: a whole tokenbell inside a test run. It starts in-process on a free loopback port, on
-// its own store (memory unless a data file is named), seeded from an object or a file, with the test-helper area on;
-// several in one process share nothing. The helpers are the area's operations, called in-process; a suite that
-// would rather go through HTTP (or runs in another process) uses the URL and the administrator's token with the
-// SDK's `@tokenbell/sdk/test-helpers`.
+// its own store (memory unless a data file is named), seeded from an object or a file (its passwords hashed with cheap
+// scrypt parameters unless asked otherwise: passwordHashing), with the test-helper area on; several in one process
+// share nothing. The helpers are the area's operations, called in-process; a suite that would rather go through HTTP
+// (or runs in another process) uses the URL and the administrator's token with the SDK's `@tokenbell/sdk/test-helpers`.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { configFrom, type Config } from './config.js';
@@ -17,6 +17,7 @@ import { inProcessHelpers } from './http/in-process-helpers.js';
 import { requestValidation } from './http/validation.js';
 import { openBackend } from './store/backend.js';
 import { loadSeed, loadSeedFile } from './domain/seed/load.js';
+import { cheapHashing, productionHashing } from './domain/passwords.js';
 import { type SeedFixture } from './domain/seed/fixture.js';
 import type { Storage } from './domain/storage/index.js';
 import type { TokenbellTestHelpers } from '@tokenbell/sdk/test-helpers';
@@ -60,7 +61,20 @@ export interface StartTokenbellOptions {
   config?: Partial<Pick<Config, 'tokenTtl' | 'codeTtl' | 'passwordGrant' | 'sessionLifetime' | 'introspectionClients' | 'validateResponses'>>;
   /** Where notification mail goes (an smtp:// URL); nowhere when not given (each message is marked sent). */
   smtpUrl?: string;
+  /**
+   * What the seed's passwords are hashed with, and those of the `root` added when the seed has no administrator and of
+   * the users `helpers.createUser` adds (in-process or over HTTP). `'cheap'`, the default: scrypt with N=1024 (r=8,
+   * p=1), about 1 ms a password instead of about 50 ms, so a suite starting an instance per file does not spend its
+   * starts hashing; fine for throwaway passwords, not for real ones. `'production'`: the server's own parameters
+   * (N=16384), when a test measures or relies on them. Either way a password that signs in (the sign-in form, the
+   * password grant) is rehashed with the production parameters, as on any server, and a seed's `password_hash` is
+   * kept as given. The running instance says which in `passwordHashing`.
+   */
+  passwordHashing?: PasswordHashing;
 }
+
+/** How a test instance hashes the passwords it seeds (StartTokenbellOptions.passwordHashing). */
+export type PasswordHashing = 'cheap' | 'production';
 
 export interface RunningTokenbell {
   /** The base URL, e.g. http://127.0.0.1:41234: the issuer, and where the API and the pages are. */
@@ -69,6 +83,8 @@ export interface RunningTokenbell {
   adminToken: string;
   /** The test-helper area's operations, in-process. */
   helpers: TestHelpers;
+  /** How the seed's (and createUser's) passwords are hashed: `'cheap'` (scrypt N=1024) unless `passwordHashing: 'production'` was asked. */
+  passwordHashing: PasswordHashing;
   /**
    * A user signed in to an application as its login code would be, without a browser: the authorization request
    * with PKCE and state, approved as the user, and the code exchanged at the token endpoint over HTTP. The redirect
@@ -84,11 +100,13 @@ export async function startTokenbell(options: StartTokenbellOptions = {}): Promi
   const { storage } = backend;
   const server = createServer();
   try {
-    if (typeof options.seed === 'string') await loadSeedFile(storage, options.seed);
-    else if (options.seed) await loadSeed(storage, options.seed);
+    const passwordHashing = options.passwordHashing ?? 'cheap';
+    const hashing = passwordHashing === 'production' ? productionHashing : cheapHashing;
+    if (typeof options.seed === 'string') await loadSeedFile(storage, options.seed, { hashing });
+    else if (options.seed) await loadSeed(storage, options.seed, { hashing });
     const seedAdmin = typeof options.seed === 'object' ? options.seed.users?.find((user) => user.is_admin)?.username : undefined;
     const admin = options.admin ?? seedAdmin;
-    const adminToken = await testHelpersAdministratorToken(storage, { ...(admin === undefined ? {} : { admin }), who: 'startTokenbell: admin', tokenName: 'startTokenbell' });
+    const adminToken = await testHelpersAdministratorToken(storage, { ...(admin === undefined ? {} : { admin }), who: 'startTokenbell: admin', tokenName: 'startTokenbell', hashing });
     // The base URL names the port, so the port is taken before the application is made.
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -96,7 +114,7 @@ export async function startTokenbell(options: StartTokenbellOptions = {}): Promi
     });
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const config: Config = { ...configFrom(['--base-url', url], {}), ...options.config, testHelpers: true };
-    const kit = new TestKit(storage);
+    const kit = new TestKit(storage, undefined, hashing);
     const mailDelivery = startMailDelivery(storage.mail, options.smtpUrl ? smtpTransport(options.smtpUrl, config.mailFrom) : logTransport(() => undefined), { now: kit.clock.now });
     server.on('request', createApp({ backend, config, testKit: kit, mailDelivery, validation: validatorFor(config.validateResponses) }));
     await kit.markSeeded();
@@ -106,6 +124,7 @@ export async function startTokenbell(options: StartTokenbellOptions = {}): Promi
       url,
       adminToken,
       helpers,
+      passwordHashing,
       async signIn(options) {
         const registered = (await storage.applications.byUid(options.clientId))?.redirect_uris[0];
         // An unknown application has no redirect URI: the authorization step refuses its client_id first.

@@ -1,7 +1,11 @@
 // startTokenbell (src/testing.ts) as a test suite uses it: in-process, seeded, on a free loopback port, reset between
 // tests, its clock moved, its helpers in-process and over HTTP with the administrator's token.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningTokenbell, startTokenbell } from '../src/testing.js';
+import { readDurableData } from '../src/store/file/store.js';
+import { type RunningTokenbell, type StartTokenbellOptions, startTokenbell } from '../src/testing.js';
 
 const seed = {
   users: [{ username: 'alice', email: 'alice@example.com', name: 'Alice', password: 'correct horse battery' }],
@@ -128,5 +132,47 @@ describe('signIn', () => {
     await expect(tb.signIn({ ...options, scopes: 'sudo' })).rejects.toMatchObject({ error: 'invalid_scope' });
     // Without the secret a confidential application's code is not exchanged.
     await expect(tb.signIn({ username: 'alice', clientId: 'app-client-id' })).rejects.toMatchObject({ error: 'invalid_client' });
+  });
+});
+
+describe('passwordHashing', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tokenbell-kit-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  /** The scrypt parameters of each stored user's hash (`scrypt$N$r$p`), read from the data file once the instance stops. */
+  async function storedParameters(name: string, options: StartTokenbellOptions): Promise<{ passwordHashing: string; stored: Record<string, string> }> {
+    const dataFile = join(dir, `${name}.json`);
+    const instance = await startTokenbell({ seed, dataFile, ...options });
+    const { passwordHashing } = instance;
+    try {
+      // The cheap hash signs in, by the password grant as by any other way.
+      const granted = await fetch(`${instance.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'password', username: 'alice', password: 'correct horse battery' }),
+      });
+      expect(granted.status).toBe(200);
+      await instance.helpers.createUser({ username: 'carol', email: 'carol@example.com', name: 'Carol', password: 'correct horse battery' });
+    } finally {
+      await instance.close();
+    }
+    const users = (await readDurableData(dataFile)).users;
+    return { passwordHashing, stored: Object.fromEntries(users.map((u) => [u.username, u.password_hash.split('$').slice(0, 4).join('$')])) };
+  }
+
+  it("hashes the seed's passwords, the root it adds and the users the helpers create with the cheap parameters by default, and says so", async () => {
+    const { passwordHashing, stored } = await storedParameters('cheap', { seed: { users: [...seed.users, { username: 'bob', email: 'bob@example.com', name: 'Bob', password: 'correct horse battery' }] } });
+    expect(passwordHashing).toBe('cheap');
+    // alice signed in, so hers is production's now, as on any server.
+    expect(stored).toEqual({ alice: 'scrypt$16384$8$1', bob: 'scrypt$1024$8$1', root: 'scrypt$1024$8$1', carol: 'scrypt$1024$8$1' });
+  });
+
+  it("hashes them with the production parameters when asked", async () => {
+    const { passwordHashing, stored } = await storedParameters('production', { passwordHashing: 'production' });
+    expect(passwordHashing).toBe('production');
+    expect(stored).toEqual({ alice: 'scrypt$16384$8$1', root: 'scrypt$16384$8$1', carol: 'scrypt$16384$8$1' });
   });
 });

@@ -13,6 +13,7 @@ const commands = new Map<string, () => Promise<Command>>([
   ['keys', async () => (await import('./keys.js')).runKeysCommand],
   ['events', async () => (await import('./events.js')).runEventsCommand],
   ['test-helpers', async () => (await import('./test-helpers.js')).runTestHelpersCommand],
+  ['hash-password', async () => (await import('./hash-password.js')).runHashPasswordCommand],
 ]);
 
 async function main(args: string[]): Promise<void> {

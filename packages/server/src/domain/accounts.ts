@@ -6,7 +6,7 @@ import { checkScopes } from './oauth/scopes.js';
 import { apiScopes } from '../openapi/document.js';
 import type { Account, NewUserRow, Storage } from './storage/index.js';
 import type { ApiScope, EpochSeconds, PersonalAccessTokenRecord, Scope, UserRecord } from './storage/records.js';
-import { hashPassword, verifyPassword, verifyPasswordAgainstNothing } from './passwords.js';
+import { hashPassword, needsRehash, rehashPassword, verifyPassword, verifyPasswordAgainstNothing } from './passwords.js';
 import { digest, newSecret } from './secrets.js';
 import { checkOtpSecret, newOtpSecret, provisioningUri } from './two-factor.js';
 import { isActive } from './users.js';
@@ -155,13 +155,19 @@ export async function deleteUser(storage: Storage, login: string, now: EpochSeco
 
 /**
  * The active user with this login and password, or null. Unknown user, wrong password and blocked account get the
- * same answer after the same work, so neither the answer nor its timing tells which.
+ * same answer after the same work, so neither the answer nor its timing tells which. Every check of a password (the
+ * sign-in form and the password grant) comes here, so here a hash weaker than production's (needsRehash) is replaced,
+ * the only moment the password is at hand.
  */
 export async function authenticate(storage: Storage, login: string, password: string): Promise<UserRecord | null> {
   const user = await storage.users.byLogin(login);
   if (!user) return verifyPasswordAgainstNothing(password).then(() => null);
   const ok = await verifyPassword(password, user.password_hash);
-  return ok && isActive(user) ? user : null;
+  if (!ok || !isActive(user)) return null;
+  if (!needsRehash(user.password_hash)) return user;
+  const rehashed = await rehashPassword(password);
+  // Only over the hash just verified: had the password been set meanwhile, the new one stays and this rehash is dropped.
+  return (await storage.users.replaceVerifiedPasswordHash(user.id, user.password_hash, rehashed)) ? { ...user, password_hash: rehashed } : user;
 }
 
 /**

@@ -1,12 +1,26 @@
 // Passwords are the one low-entropy secret, so they get a slow, memory-hard KDF (scrypt) rather than the plain
-// digest used for random tokens. Parameters are stored with each hash so they can be raised later without
-// invalidating existing passwords.
+// digest used for random tokens. Parameters are stored with each hash, so a hash made with others (older, or a test
+// instance's cheap ones) still verifies, and is raised to the production parameters at its user's next sign-in.
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { InputError } from '../explained-error.js';
 
-const N = 16384;
-const r = 8;
-const p = 1;
+/** scrypt's cost (N, a power of two), block size (r) and parallelism (p). */
+export interface ScryptParameters {
+  readonly N: number;
+  readonly r: number;
+  readonly p: number;
+}
+
+/** What every server hashes with, and what a weaker stored hash is raised to when its user signs in (needsRehash). */
+export const productionHashing: ScryptParameters = { N: 16384, r: 8, p: 1 };
+
+/**
+ * A test instance's (startTokenbell's unless asked otherwise): still scrypt, with a salt, but 16 times cheaper
+ * (about 1 ms), since a suite starting an instance per file would otherwise spend most of each start hashing the
+ * seed's passwords. Never for an instance whose passwords matter.
+ */
+export const cheapHashing: ScryptParameters = { N: 1024, r: 8, p: 1 };
+
 const saltBytes = 16;
 const keyBytes = 32;
 
@@ -27,8 +41,44 @@ export function checkPasswordPolicy(password: string): void {
 }
 
 /** `scrypt$N$r$p$saltB64$hashB64`; never contains the password. */
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, parameters: ScryptParameters = productionHashing): Promise<string> {
   checkPasswordPolicy(password);
+  return derivePasswordHash(password, parameters);
+}
+
+/**
+ * Whether a stored hash that a sign-in just verified should be replaced by one of the password with the production
+ * parameters: any of its parameters is below theirs. Higher ones are kept (an operator's choice).
+ */
+export function needsRehash(stored: string): boolean {
+  const parsed = parse(stored);
+  if (!parsed) return false;
+  const { N, r, p } = parsed.options;
+  return N < productionHashing.N || r < productionHashing.r || p < productionHashing.p;
+}
+
+/**
+ * The production hash of a password a sign-in has just verified (needsRehash). The password policy is not asked
+ * again: the password is already the user's, and a policy changed since must not stop them signing in.
+ */
+export function rehashPassword(password: string): Promise<string> {
+  return derivePasswordHash(password, productionHashing);
+}
+
+/**
+ * Throws an InputError for `password_hash` unless `stored` is a hash this server can verify, as `tokenbell
+ * hash-password` prints it (a seed may give one instead of a password).
+ */
+export function checkPasswordHash(stored: unknown): asserts stored is string {
+  if (typeof stored !== 'string' || !parse(stored)) {
+    throw new InputError(
+      'password_hash',
+      'must be a hash as tokenbell hash-password prints it: scrypt$N$r$p$salt$hash, N a power of two up to 2^20, r 1 to 32, p 1 to 16, salt and hash in base64 (the hash 16 to 64 bytes)',
+    );
+  }
+}
+
+async function derivePasswordHash(password: string, { N, r, p }: ScryptParameters): Promise<string> {
   const salt = randomBytes(saltBytes);
   const key = await derive(password, salt, keyBytes, { N, r, p });
   return ['scrypt', N, r, p, salt.toString('base64'), key.toString('base64')].join('$');
@@ -50,7 +100,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
  * unknown users, so the response time never tells a guesser whether an account exists.
  */
 export async function verifyPasswordAgainstNothing(password: string): Promise<false> {
-  const key = await derive(password, randomBytes(saltBytes), keyBytes, { N, r, p });
+  const key = await derive(password, randomBytes(saltBytes), keyBytes, { ...productionHashing });
   timingSafeEqual(key, Buffer.alloc(keyBytes));
   return false;
 }

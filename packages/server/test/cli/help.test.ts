@@ -2,6 +2,7 @@
 // database URL is named by where it came from, the flag or DATABASE_URL.
 import { describe, expect, it } from 'vitest';
 import { eventsUsage, runEventsCommand } from '../../src/cli/events.js';
+import { hashPasswordUsage, runHashPasswordCommand } from '../../src/cli/hash-password.js';
 import { keysUsage, runKeysCommand } from '../../src/cli/keys.js';
 import { migrateUsage, runMigrateCommand } from '../../src/cli/migrate.js';
 import { runUsersCommand, usersUsage } from '../../src/cli/users.js';
@@ -24,6 +25,8 @@ describe('--help on a subcommand', () => {
     [runEventsCommand, ['messages', '--help'], eventsUsage],
     [runKeysCommand, ['rotate', '--help'], keysUsage],
     [runMigrateCommand, ['--help'], migrateUsage],
+    [runHashPasswordCommand, ['--help'], hashPasswordUsage],
+    [runHashPasswordCommand, ['-h'], hashPasswordUsage],
   ] as Array<[Command, string[], string]>)('%#: prints the usage and does nothing else', async (command, args, usage) => {
     // A database nobody could reach: were the command to run, it would fail rather than print.
     expect(await printed(command, args, { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', TOKENBELL_DATA: '/nonexistent/bell.json' })).toEqual([usage]);

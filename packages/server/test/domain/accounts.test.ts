@@ -10,6 +10,7 @@ import {
   type NewUser,
 } from '../../src/domain/accounts.js';
 import { InputError } from '../../src/explained-error.js';
+import { cheapHashing, hashPassword, verifyPassword } from '../../src/domain/passwords.js';
 import { openStore, type Store } from '../../src/store/file/store.js';
 import { fileStorage } from '../../src/store/file/storage.js';
 import type { Storage } from '../../src/domain/storage/index.js';
@@ -97,6 +98,32 @@ describe('sign-in', () => {
     expect(unknown).toBeNull();
     await store.commit(() => store.update('users', user, { state: 'blocked' }));
     expect(await authenticate(storage, 'jsmith', jane.password)).toBeNull();
+  });
+
+  it('authenticate: a hash below the production parameters is replaced at the right password, and only then', async () => {
+    const cheap = await hashPassword(jane.password, cheapHashing);
+    const user = await storage.users.create(newUserRow(jane, cheap));
+    expect(await authenticate(storage, 'jsmith', 'wrong-password')).toBeNull();
+    expect((await storage.users.byId(user.id))?.password_hash).toBe(cheap);
+
+    const signedIn = await authenticate(storage, 'jsmith', jane.password);
+    const stored = (await storage.users.byId(user.id))!.password_hash;
+    expect(stored).toMatch(/^scrypt\$16384\$8\$1\$/);
+    expect(signedIn?.password_hash).toBe(stored);
+    expect(await verifyPassword(jane.password, stored)).toBe(true);
+    // Already production's: the next sign-in leaves it be.
+    await authenticate(storage, 'jsmith', jane.password);
+    expect((await storage.users.byId(user.id))?.password_hash).toBe(stored);
+  });
+
+  it('authenticate: a rehash never overwrites a password set while it was being computed', async () => {
+    const user = await storage.users.create(newUserRow(jane, await hashPassword(jane.password, cheapHashing)));
+    const resetHash = await hashPassword('a-new-password-entirely');
+    // The sign-in has read the user (the memory store answers at once); the reset lands while it verifies and rehashes.
+    const signingIn = authenticate(storage, 'jsmith', jane.password);
+    await storage.users.setPasswordHash(user.id, resetHash);
+    expect(await signingIn).toMatchObject({ id: user.id });
+    expect((await storage.users.byId(user.id))?.password_hash).toBe(resetHash);
   });
 });
 

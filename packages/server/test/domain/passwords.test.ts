@@ -1,9 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import {
+  checkPasswordHash,
+  cheapHashing,
   hashPassword,
+  needsRehash,
+  productionHashing,
+  rehashPassword,
   verifyPassword,
   verifyPasswordAgainstNothing,
 } from '../../src/domain/passwords.js';
+
+const parametersOf = (stored: string) => stored.split('$').slice(1, 4).map(Number);
 
 describe('passwords', () => {
   it('hash as scrypt$N$r$p$salt$hash without the password, and verify', async () => {
@@ -42,5 +49,50 @@ describe('passwords', () => {
     await expect(hashPassword('x'.repeat(1025))).rejects.toMatchObject({ name: 'InputError', field: 'password' });
     // Characters, not UTF-16 units: eight emoji are eight characters.
     await expect(hashPassword('🔔'.repeat(4))).rejects.toThrow(/at least 8/);
+  });
+
+  it('hash with cheap parameters when asked (a test instance): still scrypt, salted, and it verifies', async () => {
+    const password = 'correct-horse-battery';
+    const stored = await hashPassword(password, cheapHashing);
+    expect(parametersOf(stored)).toEqual([1024, 8, 1]);
+    expect(Buffer.from(stored.split('$')[4]!, 'base64')).toHaveLength(16);
+    expect(await verifyPassword(password, stored)).toBe(true);
+    expect(await verifyPassword('Correct-horse-battery', stored)).toBe(false);
+    // The policy holds whatever the parameters.
+    await expect(hashPassword('short77', cheapHashing)).rejects.toMatchObject({ name: 'InputError', field: 'password' });
+  });
+
+  it('need a rehash when any parameter is below production, not when all are at or above it', async () => {
+    expect(productionHashing).toEqual({ N: 16384, r: 8, p: 1 });
+    expect(needsRehash(await hashPassword('correct-horse-battery', cheapHashing))).toBe(true);
+    expect(needsRehash(await hashPassword('correct-horse-battery'))).toBe(false);
+    const salted = (n: number, r: number, p: number) => `scrypt$${n}$${r}$${p}$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=`;
+    expect(needsRehash(salted(8192, 8, 1))).toBe(true);
+    expect(needsRehash(salted(16384, 4, 1))).toBe(true);
+    // Stronger than production in one way, weaker in another: still raised.
+    expect(needsRehash(salted(32768, 4, 1))).toBe(true);
+    expect(needsRehash(salted(32768, 8, 2))).toBe(false);
+    // A damaged hash verifies nothing, so there is nothing to rehash.
+    expect(needsRehash('scrypt$1024$8$1$AAAA')).toBe(false);
+  });
+
+  it('rehash a verified password with the production parameters, whatever the policy says now', async () => {
+    const rehashed = await rehashPassword('short');
+    expect(parametersOf(rehashed)).toEqual([16384, 8, 1]);
+    expect(await verifyPassword('short', rehashed)).toBe(true);
+  });
+
+  it('accept a stored hash it can verify and refuse, naming password_hash, one it cannot', async () => {
+    expect(() => checkPasswordHash('scrypt$1024$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=')).not.toThrow();
+    for (const bad of [
+      'scrypt$16384$8$1$AAAA',
+      'plain-text',
+      'scrypt$1000$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
+      'scrypt$2097152$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
+      'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAA',
+      42,
+    ]) {
+      expect(() => checkPasswordHash(bad), String(bad)).toThrow(expect.objectContaining({ name: 'InputError', field: 'password_hash' }));
+    }
   });
 });

@@ -1,9 +1,11 @@
 // A container restarted with the same --seed: the server starts again on the store it seeded (identical entries are
-// skipped), keeps a password an operator reset meanwhile, and refuses a changed seed by naming each conflicting entry,
-// in one line each and without a stack. On the data file, and in the `postgres` project on a database.
+// skipped, a user given by a password_hash as well), keeps a password an operator reset meanwhile, and refuses a
+// changed seed by naming each conflicting entry, in one line each and without a stack. On the data file, and in the
+// `postgres` project on a database.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { cheapHashing, hashPassword } from '../../src/domain/passwords.js';
 import { cliStore, freePort, runCli, startCli, stopCli, tempDir, usersCommand, type CliProcess } from './support.js';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
@@ -21,13 +23,15 @@ const application = {
   redirect_uris: ['http://127.0.0.1:8080/callback'],
   scopes: ['read_user'],
 };
-const seed = { users: [alice], groups: [{ path: 'crew', name: 'Crew', visibility: 'private', members: [{ username: 'alice', access_level: 50 }] }], applications: [application] };
+// A seed's password_hash, with a test instance's cheap parameters: rehashed at bob's first sign-in.
+const bob = { username: 'bob', email: 'bob@example.com', name: 'Bob', password_hash: await hashPassword('bob brought his own hash', cheapHashing) };
+const seed = { users: [alice, bob], groups: [{ path: 'crew', name: 'Crew', visibility: 'private', members: [{ username: 'alice', access_level: 50 }] }], applications: [application] };
 
-const grant = (server: CliProcess, password: string) =>
+const grant = (server: CliProcess, password: string, username = 'alice') =>
   fetch(`${server.baseUrl}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'password', username: 'alice', password }),
+    body: new URLSearchParams({ grant_type: 'password', username, password }),
   });
 
 it('starts again with the same seed, and refuses a seed whose entries conflict with the store, by name', { timeout: 120_000 }, async () => {
@@ -45,6 +49,9 @@ it('starts again with the same seed, and refuses a seed whose entries conflict w
       expect(again.output()).toContain(`loaded seed ${seedFile}`);
       expect((await grant(again, 'the operator reset it')).status).toBe(200);
       expect((await grant(again, alice.password)).status).toBe(400);
+      // Before and after its rehash.
+      expect((await grant(again, 'bob brought his own hash', 'bob')).status).toBe(200);
+      expect((await grant(again, 'bob brought his own hash', 'bob')).status).toBe(200);
     } finally {
       await stopCli(again, 'SIGTERM');
     }

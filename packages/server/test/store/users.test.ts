@@ -35,6 +35,20 @@ describe.each(everyBackend)('users on %s', (name) => {
     expect(await storage.users.byUsername('jsm\ufffdith')).toEqual(replaced);
   });
 
+  it('replaces a password hash only while it is still the one verified, and says whether it did', async () => {
+    const { storages: [storage, other = storage] } = await open(name);
+    const jsmith = await storage.users.create(newUser('jsmith', { password_hash: 'scrypt$verified' }));
+    expect(await storage.users.replaceVerifiedPasswordHash(jsmith.id, 'scrypt$verified', 'scrypt$rehashed')).toBe(true);
+    expect((await other.users.byId(jsmith.id))?.password_hash).toBe('scrypt$rehashed');
+    // A second sign-in that verified the old hash, or a reset meanwhile: the stored hash stays.
+    expect(await other.users.replaceVerifiedPasswordHash(jsmith.id, 'scrypt$verified', 'scrypt$rehashed-again')).toBe(false);
+    await storage.users.setPasswordHash(jsmith.id, 'scrypt$reset');
+    expect(await storage.users.replaceVerifiedPasswordHash(jsmith.id, 'scrypt$rehashed', 'scrypt$late')).toBe(false);
+    expect((await storage.users.byId(jsmith.id))?.password_hash).toBe('scrypt$reset');
+    expect(await storage.users.replaceVerifiedPasswordHash(jsmith.id + 1, 'scrypt$reset', 'scrypt$nobody')).toBe(false);
+    expect(await storage.users.replaceVerifiedPasswordHash(Number.NaN, 'scrypt$reset', 'scrypt$nobody')).toBe(false);
+  });
+
   it("answers the user whose username is the login before one whose e-mail address is; ids grow", async () => {
     const { storages: [storage] } = await open(name);
     const byMail = await storage.users.create(newUser('first', { email: 'Carol' }));

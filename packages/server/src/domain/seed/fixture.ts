@@ -11,7 +11,7 @@ import type { Scope, Visibility } from '../storage/records.js';
  * {
  *   "users": [{
  *     "username": "jsmith", "email": "jsmith@example.com", "secondary_emails": ["jane@work.example"],
- *     "name": "Jane Smith", "password": "at least 8 chars",
+ *     "name": "Jane Smith", "password": "at least 8 chars", (or "password_hash": "scrypt$...")
  *     "two_factor_enabled": false, "otp_secret": "base32, with two_factor_enabled", "is_admin": false, "bio": "optional",
  *     "personal_access_tokens": [{ "name": "laptop", "token": "tbpat-...", "scopes": ["api"], "expires_at": "2030-12-31" }]
  *   }],
@@ -48,6 +48,9 @@ import type { Scope, Visibility } from '../storage/records.js';
  *   refused by name when not; what an operator changes later is the store's (existing.ts, plan.ts).
  * - Plain secrets (passwords, tokens, client secrets) are only in the fixture: the store keeps scrypt hashes and
  *   SHA-256 digests. `expires_at` is the token's last valid day (UTC); `scopes` default to `["api"]`.
+ * - A user has either `password` or `password_hash`, a hash as `tokenbell hash-password` prints it
+ *   (`scrypt$N$r$p$salt$hash`), kept as given: a fixture that must not hold the password, or whose loading must not
+ *   spend a hash's time. A hash with parameters below production's is replaced at the user's first sign-in.
  */
 export interface SeedFixture {
   users?: SeedUser[];
@@ -56,10 +59,11 @@ export interface SeedFixture {
   applications?: SeedApplication[];
 }
 
-/** A new user's fields (accounts.ts) and the personal access tokens to give them. */
-export interface SeedUser extends NewUser {
-  personal_access_tokens?: SeedPersonalAccessToken[];
-}
+/** A new user's fields (accounts.ts), their password or its hash, and the personal access tokens to give them. */
+export type SeedUser = Omit<NewUser, 'password'> &
+  ({ password: string; password_hash?: never } | { password_hash: string; password?: never }) & {
+    personal_access_tokens?: SeedPersonalAccessToken[];
+  };
 
 export interface SeedPersonalAccessToken {
   name: string;

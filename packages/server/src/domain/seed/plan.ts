@@ -2,7 +2,7 @@
 import { checkNewUserFields, checkPersonalAccessTokenFields, newPersonalAccessTokenRow, newUserRow, type CheckedPersonalAccessToken } from '../accounts.js';
 import { checkApplicationFields, newApplicationRow, type CheckedApplication } from '../applications.js';
 import { accessLevels, checkNamespaceEntryFields } from '../namespaces.js';
-import { checkPasswordPolicy } from '../passwords.js';
+import { checkPasswordHash, checkPasswordPolicy } from '../passwords.js';
 import { digest } from '../secrets.js';
 import { epochSeconds } from '../time.js';
 import { InputError } from '../../explained-error.js';
@@ -13,7 +13,7 @@ import { conflict, differences, noStoredEntries, type StoredEntries } from './ex
 
 const entryKeys = {
   top: ['users', 'groups', 'projects', 'applications'],
-  user: ['username', 'email', 'secondary_emails', 'name', 'password', 'two_factor_enabled', 'otp_secret', 'is_admin', 'bio', 'personal_access_tokens'],
+  user: ['username', 'email', 'secondary_emails', 'name', 'password', 'password_hash', 'two_factor_enabled', 'otp_secret', 'is_admin', 'bio', 'personal_access_tokens'],
   token: ['name', 'token', 'scopes', 'expires_at'],
   group: ['path', 'name', 'visibility', 'members'],
   project: ['namespace', 'path', 'name', 'visibility', 'members'],
@@ -140,8 +140,12 @@ function planUser(planning: Planning, user: Record<string, unknown>, i: number):
   const known = at(path, () => unknownKeys(user, entryKeys.user));
   const fields = at(path, () => checkNewUserFields(user as unknown as SeedUser));
   const password = at(path, () => {
-    if (typeof user.password !== 'string') throw new InputError('password', 'must be a string');
-    checkPasswordPolicy(user.password);
+    if (user.password_hash === undefined) {
+      if (typeof user.password !== 'string') throw new InputError('password', 'must be a string (or give password_hash instead)');
+      return checkPasswordPolicy(user.password);
+    }
+    if (user.password !== undefined) throw new InputError('password_hash', 'give password or password_hash, not both');
+    checkPasswordHash(user.password_hash);
   });
   // Uniqueness only means something once the names are well-formed strings.
   const stored = fields ? planning.stored.users.get(fold(seedUser.username)) : undefined;

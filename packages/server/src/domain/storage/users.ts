@@ -16,6 +16,12 @@ export interface UserStorage {
   /** Throws InputError `taken` for a username, e-mail address or group path already in use. */
   create(user: NewUserRow): Promise<UserRecord>;
   setPasswordHash(id: number, passwordHash: string): Promise<UserRecord | undefined>;
+  /**
+   * Replaces the user's password hash with `rehashed` only while it is still `verified` (the hash a sign-in has just
+   * checked the password against); answers whether it did. Conditional in one step, so that a password set meanwhile
+   * (a reset, or another sign-in's rehash) is never overwritten by a hash of the old password.
+   */
+  replaceVerifiedPasswordHash(id: number, verified: string, rehashed: string): Promise<boolean>;
   /** Every user, in the order of their ids. */
   all(): Promise<UserRecord[]>;
   /** Each of these answers the user as they now are, or undefined when there is no such user. */

@@ -43,7 +43,7 @@ export type TestHelpers = ReturnType<typeof testHelpers>;
 export function testHelpers({ storage, kit, baseUrl, codeTtl, tokenTtl, openId, onMailQueued }: TestHelperOptions) {
   const timing = () => ({ now: kit.clock.now(), codeTtl, tokenTtl, openId: { ...openId, issuer: baseUrl } });
   return {
-    createUser: async (input: Schemas['TestUserRequest']): Promise<Schemas['User']> => presentUser(await createTestUser(storage, input), baseUrl),
+    createUser: async (input: Schemas['TestUserRequest']): Promise<Schemas['User']> => presentUser(await createTestUser(storage, input, kit.passwordHashing), baseUrl),
     createGroup: async (input: Schemas['TestGroupRequest']): Promise<Schemas['Group']> => presentGroup(await createTestGroup(storage, input), baseUrl),
     createProject: async (input: Schemas['TestProjectRequest']): Promise<Schemas['Project']> => presentProject(storage, await createTestProject(storage, input), baseUrl),
     setMembership: (input: Schemas['TestMembership']): Promise<Schemas['TestMembership']> => setTestMembership(storage, input),

@@ -5,6 +5,7 @@ import type { components } from '@tokenbell/sdk';
 import { InputError } from '../../explained-error.js';
 import { SeedError, type SeedFixture } from '../seed/fixture.js';
 import { loadSeed } from '../seed/load.js';
+import type { ScryptParameters } from '../passwords.js';
 import type { Storage } from '../storage/index.js';
 import type { ApplicationRecord, Scope, UserRecord } from '../storage/records.js';
 import { createPersonalAccessToken } from '../accounts.js';
@@ -25,9 +26,9 @@ type Schemas = components['schemas'];
  * Applies a one-entry fixture; its refusal becomes the domain's InputError, worded without the fixture's
  * `users[0].` prefix since the request is the entry.
  */
-async function seedOne(storage: Storage, fixture: SeedFixture): Promise<void> {
+async function seedOne(storage: Storage, fixture: SeedFixture, hashing?: ScryptParameters): Promise<void> {
   try {
-    await loadSeed(storage, fixture, { skipIdentical: false });
+    await loadSeed(storage, fixture, { skipIdentical: false, ...(hashing ? { hashing } : {}) });
   } catch (error) {
     if (!(error instanceof SeedError)) throw error;
     const [first, ...rest] = error.problems.map((problem) => problem.replace(/^\w+\[0\]\.?/, ''));
@@ -39,8 +40,9 @@ async function seedOne(storage: Storage, fixture: SeedFixture): Promise<void> {
   }
 }
 
-export async function createTestUser(storage: Storage, input: Schemas['TestUserRequest']): Promise<UserRecord> {
-  await seedOne(storage, { users: [input] });
+/** A user as a seed's entry; the password hashed with `hashing` (the instance's, production's unless it is a test kit's). */
+export async function createTestUser(storage: Storage, input: Schemas['TestUserRequest'], hashing?: ScryptParameters): Promise<UserRecord> {
+  await seedOne(storage, { users: [input] }, hashing);
   return (await storage.users.byUsername(input.username))!;
 }
 

@@ -1,6 +1,7 @@
 // What an instance with test helpers on holds besides its store: the clock a test moves, the request journal, the
 // queued faults, the automatic approval, and the snapshot a reset goes back to.
 import { InputError } from '../../explained-error.js';
+import { productionHashing, type ScryptParameters } from '../passwords.js';
 import type { StoreSnapshot, Storage } from '../storage/index.js';
 import type { LoginThrottle, LoginThrottlePolicy } from '../login-throttle.js';
 import { Clock, isoOf } from '../time.js';
@@ -21,10 +22,14 @@ export class TestKit {
   #seeded: Promise<StoreSnapshot | null> | undefined;
   #throttle: { throttle: LoginThrottle; longestWindowSeconds: number } | undefined;
 
-  /** `realNow`: the clock this one runs ahead of; real time when not given. */
+  /**
+   * `realNow`: the clock this one runs ahead of; real time when not given. `passwordHashing`: what the users the
+   * helpers create get their passwords hashed with, as the instance's seed was (startTokenbell's cheap parameters).
+   */
   constructor(
     private readonly storage: Storage,
     realNow?: () => number,
+    readonly passwordHashing: ScryptParameters = productionHashing,
   ) {
     this.clock = new Clock(realNow);
     this.faults = new FaultQueue(this.clock.now);

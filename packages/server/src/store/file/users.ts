@@ -27,6 +27,14 @@ export function fileUserStorage(store: Store): UserStorage {
         return user && store.update('users', user, { password_hash: passwordHash });
       });
     },
+    replaceVerifiedPasswordHash(id, verified, rehashed) {
+      return store.commit(() => {
+        const user = store.lookup('users', 'id', id);
+        if (user?.password_hash !== verified) return false;
+        store.update('users', user, { password_hash: rehashed });
+        return true;
+      });
+    },
     async all() {
       return [...store.data.users].sort((a, b) => a.id - b.id);
     },

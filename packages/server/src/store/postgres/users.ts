@@ -43,6 +43,11 @@ export function postgresUserStorage(pool: pg.Pool, { inTransaction, write }: Wri
       const { rows } = await write<UserRow>(`UPDATE users SET password_hash = $2 WHERE id = $1 RETURNING ${userColumns}`, [id, passwordHash]);
       return rows[0] && userOf(rows[0]);
     },
+    async replaceVerifiedPasswordHash(id, verified, rehashed) {
+      if (!isId(id)) return false;
+      const result = await write('UPDATE users SET password_hash = $3 WHERE id = $1 AND password_hash = $2', [id, verified, rehashed]);
+      return result.rowCount === 1;
+    },
     async all() {
       const { rows } = await pool.query<UserRow>(`SELECT ${userColumns} FROM users ORDER BY id`);
       return rows.map(userOf);

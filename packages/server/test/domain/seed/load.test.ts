@@ -10,6 +10,7 @@ import { journalFileOf } from '../../../src/store/file/journal.js';
 import { ensureDemoData } from '../../../src/domain/seed/demo.js';
 import { loadSeed, loadSeedFile } from '../../../src/domain/seed/load.js';
 import { SeedError, type SeedFixture } from '../../../src/domain/seed/fixture.js';
+import { cheapHashing, hashPassword } from '../../../src/domain/passwords.js';
 import { useTempStores } from '../../store/temp-store.js';
 
 const t = useTempStores();
@@ -149,7 +150,7 @@ describe('loadSeed with a bad fixture', () => {
       'users[1].email: the e-mail address "OK@example.com" is already in use',
       'users[2].email: "not-an-email" is not an e-mail address',
       'users[3].password: the password must be at least 8 characters long',
-      'users[4].emial: unknown field; expected one of username, email, secondary_emails, name, password, two_factor_enabled, otp_secret, is_admin, bio, personal_access_tokens',
+      'users[4].emial: unknown field; expected one of username, email, secondary_emails, name, password, password_hash, two_factor_enabled, otp_secret, is_admin, bio, personal_access_tokens',
       'groups[0].visibility: must be private, internal or public',
       'projects[0].namespace: "nowhere" is neither a group\'s path nor a username',
       'projects[1].members[0].access_level: must be 10, 20, 30, 40 or 50',
@@ -234,6 +235,67 @@ describe('loadSeed with secondary e-mail addresses', () => {
   });
 });
 
+describe('loadSeed with a password_hash instead of a password', () => {
+  const hashed = (username: string, password_hash: unknown) => ({ username, email: `${username}@example.com`, name: username, password_hash });
+
+  it('keeps the hash as given, which signs in; loaded again, even once rehashed at sign-in, it is skipped as identical', async () => {
+    const file = t.file();
+    const store = await t.open(file);
+    const storage = fileStorage(store);
+    const given = await hashPassword('correct-horse-battery', cheapHashing);
+    const fixture = { users: [hashed('jane', given)] };
+    expect(await loadSeed(storage, fixture)).toMatchObject({ users: 1, unchanged: 0 });
+    expect(store.lookup('users', 'username', 'jane')?.password_hash).toBe(given);
+
+    const writes = store.stats.fileWrites;
+    expect(await loadSeed(storage, fixture)).toMatchObject({ users: 0, unchanged: 1 });
+    expect(store.stats.fileWrites).toBe(writes);
+
+    expect(await authenticate(storage, 'jane', 'correct-horse-battery')).not.toBeNull();
+    const rehashed = store.lookup('users', 'username', 'jane')!.password_hash;
+    expect(rehashed).toMatch(/^scrypt\$16384\$/);
+    // The store's hash is the store's, as after a reset-password: the next start neither refuses nor rewinds it.
+    expect(await loadSeed(storage, fixture)).toMatchObject({ users: 0, unchanged: 1 });
+    expect(store.lookup('users', 'username', 'jane')?.password_hash).toBe(rehashed);
+  });
+
+  it('refuses, one line each and writing nothing, a malformed or out-of-bounds hash, both a password and a hash, and neither', async () => {
+    const store = await t.open(null);
+    const salt = 'AAAAAAAAAAAAAAAAAAAAAA==';
+    const key = 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
+    const error = (await loadSeed(fileStorage(store), {
+      users: [
+        hashed('plain', 'correct-horse-battery'),
+        hashed('huge', `scrypt$1073741824$8$1$${salt}$${key}`),
+        hashed('odd', `scrypt$1000$8$1$${salt}$${key}`),
+        hashed('number', 42),
+        { ...hashed('both', `scrypt$1024$8$1$${salt}$${key}`), password: 'correct-horse-battery' },
+        { username: 'neither', email: 'neither@example.com', name: 'Neither' },
+      ],
+    }).catch((e: unknown) => e)) as SeedError;
+    expect(error).toBeInstanceOf(SeedError);
+    const malformed =
+      'must be a hash as tokenbell hash-password prints it: scrypt$N$r$p$salt$hash, N a power of two up to 2^20, r 1 to 32, p 1 to 16, salt and hash in base64 (the hash 16 to 64 bytes)';
+    expect(error.problems).toEqual([
+      `users[0].password_hash: ${malformed}`,
+      `users[1].password_hash: ${malformed}`,
+      `users[2].password_hash: ${malformed}`,
+      `users[3].password_hash: ${malformed}`,
+      'users[4].password_hash: give password or password_hash, not both',
+      'users[5].password: must be a string (or give password_hash instead)',
+    ]);
+    for (const problem of error.problems) expect(problem).not.toContain('\n');
+    expect(store.data.users).toEqual([]);
+  });
+
+  it('hashes plain passwords with the parameters asked for (a test instance\'s cheap ones), which still sign in', async () => {
+    const store = await t.open(null);
+    await loadSeed(fileStorage(store), { users: [{ username: 'jane', email: 'jane@example.com', name: 'Jane', password: 'correct-horse-battery' }] }, { hashing: cheapHashing });
+    expect(store.lookup('users', 'username', 'jane')?.password_hash).toMatch(/^scrypt\$1024\$8\$1\$/);
+    expect(await authenticate(fileStorage(store), 'jane', 'correct-horse-battery')).not.toBeNull();
+  });
+});
+
 describe('ensureDemoData', () => {
   it('seeds an empty store once and answers the credentials', async () => {
     const file = t.file();
@@ -246,6 +308,8 @@ describe('ensureDemoData', () => {
     expect(demo!.redirect_uri).toBe('http://127.0.0.1:3000/demo/callback');
 
     expect(store.lookup('users', 'username', 'demo')?.email).toBe('demo@example.com');
+    // The server's own demo account: production's parameters, never a test instance's.
+    expect(store.lookup('users', 'username', 'demo')?.password_hash).toMatch(/^scrypt\$16384\$8\$1\$/);
     const group = store.lookup('groups', 'path', 'demo-group')!;
     expect(group.visibility).toBe('private');
     expect(group.members).toEqual([{ user_id: store.lookup('users', 'username', 'demo')!.id, access_level: 50 }]);
