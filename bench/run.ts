@@ -11,7 +11,7 @@ import { type Run, configFor } from './lib/config.js';
 import { figures, log, notes, record } from './lib/figures.js';
 import { placeCluster } from './lib/postgres.js';
 import { pin, pinning, stopAll } from './lib/processes.js';
-import { build } from './lib/servers.js';
+import { build, compileTargets } from './lib/servers.js';
 import { generateStore } from './lib/store.js';
 import { readBenchmark, writeBenchmark } from './sections/api.js';
 import { memoryBenchmark } from './sections/memory.js';
@@ -79,6 +79,7 @@ async function main(): Promise<void> {
   );
   try {
     build();
+    compileTargets();
     await runSections({ quick, config, work });
     record('total_seconds', (performance.now() - began) / 1000);
     process.stdout.write(`${table(quick, config)}\n`);
