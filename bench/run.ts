@@ -18,7 +18,7 @@ import { memoryBenchmark } from './sections/memory.js';
 import { passwordBenchmark } from './sections/password-grant.js';
 import { postgresBenchmark } from './sections/postgres.js';
 import { sdkBenchmark } from './sections/sdk.js';
-import { coldStart } from './sections/start-up.js';
+import { coldStart, npmStartVsCli } from './sections/start-up.js';
 import { testingBenchmark } from './sections/testing.js';
 import { tokenBenchmark } from './sections/token-endpoint.js';
 import { table } from './table.js';
@@ -43,6 +43,8 @@ async function runSections(run: Run): Promise<void> {
   if (only.has('read') || only.has('sdk')) {
     log('generating the 1k read store');
     const readStore = await generateStore(join(run.work, 'read.json'), { users: 1_000 });
+    // First, while nothing else of the bench runs: npm start runs a build of its own.
+    await npmStartVsCli(run);
     const reference = await coldStart(run, readStore);
     if (only.has('read')) await readBenchmark(run, reference, readStore);
     if (only.has('sdk')) await sdkBenchmark(run, reference, readStore);

@@ -11,14 +11,18 @@ import { client } from './store.js';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** The build `npm start` runs: the bench measures dist, never the sources through tsx. */
-const cli = join(root, 'packages/server/dist/cli/index.js');
+export const cli = join(root, 'packages/server/dist/cli/index.js');
 // Production settings: no --validate-responses, NODE_ENV=production.
 const production = { NODE_ENV: 'production' };
 
+/**
+ * What `npm start` builds (the SDK and the server; the server's test kit imports the SDK's build), so that the
+ * `npm start` the start-up section measures is a second start with nothing changed.
+ */
 export function build(): void {
-  log('building the server (npm run build -w @tokenbell/server)');
-  const result = spawnSync('npm', ['run', 'build', '-w', '@tokenbell/server', '--silent'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-  if (result.status !== 0) throw new Error(`the server build failed (exit ${result.status})`);
+  log('building the SDK and the server (npm run build --workspace @tokenbell/sdk --workspace @tokenbell/server)');
+  const result = spawnSync('npm', ['run', 'build', '--workspace', '@tokenbell/sdk', '--workspace', '@tokenbell/server', '--silent'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (result.status !== 0) throw new Error(`the build failed (exit ${result.status})`);
 }
 
 // Under node_modules, so the compiled targets resolve their packages (express, oidc-provider, ...) from the root's.
@@ -67,12 +71,21 @@ export interface Peer {
   mint: (refresh: number, access: number) => Promise<{ refreshTokens: string[]; accessTokens: string[] }>;
 }
 
-/** Starts node-oidc-provider (bench/targets/peer-oidc-provider.ts) and returns it with its minting route. */
-export async function startPeer(): Promise<Peer> {
+/** The path the bench waits on for node-oidc-provider: its discovery document, answered once it is up. */
+export const peerReadyPath = '/.well-known/openid-configuration';
+
+/** node-oidc-provider (bench/targets/peer-oidc-provider.ts) spawned, not waited for; and its control port. */
+export async function spawnPeer(): Promise<{ target: Target; controlPort: number }> {
   const port = await freePort();
   const controlPort = await freePort();
   const target = startTarget('node-oidc-provider', process.execPath, [targetScript('peer-oidc-provider'), String(port), String(controlPort), client.id, client.secret], port, production);
-  await waitFor200(target, '/.well-known/openid-configuration', {}, 60_000);
+  return { target, controlPort };
+}
+
+/** Starts node-oidc-provider and returns it, answering, with its minting route. */
+export async function startPeer(): Promise<Peer> {
+  const { target, controlPort } = await spawnPeer();
+  await waitFor200(target, peerReadyPath, {}, 60_000);
   const mint = async (refresh: number, access: number) => {
     const response = await fetch(`http://127.0.0.1:${controlPort}/mint?refresh=${refresh}&access=${access}`, { method: 'POST' });
     if (response.status !== 200) throw new Error(`the peer's mint answered ${response.status}: ${await response.text()}`);
