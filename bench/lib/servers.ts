@@ -94,9 +94,9 @@ export async function startPeer(): Promise<Peer> {
   return { target, mint };
 }
 
-/** A server-side helper run on the servers' core: `node NAME.mjs ARGS` (compiled from bench/targets), its JSON line. */
-export function runOnServerCore<T>(name: string, args: string[]): T {
-  const command = [process.execPath, targetScript(name), ...args];
+/** A helper run on the servers' core, in a process of its own: `node [NODE_ARGS] NAME.mjs ARGS` (compiled from bench/targets), its JSON line. */
+export function runOnServerCore<T>(name: string, args: string[], nodeArgs: string[] = []): T {
+  const command = [process.execPath, ...nodeArgs, targetScript(name), ...args];
   const [file, argv] = pinning ? ['taskset', ['-c', pinning.servers, ...command]] : [command[0]!, command.slice(1)];
   const result = spawnSync(file, argv, { cwd: root, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`${name} failed (exit ${result.status}): ${result.stderr}`);
