@@ -276,7 +276,7 @@ function issue34Rows(config: Config): string[][] {
   ] as const) {
     rows.push([
       `test kit RSS ${label}${gc} ${mib(`testing.kit_memory.${key}`)}`,
-      `after the first cycle ${mib('testing.kit_memory.after_first_mib')}`,
+      `after the first cycle ${mib('testing.kit_memory.after_first_mib')} (JS heap ${mib('testing.kit_memory.heap_after_first_mib')} -> ${mib(`testing.kit_memory.heap_${key}`)})`,
       `${fmt(figures[`testing.kit_memory.${growth}`], 1)} % growth`,
       '<= 10 %',
       met(`testing.kit_memory.${growth}`, 10, 'most'),

@@ -2,7 +2,9 @@
 // startTokenbell() -> one authenticated GET -> close(), then RESETS rounds of a PUT and helpers.reset() on one more
 // instance, with RSS (VmRSS) read after the first cycle, after all the cycles and after all the resets. Run with
 // --expose-gc, a full collection comes before each reading, so garbage not yet collected does not pass for growth.
-// Prints `{"gc", "after_first_mib", "after_cycles_mib", "after_resets_mib", "cycles_ms", "resets_ms"}`.
+// The JS heap in use is read beside RSS: RSS that grows over a flat heap is native memory (buffers, the allocator's
+// per-thread arenas), not objects the kit keeps.
+// Prints `{"gc", "after_first_mib", "after_cycles_mib", "after_resets_mib", "heap": [the same three], "cycles_ms", "resets_ms"}`.
 // `node --expose-gc kit-cycles.mjs DIST_TESTING_JS SEED_FILE CYCLES RESETS` (compiled by lib/servers.ts)
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -11,8 +13,10 @@ const [testingJs, seed, cycles, resets] = process.argv.slice(2) as [string, stri
 const { startTokenbell } = (await import(pathToFileURL(testingJs).href)) as typeof import('../../packages/server/src/testing.js');
 const gc = (globalThis as { gc?: () => void }).gc;
 
+const heap: number[] = [];
 function rssMiB(): number {
   gc?.();
+  heap.push(process.memoryUsage().heapUsed / 2 ** 20);
   const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
   if (!kb) throw new Error('no VmRSS');
   return Number(kb) / 1024;
@@ -44,4 +48,4 @@ for (let i = 0; i < Number(resets); i++) {
 const afterResets = rssMiB();
 const reset = performance.now();
 await kit.close();
-process.stdout.write(`${JSON.stringify({ gc: gc !== undefined, after_first_mib: afterFirst, after_cycles_mib: afterCycles, after_resets_mib: afterResets, cycles_ms: cycled - began, resets_ms: reset - cycled })}\n`);
+process.stdout.write(`${JSON.stringify({ gc: gc !== undefined, after_first_mib: afterFirst, after_cycles_mib: afterCycles, after_resets_mib: afterResets, heap, cycles_ms: cycled - began, resets_ms: reset - cycled })}\n`);
