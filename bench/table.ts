@@ -32,6 +32,9 @@ export function table(quick: boolean, config: Config): string {
     '',
     'Ratios (within this run; ratio figures are medians of per-round ratios)',
     ...kv([...apiRatios(config), ...tokenAndKitRatios()]),
+    '',
+    `Issue 34 targets (this run; median (min-max) over rounds)`,
+    ...render(issue34Rows(config)),
     ...(notes.length ? ['', 'Notes', ...notes.map((n) => `  ${n}`)] : []),
   ].join('\n');
 }
@@ -220,4 +223,78 @@ function tokenAndKitRatios(): Pairs {
     ['reset / one durable PUT, JSON data file', `${times('ratio.testing_reset_vs_put.file')}`],
   );
   return ratioRows;
+}
+
+const ms = (key: string, digits = 0) => `${withSpread(key, (v) => fmt(v, digits))} ms`;
+const mib = (key: string) => `${fmt(figures[key], 1)} MiB`;
+const rate = (key: string) => `${withSpread(key, (v) => fmt(v))}/s`;
+
+/** Whether a ratio meets its target: `yes`, `no`, or `-` when the run did not measure it. */
+function met(key: string, target: number, at: 'most' | 'least'): string {
+  const value = figures[key];
+  if (value === undefined || !Number.isFinite(value)) return '-';
+  return (at === 'most' ? value <= target : value >= target) ? 'yes' : 'no';
+}
+
+/**
+ * Issue 34's figures, one row each: the figure, what it is compared with in the same run, the ratio and its target.
+ * Ratios of throughput are per-round medians; a memory figure is a single reading.
+ */
+function issue34Rows(config: Config): string[][] {
+  const rows: string[][] = [['figure', 'same-run comparison', 'ratio', 'target', 'met']];
+  const ratio = (key: string, target: number, at: 'most' | 'least', digits = 2) => [`${withSpread(key, (v) => fmt(v, digits))}x`, `${at === 'most' ? '<=' : '>='} ${target}`, met(key, target, at)];
+  rows.push([
+    `tokenbell --memory --seed: spawn -> first 200 ${ms('cold.memory.spawn_to_first_200_ms')}`,
+    `node-oidc-provider: spawn -> first 200 (discovery) ${ms('cold.peer.spawn_to_first_200_ms')}`,
+    ...ratio('ratio.cold_memory_vs_peer', 1, 'most'),
+  ]);
+  rows.push([
+    `startTokenbell() -> first token (signIn), fresh process ${ms('testing.first_token.tokenbell.start_to_token_ms')}`,
+    `oauth2-mock-server start() -> first token ${ms('testing.first_token.mock.start_to_token_ms')}`,
+    ...ratio('ratio.testing_first_token_vs_oauth2_mock_server', 1, 'most'),
+  ]);
+  rows.push([
+    `  the same with each module's import ${fmt((figures['testing.first_token.tokenbell.import_ms'] ?? NaN) + (figures['testing.first_token.tokenbell.start_to_token_ms'] ?? NaN))} ms`,
+    `${fmt((figures['testing.first_token.mock.import_ms'] ?? NaN) + (figures['testing.first_token.mock.start_to_token_ms'] ?? NaN))} ms`,
+    ...ratio('ratio.testing_first_token_with_import_vs_oauth2_mock_server', 1, 'most'),
+  ]);
+  rows.push([
+    `tokenbell --memory --seed: first request after start ${ms('cold.memory.first_request_ms', 1)}`,
+    `the same request again ${ms('cold.memory.second_request_ms', 1)}`,
+    ...ratio('ratio.cold_first_vs_second_request', 2, 'most'),
+  ]);
+  rows.push([
+    `RSS after start, tokenbell JSON file (1k users, refresh pool) ${mib('rss.file.after_start_mib')}`,
+    `bare Express 5 after start ${mib('rss.ceiling.after_start_mib')}`,
+    ...ratio('ratio.rss_after_start.file_vs_ceiling', 1.3, 'most'),
+  ]);
+  const cycles = fmt(figures['testing.kit_memory.cycles']);
+  const gc = figures['testing.kit_memory.gc_exposed'] === 1 ? ', after gc()' : '';
+  for (const [label, key, growth] of [
+    [`after ${cycles} startTokenbell()/close() cycles`, 'after_cycles_mib', 'growth_after_cycles_pct'],
+    [`then after ${fmt(figures['testing.kit_memory.resets'])} reset()s`, 'after_resets_mib', 'growth_after_resets_pct'],
+  ] as const) {
+    rows.push([
+      `test kit RSS ${label}${gc} ${mib(`testing.kit_memory.${key}`)}`,
+      `after the first cycle ${mib('testing.kit_memory.after_first_mib')} (JS heap ${mib('testing.kit_memory.heap_after_first_mib')} -> ${mib(`testing.kit_memory.heap_${key}`)})`,
+      `${fmt(figures[`testing.kit_memory.${growth}`], 1)} % growth`,
+      '<= 10 %',
+      met(`testing.kit_memory.${growth}`, 10, 'most'),
+    ]);
+  }
+  for (const c of config.connections) {
+    rows.push([`authenticated GET, ${c} conns ${rate(`read.reference.c${c}.rps`)}`, `bare Express 5 ${rate(`read.ceiling.c${c}.rps`)}`, ...ratio(`ratio.read_vs_ceiling.c${c}`, 0.9, 'least')]);
+  }
+  for (const c of tokenConnectionCounts) {
+    rows.push([`introspection, JSON file, ${c} conns ${rate(`token.introspection.c${c}.file.rps`)}`, `bare Express form POST ${rate(`token.introspection.c${c}.ceiling.rps`)}`, ...ratio(`ratio.token.introspection.c${c}.file_vs_ceiling`, 0.9, 'least')]);
+  }
+  for (const c of tokenConnectionCounts) {
+    rows.push([`refresh grant, JSON file, ${c} conns ${rate(`token.refresh_token.c${c}.file.rps`)}`, `node-oidc-provider ${rate(`token.refresh_token.c${c}.peer.rps`)}`, ...ratio(`ratio.token.refresh_token.c${c}.file_vs_peer`, 1, 'least')]);
+  }
+  rows.push([
+    `npm start (second, nothing changed): spawn -> /-/readiness 200 ${ms('cold.npm_start.spawn_to_ready_ms')}`,
+    `node packages/server/dist/cli/index.js ${ms('cold.cli.spawn_to_ready_ms')}`,
+    ...ratio('ratio.npm_start_vs_cli', 1.2, 'most'),
+  ]);
+  return rows;
 }

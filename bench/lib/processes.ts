@@ -67,14 +67,51 @@ export interface Target {
   stop: () => Promise<void>;
 }
 
-export function startTarget(name: string, command: string, args: string[], port: number, env: NodeJS.ProcessEnv = {}): Target {
+export function startTarget(name: string, command: string, args: string[], port: number, env: NodeJS.ProcessEnv = {}, cwd?: string): Target {
   const spawnedAt = performance.now();
   // Only the tail matters for diagnosing a failed start; Prism in particular logs every request.
   // taskset execs the command, so the child's pid is the server's own.
   const [file, argv] = pinning ? ['taskset', ['-c', pinning.servers, command, ...args]] : [command, args];
-  const { child, output } = spawnProcess(file, argv, { env, outputLimit: 20_000 });
+  const { child, output } = spawnProcess(file, argv, { env, outputLimit: 20_000, ...(cwd ? { cwd } : {}) });
   const stop = () => stopProcess(child);
   return { name, child, pid: child.pid!, port, url: `http://127.0.0.1:${port}`, spawnedAt, output, stop };
+}
+
+/**
+ * Stops a target that runs its server in a child of its own (npm, then a shell, then node): SIGTERM to every
+ * descendant, deepest first, then the target itself; a signal to npm alone may leave the server running.
+ */
+export async function stopTree(target: Target): Promise<void> {
+  const tree: number[] = [];
+  const walk = (pid: number) => {
+    for (const child of childrenOf(pid)) {
+      walk(child);
+      tree.push(child);
+    }
+  };
+  walk(target.pid);
+  for (const pid of tree) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      // Already gone.
+    }
+  }
+  await target.stop();
+  // Until each is gone, so the next start has the machine (and its port) to itself.
+  for (const pid of tree) {
+    for (let i = 0; i < 500 && alive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    if (alive(pid)) process.kill(pid, 'SIGKILL');
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function died(target: Target): Error | null {

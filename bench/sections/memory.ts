@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import type { TestCluster } from '../../test/support/postgres.js';
 import type { Run } from '../lib/config.js';
-import { log, notes, record } from '../lib/figures.js';
+import { figures, log, notes, record } from '../lib/figures.js';
 import { Pool, load, roundRobin } from '../lib/load.js';
 import { storeDatabase } from '../lib/postgres.js';
 import { type Target, rssMiB, waitFor200 } from '../lib/processes.js';
@@ -54,4 +54,6 @@ export async function memoryBenchmark({ config, work }: Run, cluster: TestCluste
   const ceiling = await startCeiling('bare Express (memory)', ['{}', JSON.stringify(forms)]);
   await waitFor200(ceiling, readPath, {}, 60_000);
   await measure('ceiling', ceiling, () => store.refreshTokens[0]!, () => store.accessTokens[0]!, { token: '/oauth/token', introspect: '/oauth/introspect' });
+  // One reading each, so a ratio of the two rather than a median of rounds.
+  record('ratio.rss_after_start.file_vs_ceiling', figures['rss.file.after_start_mib']! / figures['rss.ceiling.after_start_mib']!);
 }

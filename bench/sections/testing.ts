@@ -1,16 +1,17 @@
 // The test kit (`@tokenbell/server/testing`, issue 19) as a suite uses it, from the build: starts against a bare
-// http.createServer and a spawned CLI, then helpers.reset() against one PUT.
+// http.createServer and a spawned CLI, then helpers.reset() against one PUT; the first token in a fresh process
+// against oauth2-mock-server's, and the memory a long suite's starts and resets leave behind.
 import { createServer } from 'node:http';
 import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { administrator, writeContractSeed } from '../../test/contract/seed.js';
+import { administrator, publicApplication, writeContractSeed } from '../../test/contract/seed.js';
 import type { Config, Run } from '../lib/config.js';
-import { figures, fmt, log, notes, record } from '../lib/figures.js';
+import { append, figures, fmt, log, notes, record, recordMedian } from '../lib/figures.js';
 import { median } from '../lib/load.js';
 import { waitFor200 } from '../lib/processes.js';
 import { pat, readPath, writeBody } from '../lib/requests.js';
-import { root, startSeeded } from '../lib/servers.js';
+import { root, runOnServerCore, startSeeded } from '../lib/servers.js';
 
 type StartTokenbell = typeof import('../../packages/server/src/testing.js').startTokenbell;
 
@@ -49,6 +50,8 @@ export async function testingBenchmark({ config, work }: Run): Promise<void> {
   record('ratio.testing_start_vs_spawned_cli', median(kit) / median(spawned));
   record('ratio.testing_start_vs_bare_http', median(kit) / median(bare));
   for (const store of ['memory', 'file'] as const) await kitResets(config, startTokenbell, seed, join(work, 'testing-kit.json'), store);
+  firstTokens(config, seed);
+  kitMemory(config, seed);
   record('testing.section_seconds', (performance.now() - began) / 1000);
   notes.push(
     `testing: seed = the contract suite's (test/contract/seed.ts): ${fixture.users.length} users, ${fixture.groups.length} groups, ${fixture.projects.length} projects, ${fixture.applications.length} applications; each reset undoes 1 user, 1 personal access token and 1 notification setting; the section took ${fmt(figures['testing.section_seconds'], 1)} s`,
@@ -163,4 +166,59 @@ async function kitResets(config: Config, startTokenbell: StartTokenbell, seed: s
   } finally {
     await kit.close();
   }
+}
+
+// The built kit, for the helpers that run it in a process of their own.
+const testingJs = () => join(root, 'packages/server/dist/testing.js');
+
+/**
+ * startTokenbell() -> kit.signIn() -> a first access token, against oauth2-mock-server's start() -> a first
+ * client_credentials token, each first in a fresh process (bench/targets/kit-first-token.ts and
+ * oauth2-mock-server.ts) on the servers' core, the two in turn in every round; each module's import timed apart.
+ */
+function firstTokens(config: Config, seed: string): void {
+  log(`test kit: first token in a fresh process against oauth2-mock-server, ${config.coldStarts} round(s)`);
+  const times = new Map<string, number[]>();
+  for (let i = 0; i < config.coldStarts; i++) {
+    const kit = runOnServerCore<{ import_ms: number; start_to_token_ms: number }>('kit-first-token', [testingJs(), seed, publicApplication.clientId]);
+    const mock = runOnServerCore<{ import_ms: number; start_to_token_ms: number }>('oauth2-mock-server', []);
+    for (const [key, value] of [['tokenbell', kit], ['mock', mock]] as const) {
+      append(times, `${key}.start_to_token_ms`, value.start_to_token_ms);
+      append(times, `${key}.import_ms`, value.import_ms);
+    }
+    append(times, 'ratio', kit.start_to_token_ms / mock.start_to_token_ms);
+    append(times, 'ratio_with_import', (kit.import_ms + kit.start_to_token_ms) / (mock.import_ms + mock.start_to_token_ms));
+  }
+  for (const key of ['tokenbell', 'mock']) {
+    for (const m of ['start_to_token_ms', 'import_ms']) recordMedian(`testing.first_token.${key}.${m}`, times.get(`${key}.${m}`)!);
+  }
+  recordMedian('ratio.testing_first_token_vs_oauth2_mock_server', times.get('ratio')!);
+  recordMedian('ratio.testing_first_token_with_import_vs_oauth2_mock_server', times.get('ratio_with_import')!);
+}
+
+/**
+ * RSS of one process that runs `kitCycles` startTokenbell() -> GET -> close() cycles, then `kitCycleResets` rounds
+ * of a PUT and helpers.reset() on one instance (bench/targets/kit-cycles.ts, with --expose-gc so each reading comes
+ * after a full collection); growth from the reading after the first cycle.
+ */
+function kitMemory(config: Config, seed: string): void {
+  log(`test kit: RSS over ${config.kitCycles} start/close cycles and ${config.kitCycleResets} resets in one process`);
+  const result = runOnServerCore<{ gc: boolean; after_first_mib: number; after_cycles_mib: number; after_resets_mib: number; heap: number[]; cycles_ms: number; resets_ms: number }>(
+    'kit-cycles',
+    [testingJs(), seed, String(config.kitCycles), String(config.kitCycleResets)],
+    ['--expose-gc'],
+  );
+  const prefix = 'testing.kit_memory';
+  record(`${prefix}.cycles`, config.kitCycles);
+  record(`${prefix}.resets`, config.kitCycleResets);
+  record(`${prefix}.gc_exposed`, result.gc ? 1 : 0);
+  record(`${prefix}.after_first_mib`, result.after_first_mib);
+  record(`${prefix}.after_cycles_mib`, result.after_cycles_mib);
+  record(`${prefix}.after_resets_mib`, result.after_resets_mib);
+  ['after_first', 'after_cycles', 'after_resets'].forEach((at, i) => record(`${prefix}.heap_${at}_mib`, result.heap[i]!));
+  record(`${prefix}.growth_after_cycles_pct`, (result.after_cycles_mib / result.after_first_mib - 1) * 100);
+  record(`${prefix}.growth_after_resets_pct`, (result.after_resets_mib / result.after_first_mib - 1) * 100);
+  notes.push(
+    `testing: kit memory: ${config.kitCycles} startTokenbell()/GET/close() cycles took ${fmt(result.cycles_ms / 1000, 1)} s, ${config.kitCycleResets} PUT + reset() rounds ${fmt(result.resets_ms / 1000, 1)} s; RSS read ${result.gc ? 'after global.gc() (--expose-gc)' : 'without a forced collection (gc not exposed)'}; JS heap in use at the three readings ${result.heap.map((h) => fmt(h, 1)).join(' / ')} MiB`,
+  );
 }

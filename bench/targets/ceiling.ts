@@ -1,5 +1,5 @@
 // The ceiling: the same routes answering the same JSON through Express 5, with nothing else (no authentication,
-// validation or store). Run as its own process: `node --import tsx ceiling.ts PORT [GET_ANSWER] [FORM_ANSWERS]`.
+// validation or store). Run as its own process, compiled (lib/servers.ts): `node ceiling.mjs PORT [GET_ANSWER] [FORM_ANSWERS]`.
 // GET /api/v3/notification_settings answers GET_ANSWER (the read benchmark's ceiling); FORM_ANSWERS, a JSON object
 // of path -> answer, adds form POSTs (the token endpoint's ceiling): the urlencoded body parsed as a real endpoint
 // must, then the same-shaped JSON with no-store, as the OAuth endpoints answer.

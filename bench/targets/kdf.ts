@@ -1,7 +1,7 @@
 // The password grant's floor: the server's own password check (verifyPassword: scrypt with the parameters stored in
 // the hash, N=2^14, r=8, p=1) against the bench users' shared hash, CONCURRENCY checks in flight for SECONDS, on the
 // same core and libuv thread pool size as a server. Prints `{"rate": checks per second}`.
-// `node --import tsx kdf.ts CONCURRENCY SECONDS`
+// `node kdf.mjs CONCURRENCY SECONDS` (compiled by lib/servers.ts)
 import { hashPassword, verifyPassword } from '../../packages/server/src/domain/passwords.js';
 
 const [concurrency, seconds] = process.argv.slice(2).map(Number) as [number, number];

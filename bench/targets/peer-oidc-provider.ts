@@ -1,7 +1,7 @@
 // The peer for the token endpoint: node-oidc-provider (the pinned devDependency) with its in-memory adapter, opaque
 // access tokens, refresh-token rotation on every use, one confidential client (client_secret_basic, the
 // refresh_token grant) and introspection on. Run as its own process:
-// `node --import tsx peer-oidc-provider.ts PORT CONTROL_PORT CLIENT_ID CLIENT_SECRET`.
+// `node peer-oidc-provider.mjs PORT CONTROL_PORT CLIENT_ID CLIENT_SECRET` (compiled by lib/servers.ts).
 //
 // The adapter is the provider's own in-memory one (lib/adapters/memory_adapter.js) over a plain Map: its default
 // storage is an LRU of 1,000 entries, which would evict the minted pool in the middle of a run.
