@@ -1,6 +1,6 @@
 // /api/v3: thin handlers over the domain. Requests reach here authenticated and validated against the document.
-import { Router, type Request, type RequestHandler } from 'express';
-import type { components } from '@tokenbell/sdk';
+import type { Request, RequestHandler, Response } from 'express';
+import type { components, operations } from '@tokenbell/sdk';
 import type { ApiPrincipal } from '../domain/api-authentication.js';
 import {
   presentGlobal,
@@ -23,11 +23,11 @@ type Schemas = components['schemas'];
 export const principalOf = (res: { locals: Record<string, unknown> }) => res.locals.principal as ApiPrincipal;
 
 interface OpenApiRequest extends Request {
-  openapi?: { schema?: { security?: Record<string, string[]>[] } };
+  openapi?: { schema?: { operationId?: string; security?: Record<string, string[]>[] } };
 }
 
 /** The operation's `oauth2` requirement in the document names the least scope it needs (see the document's info). */
-export const requireDocumentedScope: RequestHandler = (req, res, next) => {
+function assertDocumentedScope(req: Request, res: Response): void {
   const security = (req as OpenApiRequest).openapi?.schema?.security ?? [];
   const required = security.find((s) => s.oauth2)?.oauth2?.[0] as Scope | undefined;
   if (required && !satisfies(principalOf(res).scopes, required)) {
@@ -35,6 +35,10 @@ export const requireDocumentedScope: RequestHandler = (req, res, next) => {
       'WWW-Authenticate': `Bearer realm="tokenbell", error="insufficient_scope", scope="${required}"`,
     });
   }
+}
+
+export const requireDocumentedScope: RequestHandler = (req, res, next) => {
+  assertDocumentedScope(req, res);
   next();
 };
 
@@ -62,37 +66,39 @@ async function seenProject(storage: Storage, user: UserRecord, idOrPath: string)
 const visibleSourceId = async (storage: Storage, user: UserRecord, type: SourceType, idOrPath: string): Promise<number> =>
   (type === 'group' ? await seenGroup(storage, user, idOrPath) : await seenProject(storage, user, idOrPath)).id;
 
-export function apiRouter(storage: Storage, baseUrl: string): Router {
-  const router = Router();
-  const settings = storage.notificationSettings;
-  router.use(requireDocumentedScope);
+type Handler = (req: Request, res: Response) => void | Promise<void>;
 
-  router.get('/user', (_req, res) => {
-    res.json(presentUser(principalOf(res).user, baseUrl));
-  });
-  router.get('/groups/:id', async (req, res) => {
-    res.json(presentGroup(await seenGroup(storage, principalOf(res).user, String(req.params.id)), baseUrl));
-  });
-  router.get('/projects/:id', async (req, res) => {
-    res.json(await presentProject(storage, await seenProject(storage, principalOf(res).user, String(req.params.id)), baseUrl));
-  });
-  router.get('/notification_settings', (_req, res) => {
-    res.json(presentGlobal(principalOf(res)));
-  });
-  router.put('/notification_settings', async (req, res) => {
-    res.json(await updateGlobal(settings, principalOf(res).user, settingsParams(req)));
-  });
-  for (const type of ['group', 'project'] as const) {
-    const path = `/${type}s/:id/notification_settings`;
-    router.get(path, async (req, res) => {
-      const user = principalOf(res).user;
-      res.json(await presentSource(settings, user, type, await visibleSourceId(storage, user, type, String(req.params.id))));
-    });
-    router.put(path, async (req, res) => {
-      const user = principalOf(res).user;
-      const id = await visibleSourceId(storage, user, type, String(req.params.id));
-      res.json(await updateSource(settings, user, type, id, settingsParams(req)));
-    });
-  }
-  return router;
+/** Each /api/v3 operation's handler, by the document's operationId (a name the document lacks does not compile). */
+function apiOperations(storage: Storage, baseUrl: string): { [id in keyof operations]?: Handler } {
+  const settings = storage.notificationSettings;
+  const sourceId = (req: Request, res: Response, type: SourceType) => visibleSourceId(storage, principalOf(res).user, type, String(req.params.id));
+  return {
+    getCurrentUser: (_req, res) => void res.json(presentUser(principalOf(res).user, baseUrl)),
+    getGroup: async (req, res) => void res.json(presentGroup(await seenGroup(storage, principalOf(res).user, String(req.params.id)), baseUrl)),
+    getProject: async (req, res) => void res.json(await presentProject(storage, await seenProject(storage, principalOf(res).user, String(req.params.id)), baseUrl)),
+    getGlobalNotificationSettings: (_req, res) => void res.json(presentGlobal(principalOf(res))),
+    updateGlobalNotificationSettings: async (req, res) => void res.json(await updateGlobal(settings, principalOf(res).user, settingsParams(req))),
+    getGroupNotificationSettings: async (req, res) => void res.json(await presentSource(settings, principalOf(res).user, 'group', await sourceId(req, res, 'group'))),
+    updateGroupNotificationSettings: async (req, res) =>
+      void res.json(await updateSource(settings, principalOf(res).user, 'group', await sourceId(req, res, 'group'), settingsParams(req))),
+    getProjectNotificationSettings: async (req, res) => void res.json(await presentSource(settings, principalOf(res).user, 'project', await sourceId(req, res, 'project'))),
+    updateProjectNotificationSettings: async (req, res) =>
+      void res.json(await updateSource(settings, principalOf(res).user, 'project', await sourceId(req, res, 'project'), settingsParams(req))),
+  };
+}
+
+/**
+ * The API's handlers, chosen by the operation request validation found (`req.openapi`): the route table the
+ * validation compiled from the document makes the one routing decision, and no router matches the path again. A
+ * request for another operation (the test helpers') goes on.
+ */
+export function apiDispatch(storage: Storage, baseUrl: string): RequestHandler {
+  const handlers = apiOperations(storage, baseUrl) as Record<string, Handler | undefined>;
+  return (req, res, next) => {
+    const operationId = (req as OpenApiRequest).openapi?.schema?.operationId;
+    const handler = operationId === undefined ? undefined : handlers[operationId];
+    if (!handler) return next();
+    assertDocumentedScope(req, res);
+    return handler(req, res);
+  };
 }

@@ -11,7 +11,8 @@ import { testHelperRouter, testHelpersOff } from './test-helper-routes.js';
 import { TestKit } from '../domain/testing/test-kit.js';
 import { faultInjection } from './faults.js';
 import { requestJournal } from './request-journal.js';
-import { apiRouter } from './api-routes.js';
+import { apiDispatch } from './api-routes.js';
+import { sequence } from './sequence.js';
 import { apiV3Url } from '../domain/api-paths.js';
 import { areaOf, isServedApiPath, oauthEndpointOf } from './areas.js';
 import { type ErrorLog, HttpError, errorHandler, lastResortHandler } from './errors.js';
@@ -174,21 +175,21 @@ function applySettings(app: express.Express, config: AppOptions['config']): void
 
 /**
  * The API, the hot path, is its own branch: its requests pass only the steps that apply to them, not the page
- * headers, sessions, and the OAuth and page routes that each cost a match per request. The branch is not mounted,
- * so the validator sees the whole path; it sees only API paths, so authentication needs no mount.
+ * headers, sessions, and the OAuth and page routes that each cost a match per request. Every step applies to every
+ * API request, so they run in turn without a router (sequence.ts), and the handler is the one the validation's
+ * compiled route table chose (apiDispatch). The validator sees the whole path; authentication needs no mount.
  */
-function apiBranch({ storage, config, kit, now, bodies, validation, openId }: AppParts, mailDelivery: AppOptions['mailDelivery']): express.Router {
-  const api = express.Router();
-  api.use(bodies);
+function apiBranch({ storage, config, kit, now, bodies, validation, openId }: AppParts, mailDelivery: AppOptions['mailDelivery']): RequestHandler {
   // Authentication comes before validation, so an anonymous caller learns nothing about parameters (401 first).
-  api.use(apiAuthentication(storage, now));
-  if (!config.testHelpers) api.use(testHelpersOff);
-  api.use(validation);
+  const steps: RequestHandler[] = [bodies, apiAuthentication(storage, now)];
+  if (!config.testHelpers) steps.push(testHelpersOff);
+  steps.push(...validation, apiDispatch(storage, config.baseUrl));
   if (kit) {
-    api.use('/api/v3/test_helpers', testHelperRouter({ storage, kit, baseUrl: config.baseUrl, codeTtl: config.codeTtl, tokenTtl: config.tokenTtl, openId, onMailQueued: () => mailDelivery?.kick() }));
+    const helpers = express.Router();
+    helpers.use('/api/v3/test_helpers', testHelperRouter({ storage, kit, baseUrl: config.baseUrl, codeTtl: config.codeTtl, tokenTtl: config.tokenTtl, openId, onMailQueued: () => mailDelivery?.kick() }));
+    steps.push(helpers);
   }
-  api.use('/api/v3', apiRouter(storage, config.baseUrl));
-  return api;
+  return sequence(steps);
 }
 
 /**

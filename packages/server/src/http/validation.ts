@@ -5,6 +5,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ValidationOptions } from './openapi-validation.js';
 import { compiledRequestValidation } from './request-validation.js';
+import { runInTurn } from './sequence.js';
 
 /**
  * The app's settings that decide how paths and queries are read, which the validator's route table and the compiled
@@ -25,8 +26,8 @@ export function requestValidation({ validateResponses }: ValidationOptions): Req
   loading.catch(() => undefined);
   return [
     function validatorOnFirstUse(req: Request, res: Response, next: NextFunction) {
-      if (chain) return runChain(chain, req, res, next);
-      loading.then((loaded) => runChain(loaded, req, res, next), next);
+      if (chain) return runInTurn(chain, req, res, next);
+      loading.then((loaded) => runInTurn(loaded, req, res, next), next);
     },
   ];
 }
@@ -40,20 +41,4 @@ export async function warmedUpValidator({ testHelpers }: { testHelpers: boolean 
   const chain = openApiValidation({ validateResponses: true });
   await warmUpValidation(chain, { testHelpers });
   return chain;
-}
-
-/** The validator's chain is a list of handlers, run in turn as Express would run them. */
-function runChain(chain: RequestHandler[], req: Request, res: Response, done: NextFunction): void {
-  let i = 0;
-  const step = (error?: unknown): void => {
-    if (error !== undefined || i === chain.length) return done(error as Parameters<NextFunction>[0]);
-    const handler = chain[i++]!;
-    try {
-      const result = handler(req, res, step) as unknown;
-      if (result instanceof Promise) result.catch(step);
-    } catch (thrown) {
-      step(thrown);
-    }
-  };
-  step();
 }
