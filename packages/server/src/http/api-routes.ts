@@ -1,6 +1,6 @@
 // /api/v3: thin handlers over the domain. Requests reach here authenticated and validated against the document.
 import type { Request, RequestHandler, Response } from 'express';
-import type { components, operations } from '@tokenbell/sdk';
+import type { components } from '@tokenbell/sdk';
 import type { ApiPrincipal } from '../domain/api-authentication.js';
 import {
   presentGlobal,
@@ -16,6 +16,7 @@ import type { Scope, UserRecord } from '../domain/storage/records.js';
 import { presentGroup, presentProject } from '../domain/namespaces.js';
 import { presentUser } from '../domain/users.js';
 import { HttpError } from './errors.js';
+import { dispatchByOperation, type OperationHandlers } from './dispatch.js';
 import { isoOf } from '../domain/time.js';
 
 type Schemas = components['schemas'];
@@ -23,7 +24,7 @@ type Schemas = components['schemas'];
 export const principalOf = (res: { locals: Record<string, unknown> }) => res.locals.principal as ApiPrincipal;
 
 interface OpenApiRequest extends Request {
-  openapi?: { schema?: { operationId?: string; security?: Record<string, string[]>[] } };
+  openapi?: { schema?: { security?: Record<string, string[]>[] } };
 }
 
 /** The operation's `oauth2` requirement in the document names the least scope it needs (see the document's info). */
@@ -66,10 +67,8 @@ async function seenProject(storage: Storage, user: UserRecord, idOrPath: string)
 const visibleSourceId = async (storage: Storage, user: UserRecord, type: SourceType, idOrPath: string): Promise<number> =>
   (type === 'group' ? await seenGroup(storage, user, idOrPath) : await seenProject(storage, user, idOrPath)).id;
 
-type Handler = (req: Request, res: Response) => void | Promise<void>;
-
-/** Each /api/v3 operation's handler, by the document's operationId (a name the document lacks does not compile). */
-function apiOperations(storage: Storage, baseUrl: string): { [id in keyof operations]?: Handler } {
+/** Each /api/v3 operation's handler, by the document's operationId. */
+function apiOperations(storage: Storage, baseUrl: string): OperationHandlers {
   const settings = storage.notificationSettings;
   const sourceId = (req: Request, res: Response, type: SourceType) => visibleSourceId(storage, principalOf(res).user, type, String(req.params.id));
   return {
@@ -93,12 +92,5 @@ function apiOperations(storage: Storage, baseUrl: string): { [id in keyof operat
  * request for another operation (the test helpers') goes on.
  */
 export function apiDispatch(storage: Storage, baseUrl: string): RequestHandler {
-  const handlers = apiOperations(storage, baseUrl) as Record<string, Handler | undefined>;
-  return (req, res, next) => {
-    const operationId = (req as OpenApiRequest).openapi?.schema?.operationId;
-    const handler = operationId === undefined ? undefined : handlers[operationId];
-    if (!handler) return next();
-    assertDocumentedScope(req, res);
-    return handler(req, res);
-  };
+  return dispatchByOperation(apiOperations(storage, baseUrl), assertDocumentedScope);
 }

@@ -16,7 +16,7 @@ import { sequence } from './sequence.js';
 import { apiV3Url } from '../domain/api-paths.js';
 import { areaOf, isServedApiPath, oauthEndpointOf } from './areas.js';
 import { type ErrorLog, HttpError, errorHandler, lastResortHandler } from './errors.js';
-import { oauthRouter } from './oauth-routes.js';
+import { oauthDispatch } from './oauth-routes.js';
 import { requestValidation, routingSettings } from './validation.js';
 import { pageAssets, pageHeaders, pagePaths, pageSessions, pagesRouter } from './pages-routes.js';
 import { documentRouter } from './document-routes.js';
@@ -196,13 +196,10 @@ function apiBranch({ storage, config, kit, now, bodies, validation, openId }: Ap
  * The OAuth JSON endpoints are a branch too, for the same reason: none of the page, document and operations layers
  * below applies to their paths. A request the branch leaves unanswered goes on down the app as before.
  */
-function oauthBranch({ storage, config, kit, now, throttle, bodies, validation, grants, metrics, openId }: AppParts): express.Router {
-  const oauth = express.Router();
-  oauth.use(bodies);
-  oauth.use(validation);
+function oauthBranch({ storage, config, kit, now, throttle, bodies, validation, grants, metrics, openId }: AppParts): RequestHandler {
   const autoApproval = () => kit?.autoApproval ?? null;
-  oauth.use(oauthRouter({ storage, baseUrl: config.baseUrl, tokenTtl: config.tokenTtl, now, throttle, introspectionClients: config.introspectionClients ?? [], grants, metrics, openId, autoApproval }));
-  return oauth;
+  const dispatch = oauthDispatch({ storage, baseUrl: config.baseUrl, tokenTtl: config.tokenTtl, now, throttle, introspectionClients: config.introspectionClients ?? [], grants, metrics, openId, autoApproval });
+  return sequence([bodies, ...validation, dispatch]);
 }
 
 /** Sends an API or OAuth request down its branch, with the headers and CORS its area answers with; pages go on. */

@@ -1,8 +1,9 @@
 // OAuth JSON endpoints: token, device authorization, revocation, introspection, token info, userinfo, server metadata
 // and the JWK set.
 // The browser-facing authorization endpoint lives with the pages (pages-routes.ts).
-import { Router, type Request, type Response } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { components } from '@tokenbell/sdk';
+import { dispatchByOperation, type OperationHandler, type OperationHandlers } from './dispatch.js';
 import { authenticateClientRequest } from '../domain/oauth/client-authentication.js';
 import { introspectToken, revokeToken } from '../domain/oauth/revocation.js';
 import { startDeviceAuthorization } from '../domain/oauth/device-authorization.js';
@@ -74,12 +75,12 @@ export function metadata(baseUrl: string, grants: GrantRegistry): Schemas['Autho
   };
 }
 
-export function oauthRouter({ storage, baseUrl, tokenTtl, now, throttle, introspectionClients, grants, metrics, openId, autoApproval }: OAuthRouterOptions): Router {
-  const router = Router();
+/** Each OAuth JSON endpoint's handler, by the document's operationId. */
+function oauthOperations({ storage, baseUrl, tokenTtl, now, throttle, introspectionClients, grants, metrics, openId, autoApproval }: OAuthRouterOptions): OperationHandlers {
   const oidc: IdTokenSettings = { ...openId, issuer: baseUrl };
   const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
-  router.post('/oauth/token', async (req, res) => {
+  const createToken: OperationHandler = async (req, res) => {
     const body = req.body as Schemas['TokenRequest'];
     grants.assertServed(body.grant_type);
     // Credentials, when sent, must be right even where the grant does not require them.
@@ -106,50 +107,67 @@ export function oauthRouter({ storage, baseUrl, tokenTtl, now, throttle, introsp
     // store keeps it: the token itself stays out of res.locals.
     res.locals.issuedAccessDigest = accessDigestOf(answer);
     res.set(noStore).json(answer);
-  });
+  };
 
-  router.post('/oauth/authorize_device', async (req, res) => {
+  const authorizeDevice: OperationHandler = async (req, res) => {
     const body = req.body as Schemas['DeviceAuthorizationRequest'];
     // A public client sends its client_id alone (RFC 8628 section 3.1); a confidential one authenticates.
     const client = (await authenticateClientRequest(storage, presentedClient(req), { required: true, publicClients: true }))!;
     const { expiresInSeconds: expiresIn, intervalSeconds: interval } = limits.deviceAuthorization;
     res.set(noStore).json(await startDeviceAuthorization(storage, client, body, { baseUrl, now: now(), expiresIn, interval, approvedBy: autoApproval?.() ?? null }));
-  });
+  };
 
-  router.post('/oauth/revoke', async (req, res) => {
+  const revoke: OperationHandler = async (req, res) => {
     const body = req.body as Schemas['RevocationRequest'];
     const client = await authenticateClientRequest(storage, presentedClient(req), { required: false, publicClients: true });
     await revokeToken(storage, client, body, now());
     res.json({});
-  });
+  };
 
   const introspectsEveryToken = (client: ApplicationRecord) => introspectionClients.includes(client.uid);
-  router.post('/oauth/introspect', async (req, res) => {
+  const introspect: OperationHandler = async (req, res) => {
     const body = req.body as Schemas['IntrospectionRequest'];
     const client = (await authenticateClientRequest(storage, presentedClient(req), { required: true }))!;
     res.set(noStore).json(await introspectToken(storage, client, body, now(), { introspectsEveryToken }));
-  });
+  };
 
-  const answerUserInfo = async (req: Request, res: Response) => {
+  const answerUserInfo: OperationHandler = async (req, res) => {
     const presented = { authorization: req.headers.authorization, accessTokenQuery: req.query.access_token };
     res.set(noStore).json(await userInfo(storage, presented, now(), oidc));
   };
-  router.route('/oauth/userinfo').get(answerUserInfo).post(answerUserInfo);
 
-  router.get('/oauth/token/info', async (req, res) => {
+  const answerTokenInfo: OperationHandler = async (req, res) => {
     const presented = { authorization: req.headers.authorization, accessTokenQuery: req.query.access_token };
     res.set(noStore).json(await tokenInfo(storage, presented, now()));
-  });
+  };
 
-  router.get('/oauth/discovery/keys', async (_req, res) => {
+  const keys: OperationHandler = async (_req, res) => {
     // Cached as long as a retired key stays published (GitLab caches the set for a day too): a client that cached the
     // set before a rotation refetches it when an id_token names a kid it lacks.
     res.set('Cache-Control', `public, max-age=${retiredKeyLifetime}`).json(await publishedKeys(storage, now()));
-  });
+  };
 
   // One document under both names (RFC 8414 section 3, OpenID Connect Discovery 1.0 section 4).
-  router.get(['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'], (_req, res) => {
-    res.json(metadata(baseUrl, grants));
-  });
-  return router;
+  const serverMetadata: OperationHandler = (_req, res) => void res.json(metadata(baseUrl, grants));
+
+  return {
+    createToken,
+    authorizeDevice,
+    revokeToken: revoke,
+    introspectToken: introspect,
+    getUserInfo: answerUserInfo,
+    postUserInfo: answerUserInfo,
+    getTokenInfo: answerTokenInfo,
+    getJsonWebKeySet: keys,
+    getAuthorizationServerMetadata: serverMetadata,
+    getOpenIdConfiguration: serverMetadata,
+  };
+}
+
+/**
+ * The OAuth JSON endpoints, each chosen by the operation request validation found (`req.openapi`), as the API's are
+ * (api-routes.ts): no router matches the path again. A request for another operation goes on.
+ */
+export function oauthDispatch(options: OAuthRouterOptions): RequestHandler {
+  return dispatchByOperation(oauthOperations(options));
 }

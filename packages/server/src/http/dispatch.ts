@@ -1,0 +1,21 @@
+// Handlers chosen by the operation that request validation found for a request (`req.openapi`, from the route table
+// compiled from the document): the one routing decision a request gets, instead of a router matching its path again.
+import type { Request, RequestHandler, Response } from 'express';
+import type { operations } from '@tokenbell/sdk';
+
+export type OperationHandler = (req: Request, res: Response) => void | Promise<void>;
+
+/** Handlers by the document's operationId: a name the document lacks does not compile. */
+export type OperationHandlers = { [id in keyof operations]?: OperationHandler };
+
+/** The operation's handler, after `before` (a check every handler here needs); another operation's request goes on. */
+export function dispatchByOperation(handlers: OperationHandlers, before?: (req: Request, res: Response) => void): RequestHandler {
+  const byId = handlers as Record<string, OperationHandler | undefined>;
+  return (req, res, next) => {
+    const operationId = (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
+    const handler = operationId === undefined ? undefined : byId[operationId];
+    if (!handler) return next();
+    before?.(req, res);
+    return handler(req, res);
+  };
+}
