@@ -86,13 +86,27 @@ interface ValidatedRequest extends Request {
 const operationObjects = table.operations.map((o) => document.paths[o.openApiRoute][o.method.toLowerCase()] as Record<string, unknown>);
 
 /** The allowed methods of a route, as the validator lists them in a 405's Allow header. */
-const allowed = table.routes.map((r) => Object.keys(r.methods).join(', '));
+const allowed = new Map(table.routes.map((r) => [r, Object.keys(r.methods).join(', ')]));
+
+/**
+ * The routes to try for a path, by its first segment: those whose first segment is that literal (or a parameter),
+ * in the table's order, so that the first match is the one the validator's scan of every route would find. Routes
+ * are case-insensitive, as the app's routing is.
+ */
+const firstSegment = (path: string) => path.slice(1, (path.indexOf('/', 1) + 1 || path.length + 1) - 1).toLowerCase();
+const anyFirstSegment = table.routes.filter((r) => r.expressRoute.startsWith('/:'));
+const routesByFirstSegment = new Map<string, Route[]>();
+for (const route of table.routes) {
+  if (route.expressRoute.startsWith('/:')) continue;
+  const segment = firstSegment(route.expressRoute);
+  routesByFirstSegment.set(segment, table.routes.filter((r) => anyFirstSegment.includes(r) || (!r.expressRoute.startsWith('/:') && firstSegment(r.expressRoute) === segment)));
+}
 
 /** The validator's metadata step: the route and operation, or its 404, 405 or malformed-URI refusal. */
 function findOperation(req: Request): number {
   const path = req.url.split('?')[0]!;
-  for (let r = 0; r < table.routes.length; r++) {
-    const route = table.routes[r]!;
+  const candidates = routesByFirstSegment.get(firstSegment(path)) ?? anyFirstSegment;
+  for (const route of candidates) {
     const match = route.regexp.exec(path);
     if (!match) continue;
     const pathParams: Record<string, string> = {};
@@ -103,7 +117,7 @@ function findOperation(req: Request): number {
     }
     const index = route.methods[req.method];
     if (index === undefined) {
-      throw new ValidatorRefusal(405, 'Method Not Allowed', req.path, `${req.method} method not allowed`, { Allow: allowed[r]! });
+      throw new ValidatorRefusal(405, 'Method Not Allowed', req.path, `${req.method} method not allowed`, { Allow: allowed.get(route)! });
     }
     (req as ValidatedRequest).openapi = { expressRoute: route.expressRoute, openApiRoute: route.openApiRoute, pathParams, schema: operationObjects[index]!, serial: -1 };
     req.params = pathParams;
@@ -141,13 +155,18 @@ class ContentType {
   }
 }
 
+const normalizedTypes = new Map<string, string | undefined>();
+/** A declared content type, normalized once. */
+function normalizedOf(type: string): string | undefined {
+  if (!normalizedTypes.has(type)) normalizedTypes.set(type, new ContentType(type).normalize());
+  return normalizedTypes.get(type);
+}
+
 /** The declared content type the validator checks a body against (its BodySchemaParser), or null for none. */
-function declaredContentType(operation: Operation, header: string | undefined): string | null {
+function declaredContentType(operation: Operation, contentType: ContentType): string | null {
   const body = operation.body;
   if (!body) return null;
-  const contentType = new ContentType(header);
   const normalized = contentType.normalize();
-  const normalizedOf = (type: string) => new ContentType(type).normalize();
   let found = body.types.find((type) => normalizedOf(type) == normalized);
   if (!found) {
     const equivalents = contentType.equivalents().map((e) => e.normalize());
@@ -187,7 +206,9 @@ function rawQuery(originalUrl: string): Map<string, Array<string | undefined>> {
 }
 
 /** The validator's RequestParameterMutator, for what the document's parameters use: bracketed names, reserved characters. */
-function prepareQuery(req: Request, operation: Operation): void {
+function prepareQuery(req: Request, operation: Operation): Record<string, unknown> {
+  // Without a query string there is nothing to parse, fix or check: req.query reads as the same empty object.
+  if (!req.url.includes('?')) return {};
   // Express 5 parses req.query anew on each read; the validator fixes the object it checks (and coerces) on the request.
   const query = req.query as Record<string, unknown>;
   Object.defineProperty(req, 'query', { writable: true, value: query });
@@ -203,7 +224,7 @@ function prepareQuery(req: Request, operation: Operation): void {
     }
     delete query[key];
   }
-  if (operation.query.length === 0) return;
+  if (operation.query.length === 0) return query;
   const raw = rawQuery(req.originalUrl);
   for (const name of operation.query) {
     for (const value of raw.get(name) ?? []) {
@@ -212,6 +233,7 @@ function prepareQuery(req: Request, operation: Operation): void {
       }
     }
   }
+  return query;
 }
 
 /** The validator's refusal for failed checks: ajv's first problems, worded and located as it words and locates them. */
@@ -257,12 +279,13 @@ export function operationRefusal(method: string, openApiRoute: string, request: 
 
 /** Checks a request as the validator's request step does, once its operation is known. */
 function checkRequest(req: Request, operation: Operation): void {
-  const declared = declaredContentType(operation, req.headers['content-type']);
-  prepareQuery(req, operation);
+  const contentType = new ContentType(req.headers['content-type']);
+  const declared = declaredContentType(operation, contentType);
+  const query = prepareQuery(req, operation);
   // The validator gives a multipart request a body object (no operation declares multipart bodies, so it stays empty).
-  if (new ContentType(req.headers['content-type']).mediaType === 'multipart/form-data') req.body ??= {};
+  if (contentType.mediaType === 'multipart/form-data') req.body ??= {};
   const cookies = (req as { cookies?: object }).cookies ? { ...(req as { cookies?: object }).cookies, ...(req as { signedCookies?: object }).signedCookies } : undefined;
-  const data = { query: req.query ?? {}, headers: req.headers, params: req.params, cookies, body: req.body as unknown };
+  const data = { query, headers: req.headers, params: req.params, cookies, body: req.body as unknown };
   const body = declared === null ? undefined : operation.bodies[declared];
   let bodyCheck: Check | undefined = body?.check;
   let bodyData: unknown = data;
