@@ -18,6 +18,7 @@ import { areaOf, isServedApiPath, oauthEndpointOf } from './areas.js';
 import { type ErrorLog, HttpError, errorHandler, lastResortHandler } from './errors.js';
 import { oauthDispatch } from './oauth-routes.js';
 import { requestValidation, routingSettings } from './validation.js';
+import { queryOnce } from './request-validation.js';
 import { pageAssets, pageHeaders, pagePaths, pageSessions, pagesRouter } from './pages-routes.js';
 import { documentRouter } from './document-routes.js';
 import { answerJsonExactly } from './json-answers.js';
@@ -67,8 +68,7 @@ function apiAuthentication(storage: Storage, now: () => number): RequestHandler 
     const result = await authenticateApiRequest(
       storage,
       {
-        // Express 5 parses the query string anew on every read of req.query; most calls have none to parse.
-        accessTokenQuery: req.url.includes('?') ? req.query.access_token : undefined,
+        accessTokenQuery: queryOnce(req).access_token,
         authorization: req.headers.authorization,
         privateToken: req.get('private-token'),
       },

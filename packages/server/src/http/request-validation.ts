@@ -205,13 +205,22 @@ function rawQuery(originalUrl: string): Map<string, Array<string | undefined>> {
   return pairs;
 }
 
+/**
+ * The request's query, parsed once: Express 5 parses req.query anew on each read, so the first reader (authentication,
+ * else validation) fixes the object on the request, as the validator fixes the object it checks and coerces.
+ */
+export function queryOnce(req: Request): Record<string, unknown> {
+  if (!req.url.includes('?')) return {};
+  const query = req.query as Record<string, unknown>;
+  if (!Object.prototype.hasOwnProperty.call(req, 'query')) Object.defineProperty(req, 'query', { writable: true, value: query });
+  return query;
+}
+
 /** The validator's RequestParameterMutator, for what the document's parameters use: bracketed names, reserved characters. */
 function prepareQuery(req: Request, operation: Operation): Record<string, unknown> {
   // Without a query string there is nothing to parse, fix or check: req.query reads as the same empty object.
   if (!req.url.includes('?')) return {};
-  // Express 5 parses req.query anew on each read; the validator fixes the object it checks (and coerces) on the request.
-  const query = req.query as Record<string, unknown>;
-  Object.defineProperty(req, 'query', { writable: true, value: query });
+  const query = queryOnce(req);
   for (const key of Object.keys(query)) {
     if (!key.includes('[') || operation.literalBracketQuery.includes(key)) continue;
     const name = key.split('[')[0]!;
