@@ -11,7 +11,9 @@ export default defineConfig({
   treeshake: true,
   dts: true,
   sourcemap: true,
-  clean: true,
+  // Never emptied: a server started from this checkout may load a chunk of the SDK after a rebuild. Outputs nothing
+  // imports any more stay until the pack removes them (scripts/build-for-pack.mjs).
+  clean: false,
   target: 'es2022',
   platform: 'neutral',
 });

@@ -15,7 +15,7 @@ import { openBackend } from '../store/backend.js';
 import type { Logger } from 'pino';
 import { version } from '../version.js';
 import { fail } from './output.js';
-import { referenceOAuthRedirectPath } from '../pages/reference.js';
+import { referenceOAuthRedirectPath } from '../pages/reference-paths.js';
 import { testHelpersAdministratorToken } from '../domain/testing/administrator.js';
 import type { Storage } from '../domain/storage/index.js';
 import { ConfigError, InputError } from '../explained-error.js';

@@ -1,22 +1,15 @@
 // The browser-facing area: its headers, sessions and CSRF checks, the stylesheet, and one small router per page
 // (http/pages/): sign-in, the authorization endpoint's consent, the device verification pages, applications, personal
-// access tokens. The rules live
-// in the domain, the markup in src/pages.
+// access tokens. The rules live in the domain, the markup in src/pages; the routers and the markup are imported at the
+// first page request, so a server that only answers the API never loads them.
 import { Router, type Request, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import { faviconPath, serveFavicon, serveStylesheet, stylesheetPath } from '../pages/assets.js';
-import { applicationsRoutes } from './pages/applications-routes.js';
-import { authorizationResumePath, authorizeRoutes } from './pages/authorize-routes.js';
-import { devicePath, deviceResumePath, deviceRoutes } from './pages/device-routes.js';
-import { personalAccessTokensRoutes } from './pages/personal-access-tokens-routes.js';
-import { adminRoutes } from './pages/admin-routes.js';
+import { lazyRouter } from './lazy-router.js';
+import { authorizationResumePath, devicePath, deviceResumePath } from './pages/resume-paths.js';
 import { baseDirectives, currentUser, home, type PagesOptions, redirect, signInLocation, signInPath } from './pages/shared.js';
-import { demoCallbackRoutes } from './pages/demo-callback-routes.js';
-import { homeRoutes } from './pages/home-routes.js';
-import { signInRoutes } from './pages/sign-in-routes.js';
 import { csrfProtection, sessionMiddleware } from './session.js';
 
-export { formActionSource } from './pages/authorize-routes.js';
 export { localPath, type PagesOptions } from './pages/shared.js';
 
 /** The paths that belong to a browser session; the API and the JSON OAuth endpoints never see a cookie. */
@@ -84,15 +77,7 @@ export function pageAssets(): Router {
   return router;
 }
 
-export function pagesRouter(options: PagesOptions & { baseUrl: string }): Router {
-  return Router().use(
-    homeRoutes(options),
-    demoCallbackRoutes(options.baseUrl),
-    signInRoutes(options),
-    authorizeRoutes(options),
-    deviceRoutes(options),
-    applicationsRoutes(options),
-    personalAccessTokensRoutes(options),
-    adminRoutes(options),
-  );
+/** The pages themselves, loaded at the first request that gets this far (lazy-router.ts). */
+export function pagesRouter(options: PagesOptions & { baseUrl: string }): RequestHandler {
+  return lazyRouter(async () => (await import('./pages/routers.js')).pageRouters(options));
 }

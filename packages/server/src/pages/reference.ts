@@ -2,11 +2,9 @@
 // instance's own OpenAPI document, with "Try it out" against this instance. Its script and stylesheets come from
 // this origin, so the page's CSP allows scripts from 'self' and nothing inline.
 import { html } from './html.js';
+import { referenceAssetsPath, referenceOAuthRedirectPath } from './reference-paths.js';
 
-export const referencePath = '/help/api';
-export const referenceAssetsPath = '/assets/reference';
-/** Swagger UI's OAuth 2.0 redirect page: the demo application registers it, so "Authorize" works on a fresh instance. */
-export const referenceOAuthRedirectPath = `${referenceAssetsPath}/oauth2-redirect.html`;
+export { referenceAssetsPath, referenceOAuthRedirectPath, referencePath } from './reference-paths.js';
 
 /**
  * Starts Swagger UI on the served document, with the document's `base_url` server variable and its OAuth URLs set

@@ -1,7 +1,8 @@
 // The two small rules the pages' security rests on: which return_to is followed, and what the consent page's CSP
 // allows the form's redirect to reach.
 import { describe, expect, it } from 'vitest';
-import { formActionSource, localPath } from '../../src/http/pages-routes.js';
+import { formActionSource } from '../../src/http/pages/authorize-routes.js';
+import { localPath } from '../../src/http/pages-routes.js';
 
 describe('localPath', () => {
   it.each(['/profile/applications', '/oauth/authorize?client_id=a&state=%2F%2Fx', '/'])('keeps the local path %j', (path) => {

@@ -8,13 +8,13 @@ import {
   authorizationParamNames,
   checkAuthorizationRequest,
   denyAuthorization,
-  type AuthorizationRequest,
   type ValidAuthorizationRequest,
 } from '../../domain/oauth/authorization.js';
 import { consentPage } from '../../pages/consent.js';
 import { HttpError } from '../errors.js';
 import { csrfToken, sessionSignedInAt, startSignedInSession } from '../session.js';
-import { baseDirectives, currentUser, html, type PagesOptions, queryString, redirect, signedIn, userOf } from './shared.js';
+import { authorizationParams } from './resume-paths.js';
+import { baseDirectives, currentUser, html, type PagesOptions, redirect, signedIn, userOf } from './shared.js';
 
 /**
  * The consent page's policy. CSP `form-action` governs not only where a form posts but, in Chromium, every
@@ -33,23 +33,6 @@ export function formActionSource(redirectUri: string): string {
   // Hosts may contain characters (";", ",") that would end a CSP directive; such an origin falls back to its scheme.
   if ((url.protocol === 'http:' || url.protocol === 'https:') && /^https?:\/\/[A-Za-z0-9.\-[\]:]+$/.test(url.origin)) return url.origin;
   return url.protocol;
-}
-
-/** The authorization request's parameters from the query or the consent form (strings only; the validator ran). */
-export function authorizationParams(source: Record<string, unknown>): AuthorizationRequest {
-  const params: Record<string, string> = {};
-  for (const name of authorizationParamNames) {
-    const value = source[name];
-    if (typeof value === 'string') params[name] = value;
-  }
-  return { client_id: '', redirect_uri: '', response_type: '', ...params };
-}
-
-/** Where a consent form posted without a session resumes after sign-in: the same authorization request. */
-export function authorizationResumePath(body: Record<string, unknown>): string {
-  const params = authorizationParams(body);
-  const sent = Object.entries(params).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== '');
-  return `/oauth/authorize?${queryString(Object.fromEntries(sent))}`;
 }
 
 const problemAdvice = {

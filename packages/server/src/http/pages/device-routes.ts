@@ -12,17 +12,10 @@ import {
 import type { UserRecord } from '../../domain/storage/records.js';
 import { deviceAnsweredPage, deviceCodePage, deviceConfirmPage } from '../../pages/device.js';
 import { csrfToken } from '../session.js';
-import { html, type PagesOptions, queryString, signedIn, userOf } from './shared.js';
+import { devicePath } from './resume-paths.js';
+import { html, type PagesOptions, signedIn, userOf } from './shared.js';
 
 type Schemas = components['schemas'];
-
-export const devicePath = '/oauth/device';
-
-/** Where a device form posted without a session resumes after sign-in: the code form, with the code it carried. */
-export function deviceResumePath(body: Record<string, unknown>): string {
-  const typed = typeof body.user_code === 'string' ? body.user_code : '';
-  return typed === '' ? devicePath : `${devicePath}?${queryString({ user_code: typed })}`;
-}
 
 const problems: Record<UnanswerableCode, string> = {
   unknown: 'No device is waiting for this code. Check the code your device shows and enter it again.',

@@ -1,0 +1,24 @@
+// `tokenbell`, the package's bin and `npm start` (through index.ts): the first argument names the command; without a
+// name the arguments are the server's (`tokenbell --port 4000`), which is what most people run.
+import { fail, print } from './output.js';
+
+type Command = (args: string[], env: NodeJS.ProcessEnv, print: (line: string) => void) => Promise<void>;
+
+// Each loaded only when named: a server on the data file never loads the PostgreSQL driver that migrate needs, and a
+// command run from a shell does not wait for the server's modules.
+const commands = new Map<string, () => Promise<Command>>([
+  ['users', async () => (await import('./users.js')).runUsersCommand],
+  ['migrate', async () => (await import('./migrate.js')).runMigrateCommand],
+  ['keys', async () => (await import('./keys.js')).runKeysCommand],
+  ['events', async () => (await import('./events.js')).runEventsCommand],
+  ['test-helpers', async () => (await import('./test-helpers.js')).runTestHelpersCommand],
+  ['hash-password', async () => (await import('./hash-password.js')).runHashPasswordCommand],
+]);
+
+async function main(args: string[]): Promise<void> {
+  const named = commands.get(args[0] ?? '');
+  const run = named ? await named() : (await import('./serve.js')).runServeCommand;
+  await run(named ? args.slice(1) : args, process.env, print);
+}
+
+main(process.argv.slice(2)).catch(fail);

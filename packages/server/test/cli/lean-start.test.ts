@@ -1,0 +1,55 @@
+// The server listens with what serving the API needs and no more: the pages and the API reference (their routers,
+// markup and Swagger UI's routes) load at the first request for one of them, the PostgreSQL driver only with a
+// database, nodemailer only with an SMTP server. Checked on the real CLI, from what its process has loaded.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { freePort, spawnProcess, stopProcess, waitForHttp, type SpawnedProcess } from '../../../../scripts/lib/processes.js';
+
+const probe = fileURLToPath(new URL('./loaded-modules-probe.mjs', import.meta.url));
+const cli = fileURLToPath(new URL('../../src/cli/index.ts', import.meta.url));
+const src = fileURLToPath(new URL('../../src/', import.meta.url));
+/** The small page modules the start does load: error pages, the stylesheet, and where the pages and the reference are. */
+const loadedAtStart = ['pages/html.ts', 'pages/assets.ts', 'pages/reference-paths.ts', 'http/pages/shared.ts', 'http/pages/resume-paths.ts'];
+const drivers = ['pg', 'pg-pool', 'node-pg-migrate', 'nodemailer', 'swagger-ui-dist'];
+
+let server: SpawnedProcess;
+let baseUrl = '';
+beforeAll(async () => {
+  const port = await freePort();
+  baseUrl = `http://127.0.0.1:${port}`;
+  server = spawnProcess(process.execPath, ['--import', 'tsx', probe, cli, '--memory', '--host', '127.0.0.1', '--port', String(port), '--log-level', 'silent'], {
+    env: { TOKENBELL_DEMO: 'off' },
+  });
+  await waitForHttp('tokenbell', server, `${baseUrl}/-/readiness`);
+});
+afterAll(() => (server ? stopProcess(server.child) : undefined));
+
+/** Every module the server has loaded so far, by file path (the probe's answer to SIGUSR2). */
+async function loaded(): Promise<string[]> {
+  const from = server.stderr().length;
+  server.child.kill('SIGUSR2');
+  for (;;) {
+    const line = /loaded modules: (.*)\n/.exec(server.stderr().slice(from));
+    if (line) return JSON.parse(line[1]!) as string[];
+    await sleep(20);
+  }
+}
+
+const ofServer = (paths: string[]) => paths.filter((path) => path.startsWith(src)).map((path) => path.slice(src.length));
+const pageModules = (paths: string[]) => ofServer(paths).filter((path) => /^(pages|http\/pages)\//.test(path) || path === 'http/reference-ui-routes.ts');
+const packages = (paths: string[]) => [...new Set(paths.filter((path) => path.includes('/node_modules/')).map((path) => path.split('/node_modules/').pop()!.split('/')[0]!))];
+
+it('answers with neither the pages, the reference, pg nor nodemailer loaded, and loads a page when it is asked for', async () => {
+  const atStart = await loaded();
+  // The probe sees both kinds of module: the server's own (ES modules) and Express (CommonJS).
+  expect(ofServer(atStart)).toContain('http/app.ts');
+  expect(packages(atStart)).toContain('express');
+  expect(packages(atStart).filter((name) => drivers.includes(name))).toEqual([]);
+  expect(pageModules(atStart).filter((path) => !loadedAtStart.includes(path))).toEqual([]);
+
+  expect((await fetch(`${baseUrl}/users/sign_in`)).status).toBe(200);
+  expect((await fetch(`${baseUrl}/help/api`)).status).toBe(200);
+  const afterPages = pageModules(await loaded());
+  expect(afterPages).toEqual(expect.arrayContaining(['http/pages/routers.ts', 'http/pages/sign-in-routes.ts', 'pages/sign-in.ts', 'http/reference-ui-routes.ts', 'pages/reference.ts']));
+});
