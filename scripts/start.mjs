@@ -29,6 +29,7 @@ const workspaces = [
       'packages/server/package.json',
       'packages/server/tsconfig.build.json',
       'packages/server/scripts/copy-assets.mjs',
+      'packages/server/scripts/compile-contract.ts',
       'openapi/openapi.yaml',
       'node_modules/swagger-ui-dist/package.json',
     ],

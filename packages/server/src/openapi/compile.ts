@@ -9,9 +9,11 @@
 // its refusals) is in http/request-validation.ts, from the tables written here. The validator stays the oracle:
 // test/contract/compiled-contract.test.ts plays generated requests against both.
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import http from 'node:http';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
@@ -209,13 +211,13 @@ function assertSupportedParameter(where: string, p: Json, doc: Json): void {
 export interface CompiledContract {
   /** The generated module's source. */
   source: string;
-  /** sha256 of the document's JSON, which the module records. */
+  /** What it was compiled from (contractDigest), which the module records. */
   digest: string;
 }
 
 /** Compiles the document (as JSON) into the source of generated/contract.ts. */
 export async function compileContract(document: Json): Promise<CompiledContract> {
-  const digest = documentDigest(document);
+  const digest = contractDigest(document);
   const slim = validationDocument(structuredClone(document), { validateResponses: false }) as Json;
   const capture = await captureChecks(slim);
   const optionsOf = (schema: object) => {
@@ -348,8 +350,8 @@ import { formats } from '../formats.js';
 
 const require = createRequire(import.meta.url);
 
-/** sha256 of the document this was compiled from (as JSON). */
-export const documentDigest = ${JSON.stringify(digest)};
+/** What this was compiled from (compile.ts's contractDigest). */
+export const contractDigest = ${JSON.stringify(digest)};
 
 ${sections.join('\n\n')}
 
@@ -367,6 +369,13 @@ ${routesSource}
 }
 
 
-export function documentDigest(document: Json): string {
-  return createHash('sha256').update(JSON.stringify(document)).digest('hex');
+/**
+ * What the generated module was made from: the document, this compiler, and the versions of the validator and ajv
+ * whose checks it writes. A change to any of them makes the module stale (scripts/compile-contract.ts rebuilds it,
+ * and a test fails until it is rebuilt).
+ */
+export function contractDigest(document: Json): string {
+  const versions = ['express-openapi-validator/package.json', 'ajv/package.json', 'ajv-formats/package.json'].map((p) => (require(p) as { version: string }).version);
+  const compiler = readFileSync(fileURLToPath(import.meta.url), 'utf8');
+  return createHash('sha256').update(JSON.stringify(document)).update(compiler).update(versions.join(' ')).digest('hex');
 }

@@ -9,14 +9,20 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compiledRequestValidation } from '../../src/http/request-validation.js';
-import { documentDigest } from '../../src/openapi/compile.js';
+import { contractDigest } from '../../src/openapi/compile.js';
 import { document, documentPath } from '../../src/openapi/document.js';
-import { documentDigest as compiledDigest } from '../../src/openapi/generated/contract.js';
+import { contractDigest as compiledDigest } from '../../src/openapi/generated/contract.js';
 import { rawRequest } from '../hardening/support.js';
 
 describe('the compiled contract', () => {
-  it('was compiled from the document as it is now (else: npm run generate)', () => {
-    expect(compiledDigest, 'packages/server/src/openapi/generated/contract.ts is stale: run npm run generate').toBe(documentDigest(document));
+  it('was compiled from the document, the compiler and the validator as they are now (else: npm run generate)', () => {
+    expect(compiledDigest, 'packages/server/src/openapi/generated/contract.ts is stale: run npm run generate').toBe(contractDigest(document));
+  });
+
+  it('goes stale when a schema of the document changes', () => {
+    const changed = structuredClone(document);
+    changed.components.schemas.NotificationLevel.enum.push('louder');
+    expect(contractDigest(changed)).not.toBe(compiledDigest);
   });
 });
 
