@@ -1,9 +1,9 @@
-// Writes src/openapi/generated/contract.ts from the OpenAPI document (src/openapi/compile.ts says what it holds),
+// Writes src/openapi/generated/contract.ts from the OpenAPI document (src/http/contract-compiler.ts says what it holds),
 // unless the module already records what it would be compiled from; `--check` only reports whether it is stale. Run
 // by `npm run generate` and by the server's build.
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { compileContract, contractDigest } from '../src/openapi/compile.js';
+import { compileContract, contractDigest } from '../src/http/contract-compiler.js';
 import { document } from '../src/openapi/document.js';
 
 const path = fileURLToPath(new URL('../src/openapi/generated/contract.ts', import.meta.url));

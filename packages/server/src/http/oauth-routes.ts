@@ -75,12 +75,12 @@ export function metadata(baseUrl: string, grants: GrantRegistry): Schemas['Autho
   };
 }
 
-/** Each OAuth JSON endpoint's handler, by the document's operationId. */
-function oauthOperations({ storage, baseUrl, tokenTtl, now, throttle, introspectionClients, grants, metrics, openId, autoApproval }: OAuthRouterOptions): OperationHandlers {
-  const oidc: IdTokenSettings = { ...openId, issuer: baseUrl };
-  const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+/** What the endpoints that answer tokens or their state send, that no cache keeps (RFC 6749 section 5.1). */
+const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
-  const createToken: OperationHandler = async (req, res) => {
+/** The token endpoint (RFC 6749 section 3.2): one grant per request, each in token-endpoint.ts. */
+function tokenEndpoint({ storage, tokenTtl, now, throttle, grants, metrics }: OAuthRouterOptions, oidc: IdTokenSettings): OperationHandler {
+  return async (req, res) => {
     const body = req.body as Schemas['TokenRequest'];
     grants.assertServed(body.grant_type);
     // Credentials, when sent, must be right even where the grant does not require them.
@@ -108,6 +108,15 @@ function oauthOperations({ storage, baseUrl, tokenTtl, now, throttle, introspect
     res.locals.issuedAccessDigest = accessDigestOf(answer);
     res.set(noStore).json(answer);
   };
+
+}
+
+/** Each OAuth JSON endpoint's handler, by the document's operationId. */
+function oauthOperations(options: OAuthRouterOptions): OperationHandlers {
+  const { storage, baseUrl, now, introspectionClients, grants, openId, autoApproval } = options;
+  const oidc: IdTokenSettings = { ...openId, issuer: baseUrl };
+
+  const createToken = tokenEndpoint(options, oidc);
 
   const authorizeDevice: OperationHandler = async (req, res) => {
     const body = req.body as Schemas['DeviceAuthorizationRequest'];

@@ -9,7 +9,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compiledRequestValidation } from '../../src/http/request-validation.js';
-import { contractDigest } from '../../src/openapi/compile.js';
+import { contractDigest } from '../../src/http/contract-compiler.js';
 import { document, documentPath } from '../../src/openapi/document.js';
 import { contractDigest as compiledDigest } from '../../src/openapi/generated/contract.js';
 import { rawRequest } from '../hardening/support.js';

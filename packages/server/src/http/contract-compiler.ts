@@ -18,9 +18,9 @@ import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { pathToRegexp } from 'path-to-regexp';
-import { compareRoutes, documentRoutes } from '../http/validator-route-cache.js';
-import { validationDocument, warmUpRequests } from '../http/openapi-validation.js';
-import { routingSettings } from '../http/validation.js';
+import { compareRoutes, documentRoutes } from './validator-route-cache.js';
+import { validationDocument, warmUpRequests } from './openapi-validation.js';
+import { routingSettings } from './validation.js';
 
 const require = createRequire(import.meta.url);
 type AjvInstance = import('ajv').default;
@@ -156,7 +156,7 @@ interface Operation {
   /** Query parameters whose names have brackets, which the validator leaves as they are. */
   literalBracketQuery: string[];
   body: { required: boolean | undefined; types: string[] } | null;
-  /** Export names: the parameters' check; by declared content type, the body's check and any discriminator. */
+  /** References to the checks: the parameters'; by declared content type, the body's and any discriminator's. */
   general: string;
   bodies: Record<string, { check: string; discriminator?: { property: string; options: string[]; checks: Record<string, string> } }>;
 }
@@ -204,7 +204,7 @@ function assertSupportedParameter(where: string, p: Json, doc: Json): void {
     (p.explode !== undefined && p.explode !== (p.in === 'query')) ||
     structured;
   if (unsupported) {
-    throw new Error(`${where}: parameter '${p.name}' (in ${p.in}) uses what the compiled contract does not implement; extend packages/server/src/openapi/compile.ts and http/request-validation.ts`);
+    throw new Error(`${where}: parameter '${p.name}' (in ${p.in}) uses what the compiled contract does not implement; extend packages/server/src/http/contract-compiler.ts and http/request-validation.ts`);
   }
 }
 
@@ -215,159 +215,158 @@ export interface CompiledContract {
   digest: string;
 }
 
+/**
+ * The code writers, one ajv per distinct set of options (each a section of the module), and the checks written so far.
+ * The validator's parameter and body checks carry the whole document in their root, so that their references
+ * (`#/components/...`) resolve inside it; written out, each would embed the document. Here the root is left out and
+ * the checks are keyed by a fragment, so those references resolve to the component schemas added under the same
+ * pointers (the same objects), as the validator's discriminator checks already do.
+ */
+class CodeWriters {
+  readonly #writers = new Map<string, { ajv: AjvInstance; refs: Record<string, string> }>();
+  readonly #written = new Map<string, string>();
+  #counter = 0;
+
+  constructor(private readonly components: Json) {}
+
+  /** The check's reference in the module (`section0.c12`). */
+  add(captured: Captured): string {
+    const optionsKey = JSON.stringify(captured.options);
+    if (!this.#writers.has(optionsKey)) this.#writers.set(optionsKey, { ajv: codeWriter(captured.options, this.components), refs: {} });
+    const section = [...this.#writers.keys()].indexOf(optionsKey);
+    const writer = this.#writers.get(optionsKey)!;
+    const { paths: _paths, components: _components, ...root } = captured.schema;
+    const schema = withoutAnnotations(root);
+    // The same check (a body that JSON and a form share) is written once.
+    const identity = `${optionsKey} ${JSON.stringify(schema)}`;
+    const known = this.#written.get(identity);
+    if (known) return known;
+    const name = `c${this.#counter++}`;
+    writer.ajv.addSchema(schema, `#/compiled/${name}`);
+    writer.refs[name] = `#/compiled/${name}`;
+    const reference = `section${section}.${name}`;
+    this.#written.set(identity, reference);
+    return reference;
+  }
+
+  /** Each section's code, exporting its checks on an object. */
+  sections(): string[] {
+    return [...this.#writers.values()].map(({ ajv, refs }, i) => `const section${i} = ((exports) => {\n${standaloneCode(ajv, refs)}\nreturn exports;\n})({});`);
+  }
+}
+
+/** An operation's table entry, its checks written and referred to. */
+function operationEntry(slim: Json, capture: Capture, writers: CodeWriters, route: { expressRoute: string; openApiRoute: string }, method: string): Operation {
+  const { expressRoute, openApiRoute } = route;
+  const item = slim.paths[openApiRoute];
+  const operation = item[method];
+  const METHOD = method.toUpperCase();
+  const parameters = parametersOf(slim, item, operation);
+  for (const p of parameters) assertSupportedParameter(`${METHOD} ${openApiRoute}`, p, slim);
+  const requestBody = operation.requestBody?.$ref ? slim.components.requestBodies[operation.requestBody.$ref.split('/').pop()] : operation.requestBody;
+  const types = Object.keys(requestBody?.content ?? {});
+  // The validator parses JSON inside multipart fields; request-validation.ts does not.
+  if (types.some((t) => t.toLowerCase().startsWith('multipart/'))) throw new Error(`${METHOD} ${openApiRoute}: multipart request bodies are not implemented by the compiled contract`);
+  const keyOf = (type: string) => `${METHOD}-${expressRoute}-${type}`;
+  const generalCapture = capture.general.get(keyOf(types[0] ?? 'not_provided'));
+  if (!generalCapture) throw new Error(`the validator compiled no check for ${METHOD} ${openApiRoute}`);
+  const bodies: Operation['bodies'] = {};
+  for (const type of types) {
+    const bodyCapture = capture.body.get(keyOf(type));
+    if (!bodyCapture) throw new Error(`the validator compiled no check for ${METHOD} ${openApiRoute} with ${type}`);
+    bodies[type] = { check: writers.add(bodyCapture) };
+    const discriminator = bodyCapture.schema.properties?.body?._discriminator as
+      | { property: string; options: { option: string }[]; validators: Record<string, { schema: Json }> }
+      | undefined;
+    if (discriminator) {
+      const checks = Object.entries(discriminator.validators).map(([option, validate]) => {
+        const options = capture.compiledWith.get(validate.schema);
+        if (!options) throw new Error('a discriminator check was compiled by an instance this build did not see');
+        return [option, writers.add({ options, schema: validate.schema })];
+      });
+      bodies[type]!.discriminator = { property: discriminator.property, options: discriminator.options.map((o) => o.option), checks: Object.fromEntries(checks) };
+    }
+  }
+  return {
+    method: METHOD,
+    openApiRoute,
+    expressRoute,
+    query: parameters.filter((p) => p.in === 'query' && !p.allowReserved).map((p) => p.name),
+    literalBracketQuery: parameters.filter((p) => p.in === 'query' && p.name.includes('[')).map((p) => p.name),
+    body: requestBody?.content ? { required: requestBody.required, types } : null,
+    general: writers.add(generalCapture),
+    bodies,
+  };
+}
+
+interface RouteEntry {
+  expressRoute: string;
+  openApiRoute: string;
+  regexp: RegExp;
+  keys: string[];
+  methods: Record<string, number>;
+}
+
 /** Compiles the document (as JSON) into the source of generated/contract.ts. */
 export async function compileContract(document: Json): Promise<CompiledContract> {
   const digest = contractDigest(document);
   const slim = validationDocument(structuredClone(document), { validateResponses: false }) as Json;
   const capture = await captureChecks(slim);
-  const optionsOf = (schema: object) => {
-    const options = capture.compiledWith.get(schema);
-    if (!options) throw new Error('a discriminator check was compiled by an instance this build did not see');
-    return options;
-  };
-
-  // One code writer per distinct set of options, each its own module section.
-  const writers = new Map<string, { ajv: AjvInstance; refs: Record<string, string> }>();
-  let counter = 0;
-  // The validator's parameter and body checks carry the whole document in their root, so that their references
-  // (`#/components/...`) resolve inside it; written out, each would embed the document. Here the root is left out
-  // and the checks are keyed by a fragment, so those references resolve to the component schemas added under the
-  // same pointers (the same objects), as the validator's discriminator checks already do.
-  const add = (captured: Captured, components: Json): { section: number; name: string } => {
-    const optionsKey = JSON.stringify(captured.options);
-    if (!writers.has(optionsKey)) writers.set(optionsKey, { ajv: codeWriter(captured.options, components), refs: {} });
-    const section = [...writers.keys()].indexOf(optionsKey);
-    const writer = writers.get(optionsKey)!;
-    const { paths: _paths, components: _components, ...root } = captured.schema;
-    const schema = withoutAnnotations(root);
-    // The same check (a body that JSON and a form share) is written once.
-    const identity = `${optionsKey} ${JSON.stringify(schema)}`;
-    const known = written.get(identity);
-    if (known) return known;
-    const name = `c${counter++}`;
-    writer.ajv.addSchema(schema, `#/compiled/${name}`);
-    writer.refs[name] = `#/compiled/${name}`;
-    written.set(identity, { section, name });
-    return { section, name };
-  };
-  const written = new Map<string, { section: number; name: string }>();
-  const exportName = ({ section, name }: { section: number; name: string }) => `${section}.${name}`;
-
-  const routeOrder = documentRoutes(slim);
+  const writers = new CodeWriters(slim.components);
   const orders = allowOrders(slim);
   const operations: Operation[] = [];
-  const routes = routeOrder.map((expressRoute) => {
+  const routes: RouteEntry[] = documentRoutes(slim).map((expressRoute) => {
     // As the validator compiles its routes (path-to-regexp 8 has no strict mode; its routes always allow a trailing slash).
     const { regexp, keys } = pathToRegexp(expressRoute, { sensitive: routingSettings['case sensitive routing'] });
     const openApiRoute = Object.keys(slim.paths).find((p) => p.replace(/\{([^}]+)\}/g, ':$1') === expressRoute);
     if (!openApiRoute) throw new Error(`no document path for the route ${expressRoute}`);
-    const item = slim.paths[openApiRoute];
     const byMethod: Record<string, number> = {};
     for (const method of orders.get(expressRoute)!.filter((m) => methods.includes(m))) {
-      const operation = item[method];
-      const METHOD = method.toUpperCase();
-      const parameters = parametersOf(slim, item, operation);
-      for (const p of parameters) assertSupportedParameter(`${METHOD} ${openApiRoute}`, p, slim);
-      const requestBody = operation.requestBody?.$ref ? slim.components.requestBodies[operation.requestBody.$ref.split('/').pop()] : operation.requestBody;
-      const types = Object.keys(requestBody?.content ?? {});
-      // The validator parses JSON inside multipart fields; request-validation.ts does not.
-      if (types.some((t) => t.toLowerCase().startsWith('multipart/'))) throw new Error(`${METHOD} ${openApiRoute}: multipart request bodies are not implemented by the compiled contract`);
-      const keyOf = (type: string) => `${METHOD}-${expressRoute}-${type}`;
-      const generalCapture = capture.general.get(keyOf(types[0] ?? 'not_provided'));
-      if (!generalCapture) throw new Error(`the validator compiled no check for ${METHOD} ${openApiRoute}`);
-      const general = exportName(add(generalCapture, slim.components));
-      const bodies: Operation['bodies'] = {};
-      for (const type of types) {
-        const bodyCapture = capture.body.get(keyOf(type));
-        if (!bodyCapture) throw new Error(`the validator compiled no check for ${METHOD} ${openApiRoute} with ${type}`);
-        const entry: Operation['bodies'][string] = { check: exportName(add(bodyCapture, slim.components)) };
-        const discriminator = bodyCapture.schema.properties?.body?._discriminator as
-          | { property: string; options: { option: string }[]; validators: Record<string, { schema: Json }> }
-          | undefined;
-        if (discriminator) {
-          entry.discriminator = {
-            property: discriminator.property,
-            options: discriminator.options.map((o) => o.option),
-            checks: Object.fromEntries(
-              Object.entries(discriminator.validators).map(([option, validate]) => [
-                option,
-                exportName(add({ options: optionsOf(validate.schema), schema: validate.schema }, slim.components)),
-              ]),
-            ),
-          };
-        }
-        bodies[type] = entry;
-      }
-      byMethod[METHOD] = operations.length;
-      operations.push({
-        method: METHOD,
-        openApiRoute,
-        expressRoute,
-        query: parameters.filter((p) => p.in === 'query' && !p.allowReserved).map((p) => p.name),
-        literalBracketQuery: parameters.filter((p) => p.in === 'query' && p.name.includes('[')).map((p) => p.name),
-        body: requestBody?.content ? { required: requestBody.required, types } : null,
-        general,
-        bodies,
-      });
+      byMethod[method.toUpperCase()] = operations.push(operationEntry(slim, capture, writers, { expressRoute, openApiRoute }, method)) - 1;
     }
-    return { expressRoute, openApiRoute, regexp: { source: regexp.source, flags: regexp.flags }, keys: keys.map((k) => k.name), methods: byMethod };
+    return { expressRoute, openApiRoute, regexp, keys: keys.map((k) => k.name), methods: byMethod };
   });
+  return { source: moduleSource(digest, writers.sections(), operations, routes), digest };
+}
 
-  const sections = [...writers.values()].map(({ ajv, refs }, i) => {
-    const code = standaloneCode(ajv, refs);
-    return `const section${i} = ((exports) => {\n${code}\nreturn exports;\n})({});`;
-  });
-  // Export names become references into the sections.
-  const reference = (name: string) => {
-    const [section, check] = name.split('.');
-    return `section${section}.${check}`;
+/** The generated module: the checks' sections, then the operations and routes that refer to them. */
+function moduleSource(digest: string, sections: string[], operations: Operation[], routes: RouteEntry[]): string {
+  const json = JSON.stringify;
+  const operationSource = (o: Operation) => {
+    const bodies = Object.entries(o.bodies).map(([type, b]) => {
+      const checks = b.discriminator ? Object.entries(b.discriminator.checks).map(([option, check]) => `${json(option)}: ${check}`) : [];
+      const discriminator = b.discriminator ? `, discriminator: { property: ${json(b.discriminator.property)}, options: ${json(b.discriminator.options)}, checks: { ${checks.join(', ')} } }` : '';
+      return `${json(type)}: { check: ${b.check}${discriminator} }`;
+    });
+    return `  { method: ${json(o.method)}, openApiRoute: ${json(o.openApiRoute)}, expressRoute: ${json(o.expressRoute)}, query: ${json(o.query)}, literalBracketQuery: ${json(o.literalBracketQuery)}, body: ${json(o.body)}, general: ${o.general}, bodies: { ${bodies.join(', ')} } },`;
   };
-  const operationsSource = operations
-    .map((o) => {
-      const bodies = Object.entries(o.bodies)
-        .map(([type, b]) => {
-          const discriminator = b.discriminator
-            ? `, discriminator: { property: ${JSON.stringify(b.discriminator.property)}, options: ${JSON.stringify(b.discriminator.options)}, checks: { ${Object.entries(b.discriminator.checks)
-                .map(([option, check]) => `${JSON.stringify(option)}: ${reference(check)}`)
-                .join(', ')} } }`
-            : '';
-          return `${JSON.stringify(type)}: { check: ${reference(b.check)}${discriminator} }`;
-        })
-        .join(', ');
-      return `  { method: ${JSON.stringify(o.method)}, openApiRoute: ${JSON.stringify(o.openApiRoute)}, expressRoute: ${JSON.stringify(o.expressRoute)}, query: ${JSON.stringify(o.query)}, literalBracketQuery: ${JSON.stringify(o.literalBracketQuery)}, body: ${JSON.stringify(o.body)}, general: ${reference(o.general)}, bodies: { ${bodies} } },`;
-    })
-    .join('\n');
-  const routesSource = routes
-    .map((r) => `  { expressRoute: ${JSON.stringify(r.expressRoute)}, openApiRoute: ${JSON.stringify(r.openApiRoute)}, regexp: new RegExp(${JSON.stringify(r.regexp.source)}, ${JSON.stringify(r.regexp.flags)}), keys: ${JSON.stringify(r.keys)}, methods: ${JSON.stringify(r.methods)} },`)
-    .join('\n');
-
-  const source = `// @ts-nocheck
-// Generated from openapi/openapi.yaml by packages/server/src/openapi/compile.ts (npm run generate, and the server's
-// build): do not edit. The request checks of express-openapi-validator, compiled ahead of time by ajv's standalone
-// mode, and the route table; read by http/request-validation.ts.
+  const routeSource = (r: RouteEntry) =>
+    `  { expressRoute: ${json(r.expressRoute)}, openApiRoute: ${json(r.openApiRoute)}, regexp: new RegExp(${json(r.regexp.source)}, ${json(r.regexp.flags)}), keys: ${json(r.keys)}, methods: ${json(r.methods)} },`;
+  return `// @ts-nocheck
+// Generated from openapi/openapi.yaml by packages/server/src/http/contract-compiler.ts (npm run generate, and the
+// server's build): do not edit. The request checks of express-openapi-validator, compiled ahead of time by ajv's
+// standalone mode, and the route table; read by http/request-validation.ts.
 import { createRequire } from 'node:module';
 import { formats } from '../formats.js';
 
 const require = createRequire(import.meta.url);
 
-/** What this was compiled from (compile.ts's contractDigest). */
-export const contractDigest = ${JSON.stringify(digest)};
+/** What this was compiled from (contract-compiler.ts's contractDigest). */
+export const contractDigest = ${json(digest)};
 
 ${sections.join('\n\n')}
 
 /** Every operation: its query parameters, its request body's content types, and its checks. */
 export const operations = [
-${operationsSource}
+${operations.map(operationSource).join('\n')}
 ];
 
 /** The routes in the order the validator tries them (its first match wins), each with its operations by method. */
 export const routes = [
-${routesSource}
+${routes.map(routeSource).join('\n')}
 ];
 `;
-  return { source, digest };
 }
-
 
 /**
  * What the generated module was made from: the document, this compiler, and the versions of the validator and ajv
