@@ -3,6 +3,11 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { operations } from '@tokenbell/sdk';
 
+const dispatched = new WeakMap<Request, string>();
+
+/** The document's route of the operation whose handler took the request (for logs and metrics, as Express's route). */
+export const dispatchedRoute = (req: Request): string | undefined => dispatched.get(req);
+
 export type OperationHandler = (req: Request, res: Response) => void | Promise<void>;
 
 /** Handlers by the document's operationId: a name the document lacks does not compile. */
@@ -12,9 +17,11 @@ export type OperationHandlers = { [id in keyof operations]?: OperationHandler };
 export function dispatchByOperation(handlers: OperationHandlers, before?: (req: Request, res: Response) => void): RequestHandler {
   const byId = handlers as Record<string, OperationHandler | undefined>;
   return (req, res, next) => {
-    const operationId = (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
+    const openapi = (req as { openapi?: { expressRoute: string; schema?: { operationId?: string } } }).openapi;
+    const operationId = openapi?.schema?.operationId;
     const handler = operationId === undefined ? undefined : byId[operationId];
     if (!handler) return next();
+    dispatched.set(req, openapi!.expressRoute);
     before?.(req, res);
     return handler(req, res);
   };

@@ -9,6 +9,7 @@ import { pino, stdTimeFunctions, type Logger, type LoggerOptions } from 'pino';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry, type Metric, type OpenMetricsContentType } from 'prom-client';
 import proxyAddr from 'proxy-addr';
 import type { LogFormat } from '../config.js';
+import { dispatchedRoute } from './dispatch.js';
 import type { DeliveryOutcome, MailDelivery } from '../domain/mail-delivery.js';
 import type { MailStorage, MaintenanceStorage, OutboxSummary } from '../domain/storage/index.js';
 import { version } from '../version.js';
@@ -39,6 +40,14 @@ function processMetrics(): Registry {
 }
 
 /** The server's metrics, in a registry of its own, so that several servers in one process do not mix theirs. */
+/**
+ * The route a request was answered by: the document's, for a handler chosen by its operation (dispatch.ts), else the
+ * Express route that matched (pages, operations endpoints, test helpers); none for a request no route took.
+ */
+function routeOf(req: Request): string | undefined {
+  return dispatchedRoute(req) ?? (req.route ? `${req.baseUrl}${String(req.route.path)}` : undefined);
+}
+
 export class Metrics {
   readonly registry = new Registry();
   readonly requests = new Counter({ name: 'tokenbell_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [this.registry] });
@@ -163,7 +172,7 @@ export class Metrics {
   readonly observeRequests: RequestHandler = (req, res, next) => {
     const started = performance.now();
     res.once('finish', () => {
-      const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+      const route = routeOf(req) ?? 'unmatched';
       const series = this.#series(req.method, route, res.statusCode);
       series.requests.inc();
       series.latency.observe((performance.now() - started) / 1000);
@@ -311,7 +320,7 @@ export function requestLogger({ level, format, destination }: RequestLogOptions)
       const status = res.headersSent ? res.statusCode : null;
       const line = {
         req: { id, method: req.method, url: loggedUrl(url) },
-        route: req.route ? `${req.baseUrl}${String(req.route.path)}` : undefined,
+        route: routeOf(req),
         res: { statusCode: status },
         responseTime: Date.now() - started,
       };
