@@ -45,7 +45,7 @@ async function serve(config: Config): Promise<void> {
     if (!(await findApplicationByUid(storage, id))) logger.warn(`--introspection-clients names "${id}", which is not the App ID of any application here (yet)`);
   }
   // The store's first signing key, made at the first start rather than by the first id_token's request; its key pair
-  // is made off the main thread while the validator warms up. Marked handled at once: a failure is thrown below.
+  // is made off the main thread meanwhile. Marked handled at once: a failure is thrown below.
   const keyMade = signingKey(storage);
   keyMade.catch(() => undefined);
   const validation = config.validateResponses ? await warmedUpValidator({ testHelpers: config.testHelpers }) : requestValidation({ validateResponses: false });

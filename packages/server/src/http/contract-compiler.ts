@@ -7,7 +7,8 @@
 // preprocessor builds). ajv's standalone mode writes each as code, with the options of the ajv instance that
 // compiled it. What the validator does around its checks (finding the route, choosing the body's content type,
 // its refusals) is in http/request-validation.ts, from the tables written here. The validator stays the oracle:
-// test/contract/compiled-contract.test.ts plays generated requests against both.
+// packages/server/test/http/request-validation.test.ts plays the document's operations and generated requests
+// against both.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { once } from 'node:events';

@@ -2,8 +2,8 @@
 // nothing is compiled or loaded at start. What express-openapi-validator does around its checks is done here the
 // way it does it (version 5.6: its metadata step, its request step and their parsers), for what the document uses,
 // so that a request gets the same answer, and a handler the same `req.params`, `req.query` and `req.body`, as from
-// the validator; test/contract/compiled-contract.test.ts plays generated requests against both. The validator stays
-// for --validate-responses (openapi-validation.ts).
+// the validator: packages/server/test/http/request-validation.test.ts plays the document's operations and generated
+// requests against both. The validator stays for --validate-responses (openapi-validation.ts).
 import { parse as parseUrl } from 'node:url';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { parse as parseQueryString } from 'qs';
