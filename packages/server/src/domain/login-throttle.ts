@@ -21,7 +21,11 @@
 // refused, so right passwords, however many at once, never lock anyone out. A refused attempt gives back the point its
 // consume took, so refusals count nothing: only failures hold an address or a login at its limit (Budget, below).
 // A consume still unanswered may hold a point too (on a shared count a refusal can come back before the success that
-// took the last point), so an attempt refused meanwhile waits for it as for a reservation.
+// took the last point), so an attempt refused meanwhile waits for it as for a reservation. A refused consume holds one
+// until it is given back, so two attempts looking again at once can each be refused by the other's passing point with
+// room on the count: a refusal is the count's own only when nothing of this process was on the count while it was
+// asked. Then it refuses every waiter too, at once; otherwise the last attempt to find nothing left to wait for looks
+// again.
 // Which points are reservations only the process holding them knows, so waiting is per process: on a backing every
 // instance shares, an attempt is refused while the count is full of another instance's reservations (that refusal
 // also counts nothing), and a process that dies mid-check leaves its reservations counted as failures for the window.
@@ -211,6 +215,8 @@ interface Reservation {
 interface InFlight {
   /** Reservations this process holds on the key. */
   reserved: number;
+  /** Consumes of this process on the key started so far: a refusal is the count's own if none started meanwhile. */
+  started: number;
   /**
    * Consumes of this process on the key still awaiting their answer: each may have taken a point already. Answers
    * from a shared count come back in any order, so a refusal can arrive before the success that took the last point.
@@ -225,8 +231,8 @@ interface InFlight {
   returning: number;
   /** Attempts on the key in this process, reserving or reserved; the entry goes when none is left. */
   attempts: number;
-  /** Attempts waiting for a reservation to settle. */
-  waiting: Array<() => void>;
+  /** Attempts waiting for a reservation to settle: woken to look again, or refused for the seconds given. */
+  waiting: Array<(refusedForSeconds?: number) => void>;
 }
 
 /** One limiter's counts, with the reservations this process holds on them (the policy's waiting is here). */
@@ -241,12 +247,14 @@ class Budget {
   /** A point on `key`, once there is room for one; throws LoginThrottledError when recorded failures fill the count. */
   async reserve(key: string): Promise<Reservation> {
     let inFlight = this.#keys.get(key);
-    if (!inFlight) this.#keys.set(key, (inFlight = { reserved: 0, consuming: 0, settled: 0, returning: 0, attempts: 0, waiting: [] }));
+    if (!inFlight) this.#keys.set(key, (inFlight = { reserved: 0, started: 0, consuming: 0, settled: 0, returning: 0, attempts: 0, waiting: [] }));
     inFlight.attempts += 1;
     let waited = false;
     try {
       for (;;) {
         const settled = inFlight.settled;
+        const alone = inFlight.reserved + inFlight.consuming + inFlight.returning === 0;
+        const started = ++inFlight.started;
         let refusal: RateLimiterRes;
         inFlight.consuming += 1;
         try {
@@ -272,16 +280,19 @@ class Budget {
           inFlight.returning -= 1;
         }
         if (inFlight.settled !== settled) continue;
-        // Refused with nothing of this process on the count: the refusal is the count's own. Otherwise the last of
-        // those to end wakes a waiter (a settle or a consume) or finds nothing left and refuses them all (here).
-        if (inFlight.reserved === 0 && inFlight.consuming === 0 && inFlight.returning === 0) {
-          // Every waiter finds the same and must hear it rather than wait for a settle that never comes: all at once, as
-          // one after another a large burst's refusals would take a round trip to the count each.
-          for (const wake of inFlight.waiting.splice(0)) wake();
-          throw new LoginThrottledError(retryAfter(refusal));
+        // Nothing of this process was on the count from before the consume to its answer, so the count was full
+        // without it: every waiter would be refused the same and must hear it rather than wait for a settle that
+        // never comes. All at once, as one after another a large burst's refusals would take a round trip each.
+        if (alone && inFlight.started === started) {
+          const seconds = retryAfter(refusal);
+          for (const refuse of inFlight.waiting.splice(0)) refuse(seconds);
+          throw new LoginThrottledError(seconds);
         }
-        // No settle can slip in between the test above and this: the waiter is queued before anything else runs.
-        await new Promise<void>((resolve) => (waited ? inFlight.waiting.unshift(resolve) : inFlight.waiting.push(resolve)));
+        // Otherwise the last of those points to end wakes a waiter (a settle or a consume), or finds nothing left to
+        // wait for and looks again (here); no settle can slip in between this test and queueing the waiter.
+        if (inFlight.reserved + inFlight.consuming + inFlight.returning === 0) continue;
+        const refusedForSeconds = await new Promise<number | undefined>((resolve) => (waited ? inFlight.waiting.unshift(resolve) : inFlight.waiting.push(resolve)));
+        if (refusedForSeconds !== undefined) throw new LoginThrottledError(refusedForSeconds);
         waited = true;
       }
     } catch (error) {

@@ -124,6 +124,35 @@ describe('the throttle on PostgreSQL, forgetting', () => {
 
 const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * The memory backing, with the n-th reward (counted from 0 over every count, in call order) reaching its count only
+ * once `hold(n)` settles, if it gives a promise; `rewardCalled(n)` settles once the n-th reward has been called.
+ */
+function holdingRewards(hold: (n: number) => Promise<unknown> | undefined) {
+  const memory = memoryThrottleBacking();
+  const calls: Array<() => void> = [];
+  const called: Array<Promise<void>> = [];
+  const callOf = (n: number) => (called[n] ??= new Promise<void>((resolve) => (calls[n] = resolve)));
+  let count = 0;
+  const rewardCalled = Object.assign(callOf, { count: () => count });
+  const backing: ThrottleBacking = {
+    ...memory,
+    limiter(options) {
+      const counts = memory.limiter(options);
+      return Object.assign(Object.create(counts) as RateLimiterAbstract, {
+        async reward(key: string) {
+          const n = count++;
+          callOf(n);
+          calls[n]!();
+          await hold(n);
+          return counts.reward(key);
+        },
+      });
+    },
+  };
+  return { backing, rewardCalled };
+}
+
 /** The memory backing, with the first `method` call on each count going through `slow`. */
 function slowingTheFirst(method: 'consume' | 'reward', slow: (call: () => Promise<unknown>) => Promise<unknown>): ThrottleBacking {
   const memory = memoryThrottleBacking();
@@ -167,5 +196,20 @@ describe('the throttle when answers overtake each other', () => {
     expect(await first).toBe('signed in');
     // The point is free, but the count still holds the second's refused one: the third must wait for it, not refuse.
     expect(await Promise.all([second, signIn(throttle, password, '10.0.5.1')])).toEqual(['signed in', 'signed in']);
+  });
+
+  it('lets two right passwords through that were each refused by the other while looking again', async () => {
+    // Found by the hardening suite's storm on PostgreSQL (1 of 40 refused, CI of issue 34). The first signs in while the
+    // points of two refused attempts are still on the count. Each looks again while the other's point is there, and
+    // is refused by it although the first gave its point back.
+    const { backing, rewardCalled } = holdingRewards((n) => ({ 0: signedIn, 1: rewardCalled(3), 3: rewardCalled(4) })[n]);
+    const throttle = new LoginThrottle({ ...policy, perAddress: { failures: 1, windowSeconds: 600 } }, backing);
+    const attempts = [0, 1, 2].map(() => signIn(throttle, password, '10.0.6.1'));
+    const signedIn = Promise.race(attempts);
+    expect(await Promise.all(attempts)).toEqual(['signed in', 'signed in', 'signed in']);
+    // The order was forced: the points of both refusals, the sign-in's, and both second refusals were given back.
+    expect(rewardCalled.count()).toBeGreaterThanOrEqual(5);
+    expect(await signIn(throttle, 'wrong', '10.0.6.1')).toBe('wrong');
+    expect(await signIn(throttle, password, '10.0.6.1')).toBe('throttled');
   });
 });
