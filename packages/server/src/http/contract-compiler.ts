@@ -19,8 +19,9 @@ import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { pathToRegexp } from 'path-to-regexp';
+import type { ContractOperation, ContractRoute } from '../openapi/contract-table.js';
 import { compareRoutes, documentRoutes } from './validator-route-cache.js';
-import { validationDocument, warmUpRequests } from './openapi-validation.js';
+import { validationDocument, validatorOptions, warmUpRequests } from './openapi-validation.js';
 import { routingSettings } from './validation.js';
 
 const require = createRequire(import.meta.url);
@@ -71,15 +72,7 @@ async function captureChecks(slim: Json): Promise<Capture> {
     return original.call(this, schema, key, ...rest);
   };
   try {
-    const chain = OpenApiValidator.middleware({
-      apiSpec: slim,
-      validateApiSpec: false,
-      validateRequests: { allowUnknownQueryParameters: true },
-      validateResponses: false,
-      validateSecurity: false,
-      useRequestUrl: true,
-      fileUploader: false,
-    }) as unknown as express.RequestHandler[];
+    const chain = OpenApiValidator.middleware(validatorOptions(slim, { validateResponses: false })) as unknown as express.RequestHandler[];
     const app = express();
     for (const [setting, value] of Object.entries(routingSettings)) app.set(setting, value);
     const answer: ErrorRequestHandler = (_error, _req, res, _next) => void res.status(204).end();
@@ -147,20 +140,7 @@ export function withoutAnnotations(schema: Json): Json {
   return copy;
 }
 
-
-interface Operation {
-  method: string;
-  openApiRoute: string;
-  expressRoute: string;
-  /** Query parameters the validator checks for unencoded reserved characters (all but those with allowReserved). */
-  query: string[];
-  /** Query parameters whose names have brackets, which the validator leaves as they are. */
-  literalBracketQuery: string[];
-  body: { required: boolean | undefined; types: string[] } | null;
-  /** References to the checks: the parameters'; by declared content type, the body's and any discriminator's. */
-  general: string;
-  bodies: Record<string, { check: string; discriminator?: { property: string; options: string[]; checks: Record<string, string> } }>;
-}
+type Operation = ContractOperation<string>;
 
 /**
  * Every route's methods in the order the validator lists them in a 405's Allow header: its loader lists every route
@@ -300,14 +280,6 @@ function operationEntry(slim: Json, capture: Capture, writers: CodeWriters, rout
   };
 }
 
-interface RouteEntry {
-  expressRoute: string;
-  openApiRoute: string;
-  regexp: RegExp;
-  keys: string[];
-  methods: Record<string, number>;
-}
-
 /** Compiles the document (as JSON) into the source of generated/contract.ts. */
 export async function compileContract(document: Json): Promise<CompiledContract> {
   const digest = contractDigest(document);
@@ -316,7 +288,7 @@ export async function compileContract(document: Json): Promise<CompiledContract>
   const writers = new CodeWriters(slim.components);
   const orders = allowOrders(slim);
   const operations: Operation[] = [];
-  const routes: RouteEntry[] = documentRoutes(slim).map((expressRoute) => {
+  const routes: ContractRoute[] = documentRoutes(slim).map((expressRoute) => {
     // As the validator compiles its routes (path-to-regexp 8 has no strict mode; its routes always allow a trailing slash).
     const { regexp, keys } = pathToRegexp(expressRoute, { sensitive: routingSettings['case sensitive routing'] });
     const openApiRoute = Object.keys(slim.paths).find((p) => p.replace(/\{([^}]+)\}/g, ':$1') === expressRoute);
@@ -331,7 +303,7 @@ export async function compileContract(document: Json): Promise<CompiledContract>
 }
 
 /** The generated module: the checks' sections, then the operations and routes that refer to them. */
-function moduleSource(digest: string, sections: string[], operations: Operation[], routes: RouteEntry[]): string {
+function moduleSource(digest: string, sections: string[], operations: Operation[], routes: ContractRoute[]): string {
   const json = JSON.stringify;
   const operationSource = (o: Operation) => {
     const bodies = Object.entries(o.bodies).map(([type, b]) => {
@@ -341,13 +313,14 @@ function moduleSource(digest: string, sections: string[], operations: Operation[
     });
     return `  { method: ${json(o.method)}, openApiRoute: ${json(o.openApiRoute)}, expressRoute: ${json(o.expressRoute)}, query: ${json(o.query)}, literalBracketQuery: ${json(o.literalBracketQuery)}, body: ${json(o.body)}, general: ${o.general}, bodies: { ${bodies.join(', ')} } },`;
   };
-  const routeSource = (r: RouteEntry) =>
+  const routeSource = (r: ContractRoute) =>
     `  { expressRoute: ${json(r.expressRoute)}, openApiRoute: ${json(r.openApiRoute)}, regexp: new RegExp(${json(r.regexp.source)}, ${json(r.regexp.flags)}), keys: ${json(r.keys)}, methods: ${json(r.methods)} },`;
   return `// @ts-nocheck
 // Generated from openapi/openapi.yaml by packages/server/src/http/contract-compiler.ts (npm run generate, and the
 // server's build): do not edit. The request checks of express-openapi-validator, compiled ahead of time by ajv's
 // standalone mode, and the route table; read by http/request-validation.ts.
 import { createRequire } from 'node:module';
+import type { ContractOperation, ContractRoute } from '../contract-table.js';
 import { formats } from '../formats.js';
 
 const require = createRequire(import.meta.url);
@@ -358,12 +331,12 @@ export const contractDigest = ${json(digest)};
 ${sections.join('\n\n')}
 
 /** Every operation: its query parameters, its request body's content types, and its checks. */
-export const operations = [
+export const operations: ContractOperation[] = [
 ${operations.map(operationSource).join('\n')}
 ];
 
 /** The routes in the order the validator tries them (its first match wins), each with its operations by method. */
-export const routes = [
+export const routes: ContractRoute[] = [
 ${routes.map(routeSource).join('\n')}
 ];
 `;

@@ -19,8 +19,17 @@ export interface ValidationOptions {
 export function openApiValidation({ validateResponses }: ValidationOptions): RequestHandler[] {
   compileDocumentCheckOnUse();
   refusalsWithoutStacks();
-  const chain = OpenApiValidator.middleware({
-    apiSpec: validationDocument(document, { validateResponses }),
+  const chain = OpenApiValidator.middleware(validatorOptions(validationDocument(document, { validateResponses }), { validateResponses })) as unknown as RequestHandler[];
+  return withCachedRouteLookup(chain, document);
+}
+
+/**
+ * How the validator is configured for the document given as `apiSpec`: here, in the contract compiler that compiles
+ * its checks, and in the test that holds the compiled checks to it.
+ */
+export function validatorOptions(apiSpec: DocumentObject | string, { validateResponses }: ValidationOptions): ValidatorOptions {
+  return {
+    apiSpec,
     validateApiSpec: false,
     // Unknown query parameters are ignored, as the service ignores them and RFC 6749 section 3.1 requires of the
     // authorization endpoint: clients send extra ones (python-gitlab sends `id` on settings GETs). Known ones are
@@ -33,12 +42,12 @@ export function openApiValidation({ validateResponses }: ValidationOptions): Req
     useRequestUrl: true,
     // No operation takes multipart/form-data, so the multipart step would only pass every request on.
     fileUploader: false,
-  }) as unknown as RequestHandler[];
-  return withCachedRouteLookup(chain, document);
+  };
 }
 
+type ValidatorOptions = Parameters<typeof OpenApiValidator.middleware>[0];
 /** The document as an object, as the validator's `apiSpec` takes it. */
-type DocumentObject = Exclude<Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'], string>;
+type DocumentObject = Exclude<ValidatorOptions['apiSpec'], string>;
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 // Objects whose keys are names chosen by the document's authors (a property may be called "example"), not keywords.

@@ -7,43 +7,9 @@
 import { parse as parseUrl } from 'node:url';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { parse as parseQueryString } from 'qs';
+import type { AjvError, Check, ContractOperation, ContractRoute } from '../openapi/contract-table.js';
 import { operations, routes } from '../openapi/generated/contract.js';
 import { document } from '../openapi/document.js';
-
-/** A compiled check, as ajv's standalone code writes it. */
-interface Check {
-  (data: unknown): boolean;
-  errors?: AjvError[] | null;
-}
-
-interface AjvError {
-  keyword: string;
-  instancePath: string;
-  schemaPath: string;
-  message?: string;
-  params: Record<string, unknown>;
-}
-
-interface Operation {
-  method: string;
-  openApiRoute: string;
-  expressRoute: string;
-  query: string[];
-  literalBracketQuery: string[];
-  body: { required: boolean | undefined; types: string[] } | null;
-  general: Check;
-  bodies: Record<string, { check: Check; discriminator?: { property: string; options: string[]; checks: Record<string, Check> } }>;
-}
-
-interface Route {
-  expressRoute: string;
-  openApiRoute: string;
-  regexp: RegExp;
-  keys: string[];
-  methods: Record<string, number>;
-}
-
-const table = { operations: operations as unknown as Operation[], routes: routes as unknown as Route[] };
 
 /** The validator's refusals: its error classes' shape (name, status, path, message, headers, errors). */
 class ValidatorRefusal extends Error {
@@ -83,10 +49,10 @@ interface ValidatedRequest extends Request {
 }
 
 /** The operation objects of the document, which the routes read their security requirements from. */
-const operationObjects = table.operations.map((o) => document.paths[o.openApiRoute][o.method.toLowerCase()] as Record<string, unknown>);
+const operationObjects = operations.map((o) => document.paths[o.openApiRoute][o.method.toLowerCase()] as Record<string, unknown>);
 
 /** The allowed methods of a route, as the validator lists them in a 405's Allow header. */
-const allowed = new Map(table.routes.map((r) => [r, Object.keys(r.methods).join(', ')]));
+const allowed = new Map(routes.map((r) => [r, Object.keys(r.methods).join(', ')]));
 
 /**
  * The routes to try for a path, by its first segment: those whose first segment is that literal (or a parameter),
@@ -94,12 +60,12 @@ const allowed = new Map(table.routes.map((r) => [r, Object.keys(r.methods).join(
  * are case-insensitive, as the app's routing is.
  */
 const firstSegment = (path: string) => path.slice(1, (path.indexOf('/', 1) + 1 || path.length + 1) - 1).toLowerCase();
-const anyFirstSegment = table.routes.filter((r) => r.expressRoute.startsWith('/:'));
-const routesByFirstSegment = new Map<string, Route[]>();
-for (const route of table.routes) {
+const anyFirstSegment = routes.filter((r) => r.expressRoute.startsWith('/:'));
+const routesByFirstSegment = new Map<string, ContractRoute[]>();
+for (const route of routes) {
   if (route.expressRoute.startsWith('/:')) continue;
   const segment = firstSegment(route.expressRoute);
-  routesByFirstSegment.set(segment, table.routes.filter((r) => anyFirstSegment.includes(r) || (!r.expressRoute.startsWith('/:') && firstSegment(r.expressRoute) === segment)));
+  routesByFirstSegment.set(segment, routes.filter((r) => anyFirstSegment.includes(r) || (!r.expressRoute.startsWith('/:') && firstSegment(r.expressRoute) === segment)));
 }
 
 /** The validator's metadata step: the route and operation, or its 404, 405 or malformed-URI refusal. */
@@ -163,7 +129,7 @@ function normalizedOf(type: string): string | undefined {
 }
 
 /** The declared content type the validator checks a body against (its BodySchemaParser), or null for none. */
-function declaredContentType(operation: Operation, contentType: ContentType): string | null {
+function declaredContentType(operation: ContractOperation, contentType: ContentType): string | null {
   const body = operation.body;
   if (!body) return null;
   const normalized = contentType.normalize();
@@ -217,7 +183,7 @@ export function queryOnce(req: Request): Record<string, unknown> {
 }
 
 /** The validator's RequestParameterMutator, for what the document's parameters use: bracketed names, reserved characters. */
-function prepareQuery(req: Request, operation: Operation): Record<string, unknown> {
+function prepareQuery(req: Request, operation: ContractOperation): Record<string, unknown> {
   // Without a query string there is nothing to parse, fix or check: req.query reads as the same empty object.
   if (!req.url.includes('?')) return {};
   const query = queryOnce(req);
@@ -260,7 +226,7 @@ function checkRefusal(req: Pick<Request, 'path'>, errors: AjvError[]): Validator
   return refusal;
 }
 
-const byRoute = new Map(table.operations.map((o, i) => [`${o.method} ${o.openApiRoute}`, i]));
+const byRoute = new Map(operations.map((o, i) => [`${o.method} ${o.openApiRoute}`, i]));
 
 /**
  * The refusal a request to the operation at `method openApiRoute` would get for these parameters and this JSON body,
@@ -270,7 +236,7 @@ const byRoute = new Map(table.operations.map((o, i) => [`${o.method} ${o.openApi
 export function operationRefusal(method: string, openApiRoute: string, request: { query?: Record<string, unknown>; params?: Record<string, string>; body?: unknown }): Error | null {
   const index = byRoute.get(`${method} ${openApiRoute}`);
   if (index === undefined) throw new Error(`the document has no operation ${method} ${openApiRoute}`);
-  const operation = table.operations[index]!;
+  const operation = operations[index]!;
   const data = { query: request.query ?? {}, headers: { 'content-type': 'application/json' }, params: request.params ?? {}, cookies: undefined, body: request.body };
   const checks: Array<[Check, unknown]> = [[operation.general, data]];
   const json = operation.bodies['application/json'];
@@ -287,7 +253,7 @@ export function operationRefusal(method: string, openApiRoute: string, request: 
 }
 
 /** Checks a request as the validator's request step does, once its operation is known. */
-function checkRequest(req: Request, operation: Operation): void {
+function checkRequest(req: Request, operation: ContractOperation): void {
   const contentType = new ContentType(req.headers['content-type']);
   const declared = declaredContentType(operation, contentType);
   const query = prepareQuery(req, operation);
@@ -321,7 +287,7 @@ export function compiledRequestValidation(): RequestHandler {
   return function compiledRequestValidation(req: Request, _res: Response, next: NextFunction) {
     try {
       const index = findOperation(req);
-      checkRequest(req, table.operations[index]!);
+      checkRequest(req, operations[index]!);
     } catch (error) {
       return next(error);
     }

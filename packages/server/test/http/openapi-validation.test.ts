@@ -1,17 +1,16 @@
 // The validator with its route lookup cached must answer every request exactly as express-openapi-validator's own
 // chain does: same operation, same path parameters, same errors, on the first request to a route and on the ones
 // that find it remembered.
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import express, { type ErrorRequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { OpenApiSpecLoader } from 'express-openapi-validator/dist/framework/openapi.spec.loader.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApiValidation, validationDocument, warmUpRequests, warmUpValidation } from '../../src/http/openapi-validation.js';
+import { openApiValidation, validationDocument, validatorOptions, warmUpRequests, warmUpValidation } from '../../src/http/openapi-validation.js';
 import { compileDocumentCheckOnUse, documentRoutes } from '../../src/http/validator-route-cache.js';
 import { document, documentPath } from '../../src/openapi/document.js';
 import { rawRequest } from '../hardening/support.js';
+import { listen, probe, requestPath, type Listening } from '../support/validator-probe.js';
 
 describe('the route table', () => {
   it('lists the routes in the order and syntax of the validator (its first match wins)', async () => {
@@ -69,13 +68,12 @@ describe('what the validator is given', () => {
       errors.push(error);
       res.status(500).end();
     }) as ErrorRequestHandler);
-    const { url, server } = await listen(app);
+    const { url, close } = await listen(app);
     try {
       await fetch(`${url}/x`);
     } finally {
       console.error = logged;
-      server.closeAllConnections();
-      server.close();
+      close();
     }
     expect(String(errors[0])).toMatch(/apiDoc was invalid/);
   });
@@ -99,7 +97,7 @@ describe('the warm-up before listening', () => {
   it('leaves the chain answering as the validator does, from the first request on', async () => {
     const chain = openApiValidation({ validateResponses: false });
     await warmUpValidation(chain);
-    const { url, server } = await listen(probe(chain));
+    const { url, close } = await listen(probe(chain));
     try {
       const ok = await rawRequest(url, 'GET', '/api/v3/projects/acme%2Fwidgets/notification_settings');
       expect(ok.status).toBe(200);
@@ -108,86 +106,24 @@ describe('the warm-up before listening', () => {
       expect((await rawRequest(url, 'PUT', '/api/v3/notification_settings?level=bogus')).status).toBe(400);
       expect((await rawRequest(url, 'DELETE', '/api/v3/notification_settings')).status).toBe(405);
     } finally {
-      server.closeAllConnections();
-      server.close();
+      close();
     }
   });
 });
 
-/** An app that runs only the given validator chain and shows what it attached to the request, or its error. */
-function probe(chain: express.RequestHandler[]): express.Express {
-  const app = express();
-  app.set('query parser', 'extended');
-  app.use(express.json(), express.urlencoded({ extended: true }));
-  app.use(chain);
-  app.use((req, res) => {
-    const openapi = (req as { openapi?: Record<string, unknown> & { schema?: { operationId?: string } } }).openapi;
-    res.json({
-      route: openapi && { expressRoute: openapi.expressRoute, openApiRoute: openapi.openApiRoute, operation: openapi.schema?.operationId },
-      pathParams: openapi?.pathParams,
-      params: req.params,
-      query: req.query,
-      body: req.body,
-    });
-  });
-  const errors: ErrorRequestHandler = (error: { status?: number; message?: string; errors?: unknown; headers?: unknown }, req, res, _next) => {
-    const pathParams = (req as { openapi?: { pathParams?: unknown } }).openapi?.pathParams;
-    res.status(error.status ?? 500).json({ message: error.message, errors: error.errors, headers: error.headers, pathParams, params: req.params });
-  };
-  app.use(errors);
-  return app;
-}
-
-async function listen(app: express.Express): Promise<{ url: string; server: Server }> {
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
-
 describe('answers as the validator does', () => {
-  let plain: { url: string; server: Server };
-  let cached: { url: string; server: Server };
+  let plain: Listening;
+  let cached: Listening;
   beforeAll(async () => {
     // The validator as it was configured before the cache: every step, multipart included.
-    plain = await listen(
-      probe(
-        OpenApiValidator.middleware({
-          apiSpec: documentPath,
-          validateApiSpec: false,
-          validateRequests: { allowUnknownQueryParameters: true },
-          validateResponses: false,
-          validateSecurity: false,
-          useRequestUrl: true,
-        }) as unknown as express.RequestHandler[],
-      ),
-    );
+    plain = await listen(probe(OpenApiValidator.middleware({ ...validatorOptions(documentPath, { validateResponses: false }), fileUploader: undefined }) as unknown as express.RequestHandler[]));
     cached = await listen(probe(openApiValidation({ validateResponses: false })));
   });
   afterAll(() => {
-    for (const { server } of [plain, cached]) {
-      server.closeAllConnections();
-      server.close();
-    }
+    plain.close();
+    cached.close();
   });
 
-  const templates = Object.keys(document.paths as Record<string, unknown>);
-  const segment = fc.oneof(
-    fc.constantFrom('1', '42', 'acme%2Fwidgets', 'acme', '%E0%A4%A', '%', '%zz', '%C3%A9t%C3%A9', '-1', '1.5', 'x'.repeat(300), ''),
-    fc.stringMatching(/^[A-Za-z0-9%._~:@!$&'()*+,;=-]{0,12}$/),
-  );
-  // Mostly documented paths, their parameters filled with anything, in their own or another case, maybe with a
-  // slash or a segment more; some arbitrary paths.
-  const documented = fc
-    .tuple(fc.constantFrom(...templates), fc.array(segment, { minLength: 3, maxLength: 3 }), fc.boolean(), fc.constantFrom('', '', '/', '/extra'))
-    .map(([template, values, upper, suffix]) => {
-      let i = 0;
-      const filled = template.replace(/\{[^}]+\}/g, () => values[i++]!) + suffix;
-      return upper ? filled.toUpperCase() : filled;
-    });
-  const path = fc.oneof(
-    { weight: 4, arbitrary: documented },
-    { weight: 1, arbitrary: fc.array(segment, { minLength: 0, maxLength: 5 }).map((parts) => `/${parts.join('/')}`) },
-  );
   const query = fc.oneof(
     fc.constant(''),
     fc
@@ -198,7 +134,7 @@ describe('answers as the validator does', () => {
   );
   const request = fc.record({
     method: fc.constantFrom('GET', 'GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIONS'),
-    path,
+    path: requestPath,
     query,
     body: fc.constantFrom(
       undefined,
