@@ -46,6 +46,7 @@ export function validatorOptions(apiSpec: DocumentObject | string, { validateRes
 }
 
 type ValidatorOptions = Parameters<typeof OpenApiValidator.middleware>[0];
+
 /** The document as an object, as the validator's `apiSpec` takes it. */
 type DocumentObject = Exclude<ValidatorOptions['apiSpec'], string>;
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
