@@ -17,8 +17,11 @@ const commands = new Map<string, () => Promise<Command>>([
 
 async function main(args: string[]): Promise<void> {
   const named = commands.get(args[0] ?? '');
-  const run = named ? await named() : (await import('./serve.js')).runServeCommand;
-  await run(named ? args.slice(1) : args, process.env, print);
+  if (named) return (await named())(args.slice(1), process.env, print);
+  // Asked among the server's flags, and answered without loading the server: a start's worth of modules otherwise.
+  if (args.includes('--help') || args.includes('-h')) return void process.stdout.write((await import('../config.js')).usage);
+  if (args.includes('--version')) return print((await import('../version.js')).version);
+  await (await import('./serve.js')).runServeCommand(args, process.env);
 }
 
 main(process.argv.slice(2)).catch(fail);

@@ -1,5 +1,5 @@
 // `tokenbell [options]`, the command without a name: open the store, seed it, and serve until SIGINT or SIGTERM.
-import { type Config, configFrom, configWarnings, limits, usage } from '../config.js';
+import { type Config, configFrom, configWarnings, limits } from '../config.js';
 import { findApplicationByUid } from '../domain/applications.js';
 import { logTransport, smtpTransport, startMailDelivery } from '../domain/mail-delivery.js';
 import { signingKey } from '../domain/oidc/signing-keys.js';
@@ -13,16 +13,14 @@ import { type DemoCredentials, ensureDemoData } from '../domain/seed/demo.js';
 import { loadSeedFile } from '../domain/seed/load.js';
 import { openBackend } from '../store/backend.js';
 import type { Logger } from 'pino';
-import { version } from '../version.js';
 import { fail } from './output.js';
 import { referenceOAuthRedirectPath } from '../pages/reference-paths.js';
 import { testHelpersAdministratorToken } from '../domain/testing/administrator.js';
 import type { Storage } from '../domain/storage/index.js';
 import { ConfigError, InputError } from '../explained-error.js';
 
-export async function runServeCommand(args: string[], env: NodeJS.ProcessEnv, print: (line: string) => void): Promise<void> {
-  if (args.includes('--help') || args.includes('-h')) return void process.stdout.write(usage);
-  if (args.includes('--version')) return print(version);
+/** The server's flags (`--help` and `--version` are answered by main.ts before this module loads). */
+export async function runServeCommand(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
   await serve(configFrom(args, env));
 }
 
