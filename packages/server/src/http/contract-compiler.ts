@@ -11,17 +11,14 @@
 // against both.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { once } from 'node:events';
-import http from 'node:http';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { AddressInfo } from 'node:net';
-import express, { type ErrorRequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { pathToRegexp } from 'path-to-regexp';
 import type { ContractOperation, ContractRoute } from '../openapi/contract-table.js';
 import { compareRoutes, documentRoutes } from './validator-route-cache.js';
-import { validationDocument, validatorOptions, warmUpRequests } from './openapi-validation.js';
+import { methods, validationDocument, validatorOptions, warmUpValidation } from './openapi-validation.js';
 import { routingSettings } from './validation.js';
 
 const require = createRequire(import.meta.url);
@@ -50,8 +47,6 @@ interface Capture {
   compiledWith: WeakMap<object, Record<string, unknown>>;
 }
 
-const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
-
 /** Runs the validator over every warm-up request and keeps the schemas it compiles. */
 async function captureChecks(slim: Json): Promise<Capture> {
   const capture: Capture = { general: new Map(), body: new Map(), compiledWith: new WeakMap() };
@@ -72,28 +67,8 @@ async function captureChecks(slim: Json): Promise<Capture> {
     return original.call(this, schema, key, ...rest);
   };
   try {
-    const chain = OpenApiValidator.middleware(validatorOptions(slim, { validateResponses: false })) as unknown as express.RequestHandler[];
-    const app = express();
-    for (const [setting, value] of Object.entries(routingSettings)) app.set(setting, value);
-    const answer: ErrorRequestHandler = (_error, _req, res, _next) => void res.status(204).end();
-    app.use(chain, ((_req, res) => void res.status(204).end()) as express.RequestHandler, answer);
-    const server = app.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const { port } = server.address() as AddressInfo;
-    try {
-      for (const { method, path, contentType } of warmUpRequests(slim)) {
-        await new Promise<void>((resolve, reject) => {
-          const headers = contentType ? { 'content-type': contentType, 'content-length': '0' } : {};
-          http
-            .request({ host: '127.0.0.1', port, method, path, headers }, (response) => response.resume().once('end', resolve))
-            .once('error', reject)
-            .end();
-        });
-      }
-    } finally {
-      server.closeAllConnections();
-      server.close();
-    }
+    const chain = OpenApiValidator.middleware(validatorOptions(slim, { validateResponses: false })) as unknown as RequestHandler[];
+    await warmUpValidation(chain, { apiDoc: slim });
   } finally {
     core.default.prototype.addSchema = original;
     core.default.prototype.compile = originalCompile;

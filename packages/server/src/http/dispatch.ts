@@ -2,6 +2,7 @@
 // compiled from the document): the one routing decision a request gets, instead of a router matching its path again.
 import type { Request, RequestHandler, Response } from 'express';
 import type { operations } from '@tokenbell/sdk';
+import type { RequestOperation } from './request-validation.js';
 
 const dispatched = new WeakMap<Request, string>();
 
@@ -17,8 +18,8 @@ export type OperationHandlers = { [id in keyof operations]?: OperationHandler };
 export function dispatchByOperation(handlers: OperationHandlers, before?: (req: Request, res: Response) => void): RequestHandler {
   const byId = handlers as Record<string, OperationHandler | undefined>;
   return (req, res, next) => {
-    const openapi = (req as { openapi?: { expressRoute: string; schema?: { operationId?: string } } }).openapi;
-    const operationId = openapi?.schema?.operationId;
+    const openapi = (req as { openapi?: RequestOperation }).openapi;
+    const operationId = openapi?.schema.operationId as string | undefined;
     const handler = operationId === undefined ? undefined : byId[operationId];
     if (!handler) return next();
     dispatched.set(req, openapi!.expressRoute);

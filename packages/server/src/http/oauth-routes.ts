@@ -108,7 +108,6 @@ function tokenEndpoint({ storage, tokenTtl, now, throttle, grants, metrics }: OA
     res.locals.issuedAccessDigest = accessDigestOf(answer);
     res.set(noStore).json(answer);
   };
-
 }
 
 /** Each OAuth JSON endpoint's handler, by the document's operationId. */

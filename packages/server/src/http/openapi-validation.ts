@@ -122,7 +122,8 @@ interface RequestBody {
   content?: Record<string, unknown>;
 }
 
-const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+/** The HTTP methods an OpenAPI path item may hold operations for. */
+export const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 /** One request per documented operation and request content type (or none), in the document's own order. */
 export function warmUpRequests(apiDoc: {
@@ -154,8 +155,8 @@ export function warmUpRequests(apiDoc: {
  * validation does not matter, only that their validators were built. Without test helpers, their operations are
  * never validated (the area answers 404 before), so they are not compiled.
  */
-export async function warmUpValidation(chain: RequestHandler[], { testHelpers = true }: { testHelpers?: boolean } = {}): Promise<void> {
-  const requests = warmUpRequests(document).filter(({ path }) => testHelpers || !testHelpersPath.test(path));
+export async function warmUpValidation(chain: RequestHandler[], { testHelpers = true, apiDoc = document }: { testHelpers?: boolean; apiDoc?: Parameters<typeof warmUpRequests>[0] } = {}): Promise<void> {
+  const requests = warmUpRequests(apiDoc).filter(({ path }) => testHelpers || !testHelpersPath.test(path));
   const app = express();
   for (const [setting, value] of Object.entries(routingSettings)) app.set(setting, value);
   const answer = (res: Response) => res.status(204).end();

@@ -39,7 +39,6 @@ function processMetrics(): Registry {
   return processRegistry;
 }
 
-/** The server's metrics, in a registry of its own, so that several servers in one process do not mix theirs. */
 /**
  * The route a request was answered by: the document's, for a handler chosen by its operation (dispatch.ts), else the
  * Express route that matched (pages, operations endpoints, test helpers); none for a request no route took.
@@ -48,6 +47,7 @@ function routeOf(req: Request): string | undefined {
   return dispatchedRoute(req) ?? (req.route ? `${req.baseUrl}${String(req.route.path)}` : undefined);
 }
 
+/** The server's metrics, in a registry of its own, so that several servers in one process do not mix theirs. */
 export class Metrics {
   readonly registry = new Registry();
   readonly requests = new Counter({ name: 'tokenbell_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [this.registry] });
