@@ -1,6 +1,7 @@
 // The server listens with what serving the API needs and no more: the pages and the API reference (their routers,
 // markup and Swagger UI's routes) load at the first request for one of them, the PostgreSQL driver only with a
-// database, nodemailer only with an SMTP server. Checked on the real CLI, from what its process has loaded.
+// database, nodemailer only with an SMTP server, and express-openapi-validator only with --validate-responses.
+// Checked on the real CLI, from what its process has loaded.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -11,7 +12,8 @@ const cli = fileURLToPath(new URL('../../src/cli/index.ts', import.meta.url));
 const src = fileURLToPath(new URL('../../src/', import.meta.url));
 /** The small page modules the start does load: error pages, the stylesheet, and where the pages and the reference are. */
 const loadedAtStart = ['pages/html.ts', 'pages/assets.ts', 'pages/reference-paths.ts', 'http/pages/shared.ts', 'http/pages/resume-paths.ts'];
-const drivers = ['pg', 'pg-pool', 'node-pg-migrate', 'nodemailer', 'swagger-ui-dist'];
+/** Loaded only when used: the drivers, the reference's bundle, and the validator (the compiled contract checks requests). */
+const notAtStart = ['pg', 'pg-pool', 'node-pg-migrate', 'nodemailer', 'swagger-ui-dist', 'express-openapi-validator'];
 
 let server: SpawnedProcess;
 let baseUrl = '';
@@ -40,12 +42,12 @@ const ofServer = (paths: string[]) => paths.filter((path) => path.startsWith(src
 const pageModules = (paths: string[]) => ofServer(paths).filter((path) => /^(pages|http\/pages)\//.test(path) || path === 'http/reference-ui-routes.ts');
 const packages = (paths: string[]) => [...new Set(paths.filter((path) => path.includes('/node_modules/')).map((path) => path.split('/node_modules/').pop()!.split('/')[0]!))];
 
-it('answers with neither the pages, the reference, pg nor nodemailer loaded, and loads a page when it is asked for', async () => {
+it('answers with neither the pages, the reference, pg, nodemailer nor the validator loaded, and loads a page when it is asked for', async () => {
   const atStart = await loaded();
   // The probe sees both kinds of module: the server's own (ES modules) and Express (CommonJS).
   expect(ofServer(atStart)).toContain('http/app.ts');
   expect(packages(atStart)).toContain('express');
-  expect(packages(atStart).filter((name) => drivers.includes(name))).toEqual([]);
+  expect(packages(atStart).filter((name) => notAtStart.includes(name))).toEqual([]);
   expect(pageModules(atStart).filter((path) => !loadedAtStart.includes(path))).toEqual([]);
 
   expect((await fetch(`${baseUrl}/users/sign_in`)).status).toBe(200);
