@@ -738,9 +738,9 @@ export interface paths {
         };
         /**
          * The current user.
-         * @description The user on whose behalf the token acts. Never includes a password, a password hash or a token. Every scope
-         *     includes `read_user` (`api` ⊃ `read_api` ⊃ `read_user`), so no valid token is refused for its scope: there is
-         *     no 403 here.
+         * @description The user on whose behalf the token acts. Never includes a password, a password hash or a token. Needs
+         *     `read_user`, which `read_api` and `api` include; a token with only other scopes (`read_repository`, the
+         *     OpenID Connect scopes) is refused 403, as on the service.
          */
         get: operations["getCurrentUser"];
         put?: never;
@@ -1657,18 +1657,22 @@ export interface components {
         TestUsername: string;
         /**
          * Scope
-         * @description A scope of an application or of a token issued to one: the API's (`api` includes `read_api`, which includes
-         *     `read_user`) and OpenID Connect's (`openid` releases the identity claims; `profile` adds nothing; `email`
-         *     adds the address).
+         * @description A scope of an application or of a token issued to one: the service's catalogue, each described where the
+         *     `oauth2` security scheme lists it. The API's reads need `read_user` (the current user) or `read_api`, its
+         *     writes `api` (`api` includes `read_api`, which includes `read_user`); the Git, registry, runner, Kubernetes,
+         *     observability and Duo scopes grant nothing of this API, as on the service; `sudo` lets an administrator's
+         *     token act as another user (the `Sudo` header); `admin_mode` is recorded. OpenID Connect's: `openid` releases
+         *     the identity claims, `profile` adds nothing, `email` adds the address.
          * @enum {string}
          */
-        Scope: "api" | "read_api" | "read_user" | "openid" | "profile" | "email";
+        Scope: "api" | "read_api" | "read_user" | "create_runner" | "manage_runner" | "k8s_proxy" | "read_repository" | "write_repository" | "read_registry" | "write_registry" | "read_virtual_registry" | "write_virtual_registry" | "read_observability" | "write_observability" | "ai_features" | "sudo" | "admin_mode" | "read_service_ping" | "openid" | "profile" | "email";
         /**
          * ApiScope
-         * @description A scope a personal access token may carry; OpenID Connect's are for applications only, as on the service.
+         * @description A scope a personal access token may carry: OpenID Connect's are for applications only, and `sudo`,
+         *     `admin_mode` and `read_service_ping` for an administrator's tokens only, as on the service.
          * @enum {string}
          */
-        ApiScope: "api" | "read_api" | "read_user";
+        ApiScope: "api" | "read_api" | "read_user" | "create_runner" | "manage_runner" | "k8s_proxy" | "read_repository" | "write_repository" | "read_registry" | "write_registry" | "read_virtual_registry" | "write_virtual_registry" | "read_observability" | "write_observability" | "ai_features" | "sudo" | "admin_mode" | "read_service_ping";
         /** TestScopes */
         TestScopes: components["schemas"]["Scope"][];
         /** TestApiScopes */
@@ -2385,6 +2389,21 @@ export interface components {
          *         "api",
          *         "read_api",
          *         "read_user",
+         *         "create_runner",
+         *         "manage_runner",
+         *         "k8s_proxy",
+         *         "read_repository",
+         *         "write_repository",
+         *         "read_registry",
+         *         "write_registry",
+         *         "read_virtual_registry",
+         *         "write_virtual_registry",
+         *         "read_observability",
+         *         "write_observability",
+         *         "ai_features",
+         *         "sudo",
+         *         "admin_mode",
+         *         "read_service_ping",
          *         "openid",
          *         "profile",
          *         "email"
@@ -4245,6 +4264,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

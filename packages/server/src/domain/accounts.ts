@@ -3,7 +3,7 @@
 import type { components } from '@tokenbell/sdk';
 import { InputError } from '../explained-error.js';
 import { checkScopes } from './oauth/scopes.js';
-import { apiScopes } from '../openapi/document.js';
+import { administratorScopes, apiScopes } from '../openapi/document.js';
 import type { Account, NewUserRow, Storage } from './storage/index.js';
 import type { ApiScope, EpochSeconds, PersonalAccessTokenRecord, Scope, UserRecord } from './storage/records.js';
 import { hashPassword, needsRehash, rehashPassword, verifyPassword, verifyPasswordAgainstNothing } from './passwords.js';
@@ -174,9 +174,13 @@ export async function authenticate(storage: Storage, login: string, password: st
  * Checks a token's fields (not the store); answers them with defaults filled in; throws InputError. Given `now`, a
  * new token's, a last day already past is refused too; a seed describes state, and may hold an expired token.
  */
-export function checkPersonalAccessTokenFields(input: NewPersonalAccessToken, now?: Date): CheckedPersonalAccessToken {
+export function checkPersonalAccessTokenFields(input: NewPersonalAccessToken, owner: { is_admin: boolean }, now?: Date): CheckedPersonalAccessToken {
   checkText('name', input.name, 255);
   const scopes = checkScopes(input.scopes ?? ['api'], apiScopes);
+  const reserved = scopes.filter((scope) => administratorScopes.includes(scope));
+  if (reserved.length > 0 && !owner.is_admin) {
+    throw new InputError('scopes', `${reserved.join(', ')} may be given only to an administrator's token, as on the service`);
+  }
   const expires = input.expires_at ?? null;
   if (expires !== null && (typeof expires !== 'string' || !isCalendarDate(expires))) {
     throw new InputError('expires_at', `${JSON.stringify(expires)} is not a date (YYYY-MM-DD)`);
@@ -197,8 +201,9 @@ export async function createPersonalAccessToken(
   input: NewPersonalAccessToken,
   now: Date = new Date(),
 ): Promise<{ record: PersonalAccessTokenRecord; token: string }> {
-  const checked = checkPersonalAccessTokenFields(input, now);
-  if (!(await storage.users.byId(userId))) throw new InputError('user_id', `there is no user ${userId}`, 'unknown');
+  const owner = await storage.users.byId(userId);
+  if (!owner) throw new InputError('user_id', `there is no user ${userId}`, 'unknown');
+  const checked = checkPersonalAccessTokenFields(input, owner, now);
   const token = checked.token ?? newSecret('personalAccessToken');
   const record = await storage.personalAccessTokens.create(newPersonalAccessTokenRow(userId, checked, token));
   return { record, token };

@@ -34,4 +34,11 @@ export const scopes: readonly Scope[] = schemas.Scope.enum;
 export const claimsSupported: readonly string[] = [...new Set([...Object.keys(schemas.IdTokenClaims.properties), ...Object.keys(schemas.UserInfo.properties)])];
 /** The scopes a personal access token may carry: the API's, not OpenID Connect's. */
 export const apiScopes: readonly ApiScope[] = schemas.ApiScope.enum;
+const oauth2Scheme = document.components.securitySchemes.oauth2;
+/** Each scope in the service's words, as the `oauth2` scheme lists them (its flows list the same). */
+export const scopeDescriptions: Readonly<Record<Scope, string>> = oauth2Scheme.flows.authorizationCode.scopes;
+/** The scopes each scope also grants, directly (the scheme's `x-scope-includes`); a scope not named grants itself only. */
+export const scopeIncludes: Readonly<Partial<Record<Scope, readonly Scope[]>>> = oauth2Scheme['x-scope-includes'];
+/** The scopes a personal access token may carry only for an administrator (the scheme's `x-administrator-scopes`). */
+export const administratorScopes: readonly ApiScope[] = oauth2Scheme['x-administrator-scopes'];
 export const grantTypes: readonly string[] = Object.keys(schemas.TokenRequest.discriminator.mapping);

@@ -1,10 +1,7 @@
 // What the signed-in pages share: the navigation with the sign-out form, the CSRF field and the scope list.
-import { document, scopes } from '../openapi/document.js';
+import { scopeDescriptions, scopes } from '../openapi/document.js';
 import type { Scope, UserRecord } from '../domain/storage/records.js';
 import { html, layout, type Part, type SafeHtml } from './html.js';
-
-/** The scopes' descriptions as the document's oauth2 scheme states them. */
-const scopeDescriptions: Record<string, string> = document.components.securitySchemes.oauth2.flows.authorizationCode.scopes;
 
 export const describeScope = (scope: Scope): string => scopeDescriptions[scope] ?? scope;
 

@@ -148,6 +148,19 @@ describe('personal access tokens', () => {
     await expect(createPersonalAccessToken(storage, user.id, { name: 'again', token: given })).rejects.toThrow(/in use/);
   });
 
+  it("carries the service's token scopes; sudo, admin_mode and read_service_ping only for an administrator", async () => {
+    const user = await quickUser('jsmith');
+    const git = await createPersonalAccessToken(storage, user.id, { name: 'git', scopes: ['read_repository', 'write_repository', 'k8s_proxy'] });
+    expect(git.record.scopes).toEqual(['read_repository', 'write_repository', 'k8s_proxy']);
+    for (const scope of ['sudo', 'admin_mode', 'read_service_ping'] as const) {
+      await expect(createPersonalAccessToken(storage, user.id, { name: 'x', scopes: ['api', scope] })).rejects.toThrow(new RegExp(`${scope} may be given only to an administrator`));
+    }
+    await expect(createPersonalAccessToken(storage, user.id, { name: 'x', scopes: ['openid' as never] })).rejects.toThrow(/unknown scope "openid"/);
+    const admin = await storage.users.create({ ...newUserRow({ username: 'root', email: 'root@example.com', name: 'Root' }, 'scrypt$16384$8$1$AAAA$AAAA'), is_admin: true });
+    const sudo = await createPersonalAccessToken(storage, admin.id, { name: 'sudo', scopes: ['api', 'sudo', 'admin_mode'] });
+    expect(sudo.record.scopes).toEqual(['api', 'sudo', 'admin_mode']);
+  });
+
   it('expires at the end (UTC) of its last day', async () => {
     const user = await quickUser('jsmith');
     const { token } = await createPersonalAccessToken(storage, user.id, { name: 'short', expires_at: '2030-01-31' });

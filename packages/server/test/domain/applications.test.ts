@@ -62,7 +62,7 @@ describe('registerApplication', () => {
       [{ redirect_uris: ['https://app.example.com/a b'] }, 'redirect_uris', /white space/],
       [{ redirect_uris: Array.from({ length: 11 }, (_, i) => `https://app.example.com/${i}`) }, 'redirect_uris', /at most 10/],
       [{ scopes: [] }, 'scopes', /at least one/],
-      [{ scopes: ['write_repository' as never] }, 'scopes', /unknown scope "write_repository"/],
+      [{ scopes: ['write_api' as never] }, 'scopes', /unknown scope "write_api"/],
     ];
     for (const [change, field, message] of cases) {
       const error = await registerApplication(storage, ownerId, { ...app, ...change }).catch((e: unknown) => e);

@@ -99,6 +99,21 @@ describe('authentication (spec 5)', () => {
     expect(response.headers.get('www-authenticate')).toMatch(/insufficient_scope/);
   });
 
+  it.each(['read_repository', 'write_repository read_registry', 'openid profile email', 'ai_features k8s_proxy'])(
+    'reads nothing of the API with %s, as the service answers a token without an API scope',
+    async (scope) => {
+      const token = await passwordToken('jsmith', seed.jsmith.password, scope);
+      for (const path of ['/user', '/notification_settings', '/groups/acme', '/projects/acme%2Fwidgets']) {
+        const response = await fetch(`${server.baseUrl}/api/v4${path}`, { headers: { authorization: `Bearer ${token}` } });
+        expect(response.status, path).toBe(403);
+        expect(response.headers.get('www-authenticate'), path).toMatch(/error="insufficient_scope"/);
+      }
+      // The token itself is good: its owner may read what it carries.
+      const info = await (await fetch(`${server.baseUrl}/oauth/token/info`, { headers: { authorization: `Bearer ${token}` } })).json();
+      expect(info.scope).toEqual(scope.split(' '));
+    },
+  );
+
   it('acts only for the user who authorized the token', async () => {
     await api('/notification_settings?level=watch', { method: 'PUT', token: malloryToken });
     const mine = await (await api('/notification_settings')).json();

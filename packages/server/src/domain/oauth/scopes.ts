@@ -1,17 +1,18 @@
-// Scopes form a hierarchy (the document's description says so): api includes read_api, which includes read_user.
-// OpenID Connect's scopes include nothing but themselves.
+// What a scope grants is the document's (the `oauth2` scheme's `x-scope-includes`): api includes read_api, which
+// includes read_user, and the service's Git and registry scopes; the rest, OpenID Connect's among them, include
+// nothing but themselves. The closure is taken once here, so a check is one lookup.
 import { InputError } from '../../explained-error.js';
-import { scopes as knownScopes } from '../../openapi/document.js';
+import { scopes as knownScopes, scopeIncludes } from '../../openapi/document.js';
 import type { Scope } from '../storage/records.js';
 
-const includes: Record<Scope, readonly Scope[]> = {
-  api: ['api', 'read_api', 'read_user'],
-  read_api: ['read_api', 'read_user'],
-  read_user: ['read_user'],
-  openid: ['openid'],
-  profile: ['profile'],
-  email: ['email'],
-};
+function closure(scope: Scope, seen = new Set<Scope>()): Set<Scope> {
+  if (seen.has(scope)) return seen;
+  seen.add(scope);
+  for (const included of scopeIncludes[scope] ?? []) closure(included, seen);
+  return seen;
+}
+
+const includes: ReadonlyMap<Scope, ReadonlySet<Scope>> = new Map(knownScopes.map((scope) => [scope, closure(scope)]));
 
 export function isScope(value: string): value is Scope {
   return (knownScopes as readonly string[]).includes(value);
@@ -19,7 +20,7 @@ export function isScope(value: string): value is Scope {
 
 /** Whether tokens granted `granted` may do what needs `required`. */
 export function satisfies(granted: readonly Scope[], required: Scope): boolean {
-  return granted.some((g) => includes[g].includes(required));
+  return granted.some((g) => includes.get(g)?.has(required));
 }
 
 /** Parses a space-separated scope parameter; undefined when any scope is unknown. */

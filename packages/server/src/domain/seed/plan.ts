@@ -181,7 +181,7 @@ function planUser(planning: Planning, user: Record<string, unknown>, i: number):
       if (!isObject(pat)) throw new InputError('', 'must be an object');
       unknownKeys(pat, entryKeys.token);
       if (typeof pat.token !== 'string') throw new InputError('token', 'must be a string');
-      const checked = checkPersonalAccessTokenFields(pat as unknown as SeedPersonalAccessToken);
+      const checked = checkPersonalAccessTokenFields(pat as unknown as SeedPersonalAccessToken, { is_admin: user.is_admin === true });
       const d = digest(pat.token);
       const own = stored?.tokens.find((t) => t.token_digest === d);
       if (tokenDigests.has(d) || (existing.tokenDigests.has(d) && !own)) {

@@ -233,7 +233,7 @@ describe('passwordGrant', () => {
   it('refuses a scope beyond the client’s, or unknown, with invalid_scope', async () => {
     const readOnly = (await registerApplication(storage, jane.id, { name: 'Reader', redirect_uris: [redirect_uri], scopes: ['read_api'] })).record;
     expect(await oauthRefusal(passwordFor('jane', password, 'api', readOnly))).toEqual(scopeRefused);
-    expect(await oauthRefusal(passwordFor('jane', password, 'sudo'))).toEqual(scopeRefused);
+    expect(await oauthRefusal(passwordFor('jane', password, 'write_api'))).toEqual(scopeRefused);
   });
 
   it('answers a wrong password, an unknown login, a blocked account and a two-factor account alike, issuing nothing', async () => {
