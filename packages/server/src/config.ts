@@ -66,6 +66,8 @@ export interface Config {
   mailFrom: string;
   /** Seconds that requests in flight at SIGTERM or SIGINT get to finish before their connections are cut. */
   shutdownTimeout: number;
+  /** The service's release the version and metadata calls answer as (clients compare it to enable features). */
+  gitlabVersion: string;
 }
 
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -100,6 +102,7 @@ export const settings = [
   { flag: 'log-format', arg: 'FORMAT', env: 'TOKENBELL_LOG_FORMAT', default: 'auto', help: 'json (pino\'s: numeric levels, epoch milliseconds), json-iso (level names, ISO 8601 times) or pretty (readable lines); auto is pretty when standard output is a terminal, else json' },
   { flag: 'smtp-url', arg: 'URL', env: 'TOKENBELL_SMTP_URL', default: 'none', help: 'send notification mail through this SMTP server (smtp://USER:PASSWORD@HOST:PORT, smtps:// for TLS); without it, each message is a log line' },
   { flag: 'mail-from', arg: 'ADDRESS', env: 'TOKENBELL_MAIL_FROM', default: 'tokenbell <notifications@HOST>', help: 'the From address of notification mail (HOST: the base URL\'s host name)' },
+  { flag: 'gitlab-version', arg: 'VERSION', env: 'TOKENBELL_GITLAB_VERSION', default: '17.11.0', help: 'the GitLab release that /api/v4/version and /api/v4/metadata answer as (MAJOR.MINOR.PATCH, with an optional suffix such as -ee), for clients that check it' },
   { flag: 'shutdown-timeout', arg: 'SECONDS', env: 'TOKENBELL_SHUTDOWN_TIMEOUT', default: '10', help: 'on SIGTERM or SIGINT, how long requests in flight may take to finish before their connections are cut' },
   { flag: 'test-helpers', env: 'TOKENBELL_TEST_HELPERS', default: 'off', help: 'serve the test-helper API for administrators (shape state, mint tokens, move the clock, reset, the request journal, faults, notification events and mail); never in production (1/true/yes/on to turn on); refused on a --host other than loopback or an https --base-url without the next setting' },
   { flag: 'test-helpers-on-public-host', env: 'TOKENBELL_TEST_HELPERS_ON_PUBLIC_HOST', default: 'off', help: 'allow --test-helpers where others can reach it (a --host other than loopback, an https --base-url), for a shared test environment (1/true/yes/on to turn on)' },
@@ -243,7 +246,14 @@ export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env,
     smtpUrl: smtpUrlFrom(given('smtp-url')),
     mailFrom: given('mail-from')?.value ?? `tokenbell <notifications@${new URL(baseUrl).hostname}>`,
     shutdownTimeout: positiveInteger(read('shutdown-timeout')),
+    gitlabVersion: gitlabVersionFrom(read('gitlab-version')),
   };
+}
+
+/** A release as the service numbers its own (`17.11.0`, `16.0.1-ee`): clients parse the leading numbers. */
+function gitlabVersionFrom({ name, value }: Given): string {
+  if (!/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(value)) throw new ConfigError(`${name} ${JSON.stringify(value)} is not a GitLab release: give MAJOR.MINOR.PATCH, such as 17.11.0 or 17.11.0-ee`);
+  return value;
 }
 
 const loopback = new BlockList();

@@ -751,6 +751,105 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/version": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The version of the service this instance imitates.
+         * @description The service's version call (release 8.13 and later), which its clients make first: python-gitlab's
+         *     `gl.version()`, gitbeaker's `Version.show()`. Any valid token may ask, whatever its scopes; without one the
+         *     answer is 401, as on the service. `version` is the service's release that tokenbell answers as (configurable:
+         *     the reference server's `--gitlab-version`), `revision` tokenbell's own release.
+         */
+        get: operations["getVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The instance's metadata.
+         * @description The service's metadata call (release 15.2 and later; gitbeaker's `Metadata.show()`): the same fields as the
+         *     version call. Any valid token may ask; without one the answer is 401.
+         */
+        get: operations["getMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/personal_access_tokens/self": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The personal access token the request is made with.
+         * @description As the service answers it (release 15.5 and later): tools call it to check a token and read its scopes. Any
+         *     valid personal access token may ask, whatever its scopes. An OAuth token is no personal access token: the
+         *     answer is 404, as for a token of another kind on the service.
+         */
+        get: operations["getCurrentPersonalAccessToken"];
+        put?: never;
+        post?: never;
+        /**
+         * Revokes the personal access token the request is made with.
+         * @description As the service does (release 15.5 and later): the token stops working at once; a later request with it is
+         *     401. Any valid personal access token may revoke itself, whatever its scopes; an OAuth token gets 404 (it is
+         *     revoked at `/oauth/revoke`).
+         */
+        delete: operations["revokeCurrentPersonalAccessToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's numeric id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * A user.
+         * @description A user by id, as the service shows one: the account itself and administrators see every field of the current
+         *     user's answer, anyone else the public ones (no e-mail address, no two-factor or administrator flag).
+         */
+        get: operations["getUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v3/notification_settings": {
         parameters: {
             query?: never;
@@ -1457,6 +1556,89 @@ export interface components {
          * @example acme/widgets
          */
         GroupOrProjectId: number | string;
+        /**
+         * PublicUser
+         * @description Another account, as anyone who may read users sees it (the service's basic user).
+         */
+        PublicUser: {
+            id: number;
+            username: string;
+            name: string;
+            /** @enum {string} */
+            state: "active" | "blocked";
+            avatar_url: string | null;
+            /** Format: uri */
+            web_url: string;
+            /** Format: date-time */
+            created_at: string;
+            bio: string;
+        };
+        /**
+         * InstanceMetadata
+         * @description The service's version and metadata answer, field for field.
+         * @example {
+         *       "version": "17.11.0",
+         *       "revision": "tokenbell-0.0.0",
+         *       "kas": {
+         *         "enabled": false,
+         *         "externalUrl": null,
+         *         "externalK8sProxyUrl": null,
+         *         "version": null
+         *       },
+         *       "enterprise": false
+         *     }
+         */
+        InstanceMetadata: {
+            /** @description The service's release this instance answers as. */
+            version: string;
+            /** @description tokenbell's own release, where the service names its commit. */
+            revision: string;
+            /** @description The agent server for Kubernetes, which tokenbell has not. */
+            kas: {
+                enabled: boolean;
+                externalUrl: string | null;
+                externalK8sProxyUrl: string | null;
+                version: string | null;
+            };
+            enterprise: boolean;
+        };
+        /**
+         * PersonalAccessToken
+         * @description A personal access token as the service shows it, never with its secret.
+         * @example {
+         *       "id": 1,
+         *       "name": "laptop",
+         *       "description": null,
+         *       "revoked": false,
+         *       "created_at": "2026-11-01T09:30:00.000Z",
+         *       "scopes": [
+         *         "api"
+         *       ],
+         *       "user_id": 1,
+         *       "last_used_at": null,
+         *       "active": true,
+         *       "expires_at": null
+         *     }
+         */
+        PersonalAccessToken: {
+            id: number;
+            name: string;
+            /** @description Always null; tokenbell's tokens have none. */
+            description: string | null;
+            revoked: boolean;
+            /** Format: date-time */
+            created_at: string;
+            scopes: components["schemas"]["ApiScope"][];
+            user_id: number;
+            /**
+             * Format: date-time
+             * @description Always null; tokenbell does not record when a token was used.
+             */
+            last_used_at: string | null;
+            active: boolean;
+            /** Format: date */
+            expires_at: string | null;
+        };
         /**
          * User
          * @description An account on this instance, as the API shows it to the account itself.
@@ -2856,6 +3038,34 @@ export interface components {
                 /**
                  * @example {
                  *       "message": "404 Not Found"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description Nothing of that kind here for these credentials. */
+        NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "404 Not Found"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description No user with that id. */
+        UserNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "404 User Not Found"
                  *     }
                  */
                 "application/json": components["schemas"]["ApiError"];
@@ -4265,6 +4475,125 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstanceMetadata"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstanceMetadata"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCurrentPersonalAccessToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token (never its secret). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonalAccessToken"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeCurrentPersonalAccessToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's numeric id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"] | components["schemas"]["PublicUser"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["UserNotFound"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

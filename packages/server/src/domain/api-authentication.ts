@@ -1,7 +1,7 @@
 // Spec 5: an API call authenticates with an OAuth access token (query `access_token` or `Authorization: Bearer`)
 // or a personal access token (`PRIVATE-TOKEN`). A token acts only for the user it was issued to.
 import type { Account, Storage } from './storage/index.js';
-import type { Scope } from './storage/records.js';
+import type { PersonalAccessTokenRecord, Scope } from './storage/records.js';
 import { findActivePersonalAccessToken } from './accounts.js';
 import { findActiveAccessToken } from './oauth/tokens.js';
 
@@ -16,6 +16,8 @@ export interface ApiPrincipal extends Account {
   via: 'accessTokenQuery' | 'bearerAuth' | 'privateToken';
   /** The application the OAuth token was issued to; null for a personal access token and a clientless password grant. */
   applicationId: number | null;
+  /** The personal access token the request was made with (`via: 'privateToken'`), for the calls about it. */
+  personalAccessToken?: PersonalAccessTokenRecord;
 }
 
 /** `missing`: nothing was sent; `invalid`: something was sent and is not a usable token (RFC 6750 `invalid_token`). */
@@ -52,7 +54,7 @@ export async function authenticateApiRequest(storage: Storage, presented: Presen
   if (oauth === 'missing') {
     const pat = privateToken === '' ? null : await findActivePersonalAccessToken(storage, privateToken!, new Date(now * 1000));
     if (!pat) return { ok: false, reason: 'invalid' };
-    return { ok: true, principal: { user: pat.user, globalSetting: pat.globalSetting, scopes: pat.record.scopes, via: 'privateToken', applicationId: null } };
+    return { ok: true, principal: { user: pat.user, globalSetting: pat.globalSetting, scopes: pat.record.scopes, via: 'privateToken', applicationId: null, personalAccessToken: pat.record } };
   }
   const found = await findActiveAccessToken(storage, oauth.token, now);
   if (!found) return { ok: false, reason: 'invalid' };

@@ -30,3 +30,14 @@ export function presentUser(user: UserRecord, baseUrl: string): components['sche
     is_admin: user.is_admin,
   };
 }
+
+/**
+ * Another user as the API shows them: the account itself and administrators see what the current-user call answers,
+ * anyone else the service's basic fields (no e-mail address, no two-factor or administrator flag).
+ */
+export function presentUserTo(viewer: UserRecord, user: UserRecord, baseUrl: string): components['schemas']['User'] | components['schemas']['PublicUser'] {
+  const full = presentUser(user, baseUrl);
+  if (viewer.id === user.id || viewer.is_admin) return full;
+  const { email: _email, two_factor_enabled: _twoFactor, is_admin: _admin, ...basic } = full;
+  return basic;
+}

@@ -14,7 +14,10 @@ import { visibleGroup, visibleProject } from '../domain/visibility.js';
 import type { Group, Project, Storage } from '../domain/storage/index.js';
 import type { Scope, UserRecord } from '../domain/storage/records.js';
 import { presentGroup, presentProject } from '../domain/namespaces.js';
-import { presentUser } from '../domain/users.js';
+import { presentUser, presentUserTo } from '../domain/users.js';
+import { presentInstanceMetadata, presentPersonalAccessToken } from '../domain/instance.js';
+import { revokePersonalAccessToken } from '../domain/accounts.js';
+import { version as tokenbellVersion } from '../version.js';
 import { HttpError } from './errors.js';
 import { dispatchByOperation, type OperationHandlers } from './dispatch.js';
 import { isoOf } from '../domain/time.js';
@@ -68,10 +71,32 @@ const visibleSourceId = async (storage: Storage, user: UserRecord, type: SourceT
   (type === 'group' ? await seenGroup(storage, user, idOrPath) : await seenProject(storage, user, idOrPath)).id;
 
 /** Each /api/v3 operation's handler, by the document's operationId. */
-function apiOperations(storage: Storage, baseUrl: string): OperationHandlers {
+/** The personal access token the request was made with, or 404 as the service answers an OAuth token here. */
+function ownPersonalAccessToken(res: Response) {
+  const token = principalOf(res).personalAccessToken;
+  if (!token) throw new HttpError(404, '404 Not Found');
+  return token;
+}
+
+function apiOperations(storage: Storage, baseUrl: string, gitlabVersion: string): OperationHandlers {
   const settings = storage.notificationSettings;
   const sourceId = (req: Request, res: Response, type: SourceType) => visibleSourceId(storage, principalOf(res).user, type, String(req.params.id));
+  const metadata = presentInstanceMetadata(gitlabVersion, tokenbellVersion);
   return {
+    getVersion: (_req, res) => void res.json(metadata),
+    getMetadata: (_req, res) => void res.json(metadata),
+    // Found active, or the request would have been refused 401 before it came here.
+    getCurrentPersonalAccessToken: (_req, res) => void res.json(presentPersonalAccessToken(ownPersonalAccessToken(res), true)),
+    revokeCurrentPersonalAccessToken: async (_req, res) => {
+      const token = ownPersonalAccessToken(res);
+      await revokePersonalAccessToken(storage, token.user_id, token.id);
+      res.status(204).end();
+    },
+    getUser: async (req, res) => {
+      const user = await storage.users.byId(Number(req.params.id));
+      if (!user) throw new HttpError(404, '404 User Not Found');
+      res.json(presentUserTo(principalOf(res).user, user, baseUrl));
+    },
     getCurrentUser: (_req, res) => void res.json(presentUser(principalOf(res).user, baseUrl)),
     getGroup: async (req, res) => void res.json(presentGroup(await seenGroup(storage, principalOf(res).user, String(req.params.id)), baseUrl)),
     getProject: async (req, res) => void res.json(await presentProject(storage, await seenProject(storage, principalOf(res).user, String(req.params.id)), baseUrl)),
@@ -91,6 +116,6 @@ function apiOperations(storage: Storage, baseUrl: string): OperationHandlers {
  * validation compiled from the document makes the one routing decision, and no router matches the path again. A
  * request for another operation (the test helpers') goes on.
  */
-export function apiDispatch(storage: Storage, baseUrl: string): RequestHandler {
-  return dispatchByOperation(apiOperations(storage, baseUrl), assertDocumentedScope);
+export function apiDispatch(storage: Storage, baseUrl: string, gitlabVersion: string): RequestHandler {
+  return dispatchByOperation(apiOperations(storage, baseUrl, gitlabVersion), assertDocumentedScope);
 }

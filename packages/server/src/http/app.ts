@@ -31,7 +31,7 @@ export interface AppOptions {
   /** Where state lives (store/backend.ts): the data file's, or a database's shared by every instance on it. */
   backend: Backend;
   config: Pick<Config, 'baseUrl' | 'tokenTtl' | 'codeTtl' | 'validateResponses' | 'bodyLimit' | 'secureCookies'> &
-    Partial<Pick<Config, 'trustProxy' | 'introspectionClients' | 'passwordGrant' | 'sessionLifetime' | 'monitoringAllowlist' | 'testHelpers' | 'idTokenTtl'>>;
+    Partial<Pick<Config, 'trustProxy' | 'introspectionClients' | 'passwordGrant' | 'sessionLifetime' | 'monitoringAllowlist' | 'testHelpers' | 'idTokenTtl' | 'gitlabVersion'>>;
   /** The mail delivery worker, told when mail was queued; without one, mail waits for whoever delivers it. */
   mailDelivery?: Pick<MailDelivery, 'kick' | 'observeAttempts'>;
   /** Request logs (requestLogger in operations.ts); none when absent, as in most tests. */
@@ -185,7 +185,7 @@ function apiBranch({ storage, config, kit, now, bodies, validation, openId }: Ap
   // Authentication comes before validation, so an anonymous caller learns nothing about parameters (401 first).
   const steps: RequestHandler[] = [bodies, apiAuthentication(storage, now)];
   if (!config.testHelpers) steps.push(testHelpersOff);
-  steps.push(...validation, apiDispatch(storage, config.baseUrl));
+  steps.push(...validation, apiDispatch(storage, config.baseUrl, config.gitlabVersion ?? defaultOf('gitlab-version')));
   if (kit) {
     const helpers = express.Router();
     helpers.use('/api/v3/test_helpers', testHelperRouter({ storage, kit, baseUrl: config.baseUrl, codeTtl: config.codeTtl, tokenTtl: config.tokenTtl, openId, onMailQueued: () => mailDelivery?.kick() }));
