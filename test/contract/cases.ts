@@ -184,6 +184,7 @@ const apiOperations: {
   call(client: TokenbellClient, helpers: TokenbellTestHelpers): Promise<unknown>;
 }[] = [
   { operation: 'getCurrentUser', scope: 'read_user', call: (c) => c.user.current() },
+  { operation: 'getUser', scope: 'read_user', call: (c) => c.users.get(1) },
   { operation: 'getGlobalNotificationSettings', scope: 'read_api', call: (c) => c.notificationSettings.global.get() },
   { operation: 'updateGlobalNotificationSettings', scope: 'api', call: (c) => c.notificationSettings.global.update({ level: 'watch' }) },
   { operation: 'getGroup', scope: 'read_api', call: (c) => c.groups.get('acme') },
@@ -1560,6 +1561,121 @@ export const cases: ContractCase[] = [
     behaviour: (x) => expect(x.headers.get('www-authenticate')).toBe('Bearer realm="tokenbell"'),
   },
 
+  // --- API: the instance, the token in hand, other users --------------------------------------------------------
+  ...(['version', 'metadata'] as const).flatMap((call): ContractCase[] => {
+    const operation = call === 'version' ? 'getVersion' : 'getMetadata';
+    return [
+      {
+        name: `${call} answers any valid token, even one without an API scope`,
+        operation,
+        status: 200,
+        async call(ctx) {
+          const tokens = await ctx.setup.token(users.jsmith, { scope: 'openid', client: false });
+          const answer = await ctx.client({ accessToken: tokens.access_token }).instance[call]();
+          expect(answer.kas.enabled).toBe(false);
+        },
+        expect: (x) => expect(x.json).toMatchObject({ version: expect.stringMatching(/^\d+\.\d+\.\d+/), enterprise: false }),
+        behaviour: (x) => expect(x.json).toMatchObject({ version: '17.11.0', revision: expect.stringMatching(/^tokenbell-/) }),
+      },
+      {
+        name: `${call} with an unknown token`,
+        operation,
+        status: 401,
+        async call(ctx) {
+          await rejectsWith(ctx.client({ accessToken: unknownToken }).instance[call](), TokenbellAuthenticationError, { status: 401 });
+        },
+      },
+    ];
+  }),
+  {
+    name: 'the personal access token in hand',
+    operation: 'getCurrentPersonalAccessToken',
+    status: 200,
+    async call(ctx) {
+      const token = await ctx.client({ privateToken: users.awong.pat }).personalAccessTokens.self();
+      expect(token.active).toBe(true);
+    },
+    behaviour: (x) => expect(x.json).toMatchObject({ name: 'ci', scopes: ['read_api'], revoked: false, expires_at: '2099-12-31' }),
+  },
+  {
+    name: 'the personal access token in hand, asked with an OAuth token',
+    operation: 'getCurrentPersonalAccessToken',
+    status: 404,
+    async call(ctx) {
+      const tokens = await ctx.setup.token(users.jsmith, { scope: 'read_user' });
+      await rejectsWith(ctx.client({ accessToken: tokens.access_token }).personalAccessTokens.self(), TokenbellNotFoundError, { status: 404 });
+    },
+  },
+  {
+    name: 'the personal access token in hand, with an unknown token',
+    operation: 'getCurrentPersonalAccessToken',
+    status: 401,
+    async call(ctx) {
+      await rejectsWith(ctx.client({ privateToken: 'tbpat-not-a-token-of-this-server-0000' }).personalAccessTokens.self(), TokenbellAuthenticationError, { status: 401 });
+    },
+  },
+  {
+    name: 'a personal access token revokes itself',
+    operation: 'revokeCurrentPersonalAccessToken',
+    status: 204,
+    async call(ctx) {
+      const pat = await ctx.setup.testHelpers().mintPersonalAccessToken({ username: 'mallory', name: unique('self-revoked'), scopes: ['read_repository'] });
+      await ctx.client({ privateToken: pat.token }).personalAccessTokens.revokeSelf();
+      return pat.token;
+    },
+    behaviour: async (_x, ctx, token) => {
+      const after = await fetch(`${ctx.baseUrl}/api/v3/personal_access_tokens/self`, { headers: { 'PRIVATE-TOKEN': token as string } });
+      expect(after.status).toBe(401);
+    },
+  },
+  {
+    name: 'an OAuth token cannot revoke itself as a personal access token',
+    operation: 'revokeCurrentPersonalAccessToken',
+    status: 404,
+    async call(ctx) {
+      const tokens = await ctx.setup.token(users.jsmith, { scope: 'read_user' });
+      await rejectsWith(ctx.client({ accessToken: tokens.access_token }).personalAccessTokens.revokeSelf(), TokenbellNotFoundError, { status: 404 });
+      return tokens.access_token;
+    },
+    behaviour: async (_x, ctx, token) => expect(await ctx.setup.tokenWorks(token as string)).toBe(true),
+  },
+  {
+    name: 'revoking the personal access token in hand with an unknown token',
+    operation: 'revokeCurrentPersonalAccessToken',
+    status: 401,
+    async call(ctx) {
+      await rejectsWith(ctx.client({ privateToken: 'tbpat-not-a-token-of-this-server-0000' }).personalAccessTokens.revokeSelf(), TokenbellAuthenticationError, { status: 401 });
+    },
+  },
+  {
+    name: 'another user, as anyone sees them',
+    operation: 'getUser',
+    status: 200,
+    async call(ctx) {
+      const user = await ctx.client({ privateToken: users.jsmith.pat }).users.get(2);
+      expect(user).not.toHaveProperty('email');
+    },
+    behaviour: (x) => expect(x.json).toMatchObject({ id: 2, username: 'awong' }),
+  },
+  {
+    name: 'an unknown user',
+    operation: 'getUser',
+    status: 404,
+    async call(ctx) {
+      await rejectsWith(ctx.client({ privateToken: users.jsmith.pat }).users.get(999999), TokenbellNotFoundError, { status: 404 });
+    },
+    behaviour: (x) => expect(x.json).toEqual({ message: '404 User Not Found' }),
+  },
+  {
+    name: 'a user id that is not a number',
+    operation: 'getUser',
+    status: 400,
+    invalidRequest: 'the id is an integer',
+    async call(ctx) {
+      await rejectsWith(ctx.client({ privateToken: users.jsmith.pat }).users.get('jsmith' as never), TokenbellValidationError, { status: 400 });
+    },
+  },
+
   // --- API: notification settings, the rows each operation has ---------------------------------------------------
   ...apiOperations.map(
     ({ operation, call }): ContractCase => ({
@@ -1580,7 +1696,7 @@ export const cases: ContractCase[] = [
         operation,
         status: 403,
         async call(ctx) {
-          const tokens = await ctx.setup.token(users[as ?? 'jsmith'], { scope: tooLittle[scope] });
+          const tokens = await ctx.setup.token(users[as ?? 'jsmith'], { scope: tooLittle[scope], client: false });
           const auth = { accessToken: tokens.access_token };
           await rejectsWith(call(ctx.client(auth), testHelpers(ctx, auth)), TokenbellPermissionError, { status: 403 });
         },

@@ -1,6 +1,6 @@
 import type { Client } from 'openapi-fetch';
 import type { components, paths } from './generated/openapi.js';
-import { asText, authenticatedClient, type FetchLike, json, type TokenbellAuth } from './internal.js';
+import { asText, authenticatedClient, type FetchLike, json, noContent, type TokenbellAuth } from './internal.js';
 
 type Schemas = components['schemas'];
 
@@ -26,6 +26,13 @@ export type Group = Schemas['Group'];
 export type Project = Schemas['Project'];
 /** A group's or project's numeric id, or its full path (`acme/widgets`), not URL-encoded. */
 export type GroupOrProjectId = Schemas['GroupOrProjectId'];
+
+/** The service's version and metadata answer (`GET /api/v3/version`, `/metadata`). */
+export type InstanceMetadata = Schemas['InstanceMetadata'];
+/** A personal access token as the service shows it (never its secret). */
+export type PersonalAccessToken = Schemas['PersonalAccessToken'];
+/** Another user, as anyone who may read users sees them. */
+export type PublicUser = Schemas['PublicUser'];
 
 /** The openapi-fetch client over every path of the document. */
 export type TokenbellRawClient = Client<paths>;
@@ -68,6 +75,29 @@ export interface TokenbellClient {
   readonly user: {
     /** `GET /api/v3/user`: the user the credentials act for (scope `read_user`). */
     current(): Promise<User>;
+  };
+  readonly users: {
+    /**
+     * `GET /api/v3/users/:id`: a user by id (scope `read_user`); every field for the account itself or an
+     * administrator, the basic ones for anyone else.
+     * @throws {@link TokenbellNotFoundError} for an unknown id.
+     */
+    get(id: number): Promise<User | PublicUser>;
+  };
+  readonly instance: {
+    /** `GET /api/v3/version`: the service's release the instance answers as (any valid token). */
+    version(): Promise<InstanceMetadata>;
+    /** `GET /api/v3/metadata`: the same fields (any valid token). */
+    metadata(): Promise<InstanceMetadata>;
+  };
+  readonly personalAccessTokens: {
+    /**
+     * `GET /api/v3/personal_access_tokens/self`: the personal access token the client is authenticated with.
+     * @throws {@link TokenbellNotFoundError} when the credentials are an OAuth token.
+     */
+    self(): Promise<PersonalAccessToken>;
+    /** `DELETE /api/v3/personal_access_tokens/self`: revokes that token; the client's later requests are 401. */
+    revokeSelf(): Promise<void>;
   };
   readonly groups: {
     /**
@@ -120,6 +150,17 @@ export function createTokenbellClient(options: TokenbellClientOptions): Tokenbel
     },
     user: {
       current: () => json<User>(raw.GET('/api/v3/user', asText)),
+    },
+    users: {
+      get: (id) => json<User | PublicUser>(raw.GET('/api/v3/users/{id}', { params: { path: { id } }, ...asText })),
+    },
+    instance: {
+      version: () => json<InstanceMetadata>(raw.GET('/api/v3/version', asText)),
+      metadata: () => json<InstanceMetadata>(raw.GET('/api/v3/metadata', asText)),
+    },
+    personalAccessTokens: {
+      self: () => json<PersonalAccessToken>(raw.GET('/api/v3/personal_access_tokens/self', asText)),
+      revokeSelf: () => noContent(raw.DELETE('/api/v3/personal_access_tokens/self', asText)),
     },
     groups: {
       get: (id) => json<Group>(raw.GET('/api/v3/groups/{id}', { params: { path: { id } }, ...asText })),

@@ -11,7 +11,10 @@ export {
   type NotificationSettings,
   type NotificationSettingsResource,
   type NotificationSettingsUpdate,
+  type InstanceMetadata,
+  type PersonalAccessToken,
   type Project,
+  type PublicUser,
   type TokenbellAuth,
   type TokenbellClient,
   type TokenbellClientOptions,
@@ -42,6 +45,7 @@ export {
   type RefreshOptions,
   type RevokeOptions,
   type Scope,
+  type ScopeName,
   type TokenResponse,
 } from './oauth.js';
 export {

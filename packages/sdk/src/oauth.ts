@@ -6,8 +6,10 @@ import { compact, type FetchLike, isObject, parseJson, trimSlash, typedClient } 
 export type TokenResponse = components['schemas']['TokenResponse'];
 /** The query parameters of `GET /oauth/authorize`. */
 export type AuthorizationRequestParams = operations['authorize']['parameters']['query'];
-/** Scopes, space-separated or as a list (`'api read_user'` or `['api', 'read_user']`). */
-export type Scope = string | readonly string[];
+/** One of the service's scopes, as the document lists them (`api`, `read_repository`, `openid`, ...). */
+export type ScopeName = components['schemas']['Scope'];
+/** Scopes, space-separated or as a list of the document's scopes (`'api read_user'` or `['api', 'read_user']`). */
+export type Scope = string | readonly ScopeName[];
 
 const encoder = new TextEncoder();
 

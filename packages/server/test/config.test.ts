@@ -45,6 +45,16 @@ describe('--database-timeout', () => {
   });
 });
 
+describe('--gitlab-version', () => {
+  it('is the release the version calls answer as: 17.11.0 unless given, and refused with one line when not a release', () => {
+    expect(configFrom([]).gitlabVersion).toBe('17.11.0');
+    expect(configFrom(['--gitlab-version', '16.0.1-ee']).gitlabVersion).toBe('16.0.1-ee');
+    expect(configFrom([], { TOKENBELL_GITLAB_VERSION: '8.13.0' }).gitlabVersion).toBe('8.13.0');
+    expect(() => configFrom(['--gitlab-version', 'latest'])).toThrow(new ConfigError('--gitlab-version "latest" is not a GitLab release: give MAJOR.MINOR.PATCH, such as 17.11.0 or 17.11.0-ee'));
+    expect(() => configFrom([], { TOKENBELL_GITLAB_VERSION: '17' })).toThrow(/^TOKENBELL_GITLAB_VERSION "17" is not a GitLab release/);
+  });
+});
+
 describe('notification mail and test helpers', () => {
   it('sends mail through --smtp-url from --mail-from (the base URL\'s host by default), and serves test helpers only when asked', () => {
     const plain = configFrom(['--base-url', 'https://bell.example.com'], {});
