@@ -876,6 +876,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The groups the user may see.
+         * @description The service's group list, paginated (`page`, `per_page`, and the `X-Total`, `X-Next-Page`, `Link`, ...
+         *     headers). For a user it lists the groups they belong to (a membership of the group or of one of its
+         *     projects) unless `all_available`; for an administrator every group. Private groups a user may not see are
+         *     never listed, as the notification settings decide. Ordered by name unless `order_by` says otherwise.
+         */
+        get: operations["listGroups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The projects the user may see.
+         * @description The service's project list, paginated as the group list: every project the user may see (public and internal
+         *     ones, and private ones they are a member of), narrowed by `membership`, `min_access_level`, `owned` (in the
+         *     user's own namespace), `search` and `visibility`. `simple` answers the fewer fields of the service's simple
+         *     view. Newest first unless `order_by` and `sort` say otherwise.
+         */
+        get: operations["listProjects"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v3/groups/{id}": {
         parameters: {
             query?: never;
@@ -922,6 +968,68 @@ export interface paths {
          *     settings; clients that fetch the object before its settings (python-gitlab's `gl.projects.get(...)`) rely on it.
          */
         get: operations["getProject"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/groups/{id}/members/all/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The group's id, or its full path URL-encoded.
+                 * @example acme
+                 */
+                id: components["schemas"]["GroupOrProjectId"];
+                /**
+                 * @description The user's numeric id.
+                 * @example 1
+                 */
+                user_id: components["parameters"]["MemberUserId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A user's membership of the group, inherited ones included.
+         * @description The user's membership of the group, as oauth2-proxy's `--gitlab-group` and Grafana's `allowed_groups` check it. There are no parent groups here, so the direct membership is the only one.
+         */
+        get: operations["getGroupMember"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/projects/{id}/members/all/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id, or its full path URL-encoded.
+                 * @example acme%2Fwidgets
+                 */
+                id: components["schemas"]["GroupOrProjectId"];
+                /**
+                 * @description The user's numeric id.
+                 * @example 1
+                 */
+                user_id: components["parameters"]["MemberUserId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A user's membership of the project, inherited ones included.
+         * @description The user's membership of the project at the higher of their own and their group's, as the service answers it (oauth2-proxy's `--gitlab-project` checks its `access_level`); the owner of a personal namespace is its projects' owner.
+         */
+        get: operations["getProjectMember"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1736,19 +1844,72 @@ export interface components {
             /** Format: uri */
             web_url: string;
             avatar_url: null;
-            namespace: {
-                id: number;
-                name: string;
-                path: string;
-                /**
-                 * @description A group's namespace or a user's personal one.
-                 * @enum {string}
-                 */
-                kind: "group" | "user";
-                full_path: string;
-            };
+            namespace: components["schemas"]["ProjectNamespace"];
             /** Format: date-time */
             created_at: string;
+        };
+        /**
+         * ProjectNamespace
+         * @description The namespace a project is in.
+         */
+        ProjectNamespace: {
+            id: number;
+            name: string;
+            path: string;
+            /**
+             * @description A group's namespace or a user's personal one.
+             * @enum {string}
+             */
+            kind: "group" | "user";
+            full_path: string;
+        };
+        /**
+         * ProjectSimple
+         * @description A project in the service's simple view (`simple=true`), without its visibility.
+         */
+        ProjectSimple: {
+            id: number;
+            name: string;
+            path: string;
+            name_with_namespace: string;
+            path_with_namespace: string;
+            /** Format: uri */
+            web_url: string;
+            avatar_url: null;
+            namespace: components["schemas"]["ProjectNamespace"];
+            /** Format: date-time */
+            created_at: string;
+        };
+        /**
+         * Member
+         * @description A user's membership of a group or project, as the service's member look-ups answer it.
+         * @example {
+         *       "id": 1,
+         *       "username": "jsmith",
+         *       "name": "Jane Smith",
+         *       "state": "active",
+         *       "avatar_url": null,
+         *       "web_url": "http://127.0.0.1:3000/jsmith",
+         *       "access_level": 40,
+         *       "expires_at": null,
+         *       "membership_state": "active"
+         *     }
+         */
+        Member: {
+            id: number;
+            username: string;
+            name: string;
+            /** @enum {string} */
+            state: "active" | "blocked";
+            avatar_url: string | null;
+            /** Format: uri */
+            web_url: string;
+            /** @enum {integer} */
+            access_level: 10 | 20 | 30 | 40 | 50;
+            /** @description Memberships here do not expire. */
+            expires_at: null;
+            /** @enum {string} */
+            membership_state: "active";
         };
         /**
          * Visibility
@@ -3342,6 +3503,20 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The page to answer, from 1. */
+        Page: number;
+        /** @description Items per page, 20 by default; more than 100 answers 100, as the service caps it. */
+        PerPage: number;
+        /** @description Only those whose name or path contains it, whatever the case. */
+        Search: string;
+        /** @description Only those where the user's access level is at least this: 5 minimal access, 10 guest, 15 planner, 20 reporter, 30 developer, 40 maintainer, 50 owner. */
+        MinAccessLevel: 5 | 10 | 15 | 20 | 30 | 40 | 50;
+        SortAscending: "asc" | "desc";
+        /**
+         * @description The user's numeric id.
+         * @example 1
+         */
+        MemberUserId: number;
         /**
          * @description A path on this instance to go back to after signing in (anything else is ignored).
          * @example /oauth/authorize?client_id=example-client-id-0000000000000000&redirect_uri=http%3A%2F%2F127.0.0.1%3A8080%2Fcallback&response_type=code
@@ -3428,6 +3603,20 @@ export interface components {
         };
     };
     headers: {
+        /** @description How many items the list has in all. */
+        XTotal: string;
+        /** @description How many pages of `per_page` items the list has (at least 1). */
+        XTotalPages: string;
+        /** @description This page's number. */
+        XPage: string;
+        /** @description Items per page. */
+        XPerPage: string;
+        /** @description The next page's number, empty on the last page. */
+        XNextPage: string;
+        /** @description The previous page's number, empty on the first page. */
+        XPrevPage: string;
+        /** @description The previous, next, first and last pages' URLs (RFC 8288), each the request's own with its `page` changed. */
+        PageLink: string;
         /**
          * @description Seconds until the client address or the account may try again (RFC 9110 section 10.2.3).
          * @example 540
@@ -4721,6 +4910,104 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listGroups: {
+        parameters: {
+            query?: {
+                /** @description The page to answer, from 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page, 20 by default; more than 100 answers 100, as the service caps it. */
+                per_page?: components["parameters"]["PerPage"];
+                /** @description Only those whose name or path contains it, whatever the case. */
+                search?: components["parameters"]["Search"];
+                /** @description Every group the user may see, not only their own (the default for administrators). */
+                all_available?: boolean;
+                /** @description Only those where the user's access level is at least this: 5 minimal access, 10 guest, 15 planner, 20 reporter, 30 developer, 40 maintainer, 50 owner. */
+                min_access_level?: components["parameters"]["MinAccessLevel"];
+                /** @description Only groups the user owns. */
+                owned?: boolean;
+                /** @description Only top-level groups; every group here is one, as tokenbell has no subgroups. */
+                top_level_only?: boolean;
+                order_by?: "name" | "path" | "id" | "similarity";
+                sort?: components["parameters"]["SortAscending"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of groups. */
+            200: {
+                headers: {
+                    "X-Total": components["headers"]["XTotal"];
+                    "X-Total-Pages": components["headers"]["XTotalPages"];
+                    "X-Page": components["headers"]["XPage"];
+                    "X-Per-Page": components["headers"]["XPerPage"];
+                    "X-Next-Page": components["headers"]["XNextPage"];
+                    "X-Prev-Page": components["headers"]["XPrevPage"];
+                    Link: components["headers"]["PageLink"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Group"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listProjects: {
+        parameters: {
+            query?: {
+                /** @description The page to answer, from 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page, 20 by default; more than 100 answers 100, as the service caps it. */
+                per_page?: components["parameters"]["PerPage"];
+                /** @description Only those whose name or path contains it, whatever the case. */
+                search?: components["parameters"]["Search"];
+                /** @description Only projects the user is a member of, directly or through the project's group. */
+                membership?: boolean;
+                /** @description Only those where the user's access level is at least this: 5 minimal access, 10 guest, 15 planner, 20 reporter, 30 developer, 40 maintainer, 50 owner. */
+                min_access_level?: components["parameters"]["MinAccessLevel"];
+                /** @description Only projects in the user's own namespace. */
+                owned?: boolean;
+                visibility?: components["schemas"]["Visibility"];
+                /** @description The service's simple view of each project (no visibility). */
+                simple?: boolean;
+                /** @description `updated_at`, `last_activity_at` and `similarity` order by creation, as tokenbell keeps no later times. */
+                order_by?: "id" | "name" | "path" | "created_at" | "updated_at" | "last_activity_at" | "similarity";
+                sort?: "asc" | "desc";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of projects. */
+            200: {
+                headers: {
+                    "X-Total": components["headers"]["XTotal"];
+                    "X-Total-Pages": components["headers"]["XTotalPages"];
+                    "X-Page": components["headers"]["XPage"];
+                    "X-Per-Page": components["headers"]["XPerPage"];
+                    "X-Next-Page": components["headers"]["XNextPage"];
+                    "X-Prev-Page": components["headers"]["XPrevPage"];
+                    Link: components["headers"]["PageLink"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": (components["schemas"]["Project"] | components["schemas"]["ProjectSimple"])[];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getGroup: {
         parameters: {
             query?: never;
@@ -4780,6 +5067,94 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["ProjectNotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getGroupMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The group's id, or its full path URL-encoded.
+                 * @example acme
+                 */
+                id: components["schemas"]["GroupOrProjectId"];
+                /**
+                 * @description The user's numeric id.
+                 * @example 1
+                 */
+                user_id: components["parameters"]["MemberUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No group with that id or path that the caller may see (`404 Group Not Found`), or the user is no member of it (`404 Member Not Found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProjectMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id, or its full path URL-encoded.
+                 * @example acme%2Fwidgets
+                 */
+                id: components["schemas"]["GroupOrProjectId"];
+                /**
+                 * @description The user's numeric id.
+                 * @example 1
+                 */
+                user_id: components["parameters"]["MemberUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No project with that id or path that the caller may see (`404 Project Not Found`), or the user is no member of it (`404 Member Not Found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };

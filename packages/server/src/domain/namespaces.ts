@@ -74,3 +74,9 @@ export async function presentProject(storage: { namespaces: NamespaceStorage; us
     created_at: isoOf(project.created_at),
   };
 }
+
+/** A project in the service's simple view (`simple=true`): the same fields but its visibility. */
+export async function presentSimpleProject(storage: { namespaces: NamespaceStorage; users: UserStorage }, project: Project, baseUrl: string): Promise<Schemas['ProjectSimple']> {
+  const { visibility: _visibility, ...simple } = await presentProject(storage, project, baseUrl);
+  return simple;
+}

@@ -13,7 +13,9 @@ import { satisfies } from '../domain/oauth/scopes.js';
 import { visibleGroup, visibleProject } from '../domain/visibility.js';
 import type { Group, Project, Storage } from '../domain/storage/index.js';
 import type { Scope, UserRecord } from '../domain/storage/records.js';
-import { presentGroup, presentProject } from '../domain/namespaces.js';
+import { presentGroup, presentProject, presentSimpleProject } from '../domain/namespaces.js';
+import { groupMember, listGroups, listProjects, presentMember, projectMember, type GroupListQuery, type ProjectListQuery } from '../domain/namespace-lists.js';
+import { sendPage } from './pagination.js';
 import { presentUser, presentUserTo } from '../domain/users.js';
 import { presentInstanceMetadata, presentPersonalAccessToken } from '../domain/instance.js';
 import { revokePersonalAccessToken } from '../domain/accounts.js';
@@ -98,6 +100,27 @@ function apiOperations(storage: Storage, baseUrl: string, gitlabVersion: string)
       res.json(presentUserTo(principalOf(res).user, user, baseUrl));
     },
     getCurrentUser: (_req, res) => void res.json(presentUser(principalOf(res).user, baseUrl)),
+    listGroups: async (req, res) => {
+      const groups = await listGroups(storage.namespaces, principalOf(res).user, req.query as GroupListQuery);
+      await sendPage(req, res, baseUrl, groups, (group) => presentGroup(group, baseUrl));
+    },
+    listProjects: async (req, res) => {
+      const query = req.query as ProjectListQuery & { simple?: boolean };
+      const projects = await listProjects(storage.namespaces, principalOf(res).user, query);
+      await sendPage(req, res, baseUrl, projects, (project) => (query.simple ? presentSimpleProject : presentProject)(storage, project, baseUrl));
+    },
+    getGroupMember: async (req, res) => {
+      const { group, member } = await groupMember(storage, principalOf(res).user, String(req.params.id), Number(req.params.user_id));
+      if (!group) throw new HttpError(404, '404 Group Not Found');
+      if (!member) throw new HttpError(404, '404 Member Not Found');
+      res.json(presentMember(member, baseUrl));
+    },
+    getProjectMember: async (req, res) => {
+      const { project, member } = await projectMember(storage, principalOf(res).user, String(req.params.id), Number(req.params.user_id));
+      if (!project) throw new HttpError(404, '404 Project Not Found');
+      if (!member) throw new HttpError(404, '404 Member Not Found');
+      res.json(presentMember(member, baseUrl));
+    },
     getGroup: async (req, res) => void res.json(presentGroup(await seenGroup(storage, principalOf(res).user, String(req.params.id)), baseUrl)),
     getProject: async (req, res) => void res.json(await presentProject(storage, await seenProject(storage, principalOf(res).user, String(req.params.id)), baseUrl)),
     getGlobalNotificationSettings: (_req, res) => void res.json(presentGlobal(principalOf(res))),

@@ -17,7 +17,7 @@ export const corsPolicy = {
   methods: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'PATCH'],
   // What a script may read of an answer besides the safelisted headers: the request id a bug report quotes, the
   // bearer challenge and the wait after a 429 or 503.
-  exposedHeaders: ['WWW-Authenticate', 'X-Request-Id', 'Retry-After'],
+  exposedHeaders: ['WWW-Authenticate', 'X-Request-Id', 'Retry-After', 'X-Total', 'X-Total-Pages', 'X-Page', 'X-Per-Page', 'X-Next-Page', 'X-Prev-Page', 'Link'],
   maxAge: 7200,
 } as const;
 

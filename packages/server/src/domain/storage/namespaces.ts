@@ -36,6 +36,14 @@ export interface NamespaceStorage {
   /** The group and the user's standing on it in one question, as projectWithAccess. */
   groupWithAccess(ref: NamespaceRef, userId: number): Promise<{ group: Group; access: GroupAccess } | undefined>;
   /**
+   * Every group with the user's standing on it, in the order of the groups' ids, narrowed to those whose name or path
+   * contains `search` (any case) when given: what a list of groups is chosen from. Which the user may see, and the
+   * list's other filters, are the domain's (visibility.ts), so the store answers standing, not visibility.
+   */
+  groupsWithAccess(userId: number, search?: string): Promise<Array<{ group: Group; access: GroupAccess }>>;
+  /** Every project with the user's standing on it, as groupsWithAccess (`search` in its name or path). */
+  projectsWithAccess(userId: number, search?: string): Promise<Array<{ project: Project; access: ProjectAccess }>>;
+  /**
    * The groups the user is a direct member of, with their access level, in the order of the groups' ids: what an
    * OpenID Connect client learns of the user's memberships (`groups`, `groups_direct` and the role claims).
    */

@@ -5,6 +5,9 @@ import { insertGroup, insertProject } from './inserts.js';
 import { groupAccess, projectAccess, withMembership } from './membership.js';
 import type { Store } from './store.js';
 
+/** Whether `search` is in one of `fields`, whatever the case (as PostgreSQL's `strpos(lower(...))` below). */
+const matches = (search: string | undefined, ...fields: string[]) => search === undefined || fields.some((f) => f.toLowerCase().includes(search.toLowerCase()));
+
 export function fileNamespaceStorage(store: Store): NamespaceStorage {
   return {
     async groupById(id) {
@@ -28,6 +31,19 @@ export function fileNamespaceStorage(store: Store): NamespaceStorage {
     async projectWithAccess(ref, userId) {
       const project = 'id' in ref ? store.lookup('projects', 'id', ref.id) : store.lookup('projects', 'fullPath', ref.path);
       return project && { project, access: projectAccess(store, userId, project) };
+    },
+    // A scan: lists are asked far less often than single groups and projects, and the file store holds few of them.
+    async groupsWithAccess(userId, search) {
+      return [...store.data.groups]
+        .filter((group) => matches(search, group.name, group.path))
+        .sort((a, b) => a.id - b.id)
+        .map((group) => ({ group, access: groupAccess(store, userId, group) }));
+    },
+    async projectsWithAccess(userId, search) {
+      return [...store.data.projects]
+        .filter((project) => matches(search, project.name, project.path))
+        .sort((a, b) => a.id - b.id)
+        .map((project) => ({ project, access: projectAccess(store, userId, project) }));
     },
     async groupMembershipsOf(userId) {
       // Groups are few next to API calls, and this is asked once per sign-in; a scan is fine.

@@ -24,12 +24,16 @@ const groupStanding = (user: string) => `(SELECT access_level FROM group_members
 const projectAccessOf = (row: AccessRow): ProjectAccess => ({ direct: row.direct, inherited: row.inherited ?? null });
 const groupAccessOf = (row: AccessRow): GroupAccess => ({ direct: row.direct, inAProject: row.in_a_project === true });
 
+const prefixed = (columns: string, alias: string) => columns.split(', ').map((column) => `${alias}.${column}`).join(', ');
+/** `$2` (null for any) in the name or path of `alias`, whatever the case; strpos, so `%` and `_` are no wildcards. */
+const searched = (alias: string) => `($2::text IS NULL OR strpos(lower(${alias}.name), lower($2)) > 0 OR strpos(lower(${alias}.path), lower($2)) > 0)`;
+
 /**
  * Groups or projects (`table`, aliased `alias`, read as `columns`) each with a user's standing, for the asks `q`
  * (askedRows: a key, an id or a path matched lower-cased by `path`, and a user), each looked up on its own.
  */
 function namespaceLookups(table: 'groups' | 'projects', alias: 'g' | 'p', columns: string, standing: (user: string) => string, path: string) {
-  const select = `${columns.split(', ').map((column) => `${alias}.${column}`).join(', ')}, ${standing('q.user_id')}`;
+  const select = `${prefixed(columns, alias)}, ${standing('q.user_id')}`;
   return { byId: eachAsk(select, `${table} ${alias}`, `${alias}.id = q.id`), byPath: eachAsk(select, `${table} ${alias}`, `${path} = lower(q.path)`) };
 }
 const projectLookups = namespaceLookups('projects', 'p', projectColumns, projectStanding, `lower(p.namespace || '/' || p.path)`);
@@ -87,6 +91,20 @@ export function postgresNamespaceStorage(pool: pg.Pool, { inTransaction, write }
     async groupWithAccess(ref, userId) {
       const found = await groupWithAccess(ref, userId);
       return found && { group: groupOf(found), access: groupAccessOf(found) };
+    },
+    async groupsWithAccess(userId, search) {
+      if (!isId(userId)) return [];
+      const { rows } = await pool.query<GroupRow & AccessRow>(
+        statement(`SELECT ${prefixed(groupColumns, 'g')}, ${groupStanding('$1')} FROM groups g WHERE ${searched('g')} ORDER BY g.id`, [userId, search ?? null]),
+      );
+      return rows.map((row) => ({ group: groupOf(row), access: groupAccessOf(row) }));
+    },
+    async projectsWithAccess(userId, search) {
+      if (!isId(userId)) return [];
+      const { rows } = await pool.query<ProjectRow & AccessRow>(
+        statement(`SELECT ${prefixed(projectColumns, 'p')}, ${projectStanding('$1')} FROM projects p WHERE ${searched('p')} ORDER BY p.id`, [userId, search ?? null]),
+      );
+      return rows.map((row) => ({ project: projectOf(row), access: projectAccessOf(row) }));
     },
     async groupMembershipsOf(userId) {
       if (!isId(userId)) return [];
