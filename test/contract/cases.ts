@@ -188,6 +188,10 @@ const apiOperations: {
   { operation: 'getGlobalNotificationSettings', scope: 'read_api', call: (c) => c.notificationSettings.global.get() },
   { operation: 'updateGlobalNotificationSettings', scope: 'api', call: (c) => c.notificationSettings.global.update({ level: 'watch' }) },
   { operation: 'getGroup', scope: 'read_api', call: (c) => c.groups.get('acme') },
+  { operation: 'listGroups', scope: 'read_api', call: (c) => c.groups.list() },
+  { operation: 'listProjects', scope: 'read_api', call: (c) => c.projects.list() },
+  { operation: 'getGroupMember', scope: 'read_api', call: (c) => c.groups.member('acme', 1) },
+  { operation: 'getProjectMember', scope: 'read_api', call: (c) => c.projects.member('acme/widgets', 1) },
   { operation: 'getProject', scope: 'read_api', call: (c) => c.projects.get('acme/widgets') },
   { operation: 'getGroupNotificationSettings', scope: 'read_api', call: (c) => c.notificationSettings.group('acme').get() },
   { operation: 'updateGroupNotificationSettings', scope: 'api', call: (c) => c.notificationSettings.group('acme').update({ level: 'watch' }) },
@@ -1748,6 +1752,102 @@ export const cases: ContractCase[] = [
     },
     behaviour: (x) => expect((x.json as { message: string }).message).toMatch(/^400 Bad request - level /),
   },
+
+  // --- API: lists and membership look-ups -------------------------------------------------------------------------
+  {
+    name: "a user's groups, a page with the pagination headers",
+    operation: 'listGroups',
+    status: 200,
+    async call(ctx) {
+      const groups = await ctx.client({ privateToken: users.jsmith.pat }).groups.list({ per_page: 1, min_access_level: 50 });
+      expect(groups).toHaveLength(1);
+    },
+    behaviour: (x) => {
+      expect(x.json).toMatchObject([{ full_path: 'acme' }]);
+      expect(x.headers.get('x-total')).toBe('2');
+      expect(x.headers.get('x-next-page')).toBe('2');
+      expect(x.headers.get('link')).toMatch(/[?&]page=2[^>]*>; rel="next"/);
+    },
+  },
+  {
+    name: 'groups with a min_access_level the service has not',
+    operation: 'listGroups',
+    status: 400,
+    invalidRequest: 'min_access_level is one of the access levels',
+    async call(ctx) {
+      await rejectsWith(ctx.client({ privateToken: users.jsmith.pat }).groups.list({ min_access_level: 7 as never }), TokenbellValidationError, { status: 400 });
+    },
+  },
+  {
+    name: "the projects a user is a member of, in the simple view",
+    operation: 'listProjects',
+    status: 200,
+    async call(ctx) {
+      await ctx.client({ privateToken: users.awong.pat }).projects.list({ membership: true, simple: true, search: 'widgets' });
+    },
+    behaviour: (x) => {
+      expect(x.json).toEqual([expect.objectContaining({ path_with_namespace: 'acme/widgets' })]);
+      expect(x.json).toEqual([expect.not.objectContaining({ visibility: expect.anything() })]);
+      expect(x.headers.get('x-total')).toBe('1');
+    },
+  },
+  {
+    name: 'projects with a visibility the service has not',
+    operation: 'listProjects',
+    status: 400,
+    invalidRequest: 'visibility is private, internal or public',
+    async call(ctx) {
+      await rejectsWith(ctx.client({ privateToken: users.jsmith.pat }).projects.list({ visibility: 'secret' as never }), TokenbellValidationError, { status: 400 });
+    },
+  },
+  ...(['group', 'project'] as const).flatMap((kind): ContractCase[] => {
+    const operation = kind === 'group' ? 'getGroupMember' : 'getProjectMember';
+    const member = (ctx: CaseContext, id: string, userId: number, auth: TokenbellAuth = { privateToken: users.jsmith.pat }) =>
+      kind === 'group' ? ctx.client(auth).groups.member(id, userId) : ctx.client(auth).projects.member(id, userId);
+    const own = kind === 'group' ? 'acme' : 'acme/widgets';
+    return [
+      {
+        name: `a ${kind} member, inherited ones included`,
+        operation,
+        status: 200,
+        async call(ctx) {
+          const found = await member(ctx, own, 2);
+          expect(found.membership_state).toBe('active');
+        },
+        behaviour: (x) => expect(x.json).toMatchObject({ id: 2, username: 'awong', access_level: 30 }),
+      },
+      {
+        name: `a user who is no member of the ${kind}`,
+        operation,
+        status: 404,
+        mockExample: 'member',
+        async call(ctx) {
+          await rejectsWith(member(ctx, own, 3), TokenbellNotFoundError, { status: 404 });
+        },
+        behaviour: (x) => expect(x.json).toEqual({ message: '404 Member Not Found' }),
+      },
+      {
+        name: `a ${kind} the caller may not see, asked for a member`,
+        operation,
+        status: 404,
+        mockExample: kind,
+        async call(ctx) {
+          const tokens = await ctx.setup.token(users.mallory, { scope: 'read_api' });
+          await rejectsWith(member(ctx, own, 1, { accessToken: tokens.access_token }), TokenbellNotFoundError, { status: 404 });
+        },
+        behaviour: (x) => expect(x.json).toEqual({ message: `404 ${kind === 'group' ? 'Group' : 'Project'} Not Found` }),
+      },
+      {
+        name: `a ${kind} member asked by a user id that is not a number`,
+        operation,
+        status: 400,
+        invalidRequest: 'user_id is an integer',
+        async call(ctx) {
+          await rejectsWith(member(ctx, own, 'awong' as never), TokenbellValidationError, { status: 400 });
+        },
+      },
+    ];
+  }),
 
   // --- API: groups and projects ---------------------------------------------------------------------------------
   {

@@ -1,5 +1,5 @@
 import type { Client } from 'openapi-fetch';
-import type { components, paths } from './generated/openapi.js';
+import type { components, operations, paths } from './generated/openapi.js';
 import { asText, authenticatedClient, type FetchLike, json, noContent, type TokenbellAuth } from './internal.js';
 
 type Schemas = components['schemas'];
@@ -33,6 +33,15 @@ export type InstanceMetadata = Schemas['InstanceMetadata'];
 export type PersonalAccessToken = Schemas['PersonalAccessToken'];
 /** Another user, as anyone who may read users sees them. */
 export type PublicUser = Schemas['PublicUser'];
+
+/** A membership of a group or project (`members/all/:user_id`). */
+export type Member = Schemas['Member'];
+/** A project in the simple view (`simple: true`). */
+export type ProjectSimple = Schemas['ProjectSimple'];
+/** The filters, order and page of `GET /api/v3/groups`. */
+export type GroupListQuery = NonNullable<operations['listGroups']['parameters']['query']>;
+/** The filters, order and page of `GET /api/v3/projects`. */
+export type ProjectListQuery = NonNullable<operations['listProjects']['parameters']['query']>;
 
 /** The openapi-fetch client over every path of the document. */
 export type TokenbellRawClient = Client<paths>;
@@ -105,6 +114,16 @@ export interface TokenbellClient {
      * @throws {@link TokenbellNotFoundError} for a group that does not exist or the user may not see.
      */
     get(id: GroupOrProjectId): Promise<Group>;
+    /**
+     * `GET /api/v3/groups`: one page (`page`, `per_page`) of the groups the user belongs to, or may see with
+     * `all_available` (scope `read_api`). `raw` answers the pagination headers too.
+     */
+    list(query?: GroupListQuery): Promise<Group[]>;
+    /**
+     * `GET /api/v3/groups/:id/members/all/:user_id`: the user's membership of the group.
+     * @throws {@link TokenbellNotFoundError} for a group the caller may not see, or a user who is no member.
+     */
+    member(id: GroupOrProjectId, userId: number): Promise<Member>;
   };
   readonly projects: {
     /**
@@ -112,6 +131,13 @@ export interface TokenbellClient {
      * @throws {@link TokenbellNotFoundError} for a project that does not exist or the user may not see.
      */
     get(idOrPath: GroupOrProjectId): Promise<Project>;
+    /** `GET /api/v3/projects`: one page of the projects the user may see, narrowed by the filters (scope `read_api`). */
+    list(query?: ProjectListQuery): Promise<Array<Project | ProjectSimple>>;
+    /**
+     * `GET /api/v3/projects/:id/members/all/:user_id`: the user's membership of the project, inherited ones included.
+     * @throws {@link TokenbellNotFoundError} for a project the caller may not see, or a user who is no member.
+     */
+    member(idOrPath: GroupOrProjectId, userId: number): Promise<Member>;
   };
   readonly notificationSettings: {
     readonly global: {
@@ -164,9 +190,13 @@ export function createTokenbellClient(options: TokenbellClientOptions): Tokenbel
     },
     groups: {
       get: (id) => json<Group>(raw.GET('/api/v3/groups/{id}', { params: { path: { id } }, ...asText })),
+      list: (query = {}) => json<Group[]>(raw.GET('/api/v3/groups', { params: { query }, ...asText })),
+      member: (id, userId) => json<Member>(raw.GET('/api/v3/groups/{id}/members/all/{user_id}', { params: { path: { id, user_id: userId } }, ...asText })),
     },
     projects: {
       get: (id) => json<Project>(raw.GET('/api/v3/projects/{id}', { params: { path: { id } }, ...asText })),
+      list: (query = {}) => json<Array<Project | ProjectSimple>>(raw.GET('/api/v3/projects', { params: { query }, ...asText })),
+      member: (id, userId) => json<Member>(raw.GET('/api/v3/projects/{id}/members/all/{user_id}', { params: { path: { id, user_id: userId } }, ...asText })),
     },
     notificationSettings: {
       global: {

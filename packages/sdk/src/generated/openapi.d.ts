@@ -3603,19 +3603,40 @@ export interface components {
         };
     };
     headers: {
-        /** @description How many items the list has in all. */
+        /**
+         * @description How many items the list has in all.
+         * @example 1
+         */
         XTotal: string;
-        /** @description How many pages of `per_page` items the list has (at least 1). */
+        /**
+         * @description How many pages of `per_page` items the list has (at least 1).
+         * @example 1
+         */
         XTotalPages: string;
-        /** @description This page's number. */
+        /**
+         * @description This page's number.
+         * @example 1
+         */
         XPage: string;
-        /** @description Items per page. */
+        /**
+         * @description Items per page.
+         * @example 20
+         */
         XPerPage: string;
-        /** @description The next page's number, empty on the last page. */
+        /**
+         * @description The next page's number, empty on the last page.
+         * @example
+         */
         XNextPage: string;
-        /** @description The previous page's number, empty on the first page. */
+        /**
+         * @description The previous page's number, empty on the first page.
+         * @example
+         */
         XPrevPage: string;
-        /** @description The previous, next, first and last pages' URLs (RFC 8288), each the request's own with its `page` changed. */
+        /**
+         * @description The previous, next, first and last pages' URLs (RFC 8288), each the request's own with its `page` changed.
+         * @example <http://127.0.0.1:3000/api/v4/groups?per_page=20&page=1>; rel="first", <http://127.0.0.1:3000/api/v4/groups?per_page=20&page=1>; rel="last"
+         */
         PageLink: string;
         /**
          * @description Seconds until the client address or the account may try again (RFC 9110 section 10.2.3).
