@@ -1,5 +1,5 @@
 // Debian's python-gitlab (package python3-gitlab, run with /usr/bin/python3) against the reference server: the
-// idioms its users write, with a personal access token and with an OAuth token. .ci/run installs the package; a
+// idioms its users write (auth(), version(), paged lists, settings), with a personal access token and with an OAuth token. .ci/run installs the package; a
 // machine without it fails here, naming the package, rather than skipping.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +35,10 @@ describe('python-gitlab (Debian python3-gitlab)', () => {
     for (const kind of ['private_token', 'oauth_token']) {
       expect(seen[kind], kind).toEqual({
         user: 'jsmith',
+        // gl.version() answers ['unknown', 'unknown'] when /api/v4/version is missing or refused.
+        server_version: ['17.11.0', expect.stringMatching(/^tokenbell-/)],
+        owned_groups: ['acme', 'opensource'],
+        member_projects: ['acme/website', 'acme/widgets', 'jsmith/dotfiles', 'opensource/bell'],
         global: 'watch',
         group: { full_path: 'acme', level: 'custom', new_issue: true },
         project: { id: expect.any(Number), path_with_namespace: 'acme/widgets', level: 'mention' },

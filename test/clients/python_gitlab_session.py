@@ -15,7 +15,10 @@ for kind, gl in (
     ("oauth_token", gitlab.Gitlab(base_url, oauth_token=oauth_token)),
 ):
     gl.auth()
-    result = {"user": gl.user.username}
+    result = {"user": gl.user.username, "server_version": list(gl.version())}
+    # One a page: python-gitlab follows the Link header's next page to the end.
+    result["owned_groups"] = [g.full_path for g in gl.groups.list(min_access_level=50, per_page=1, get_all=True)]
+    result["member_projects"] = sorted(p.path_with_namespace for p in gl.projects.list(membership=True, per_page=2, get_all=True))
 
     settings = gl.notificationsettings.get()
     settings.level = "watch"

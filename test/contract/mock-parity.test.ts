@@ -107,7 +107,7 @@ describe.runIf(onFileStore)('the mock stands in for the server', () => {
     }
   });
 
-  it('sends the same CORS headers on an actual request from the same origin, X-Request-Id exposed, and none on a page', async () => {
+  it('sends the same CORS headers on an actual request from the same origin, X-Request-Id and the pagination headers exposed, and none on a page', async () => {
     for (const [path, headers] of [
       ['/api/v3/user', withToken],
       ['/api/v4/user', withToken],
@@ -117,7 +117,11 @@ describe.runIf(onFileStore)('the mock stands in for the server', () => {
       const [onServer, onMock] = await Promise.all([server, mock].map((t) => fetch(`${t.baseUrl}${path}`, { headers: { Origin: origin, ...headers } })));
       expect([onServer!.status, onMock!.status], path).toEqual([200, 200]);
       expect(corsHeaders(onMock!), path).toEqual(corsHeaders(onServer!));
-      expect(corsHeaders(onServer!)).toEqual({ 'access-control-allow-origin': '*', 'access-control-expose-headers': 'WWW-Authenticate,X-Request-Id,Retry-After' });
+      // The pagination headers too, which a browser app reads to page through a list.
+      expect(corsHeaders(onServer!)).toEqual({
+        'access-control-allow-origin': '*',
+        'access-control-expose-headers': 'WWW-Authenticate,X-Request-Id,Retry-After,X-Total,X-Total-Pages,X-Page,X-Per-Page,X-Next-Page,X-Prev-Page,Link',
+      });
     }
     for (const target of [server, mock]) {
       const page = await fetch(`${target.baseUrl}/users/sign_in`, { headers: { Origin: origin } });

@@ -1521,6 +1521,14 @@ export interface components {
          */
         NotificationEvent: "new_note" | "new_issue" | "reopen_issue" | "close_issue" | "reassign_issue" | "new_merge_request" | "reopen_merge_request" | "close_merge_request" | "reassign_merge_request" | "merge_merge_request" | "failed_pipeline" | "success_pipeline";
         /**
+         * QueryFlag
+         * @description A yes-or-no filter in a query string, spelt as the service's API takes one: `true`, `1`, `t`, `yes`, `y` or
+         *     `on` for yes, `false`, `0`, `f`, `no`, `n` or `off` for no, in any case (python-gitlab sends Python's `True`).
+         *     A client library may pass a boolean, which goes out as `true` or `false`.
+         * @example true
+         */
+        QueryFlag: string | boolean;
+        /**
          * EventFlag
          * @description A boolean, also accepted as the strings `true` and `false` (as query strings and forms send it).
          * @example true
@@ -4941,13 +4949,13 @@ export interface operations {
                 /** @description Only those whose name or path contains it, whatever the case. */
                 search?: components["parameters"]["Search"];
                 /** @description Every group the user may see, not only their own (the default for administrators). */
-                all_available?: boolean;
+                all_available?: components["schemas"]["QueryFlag"];
                 /** @description Only those where the user's access level is at least this: 5 minimal access, 10 guest, 15 planner, 20 reporter, 30 developer, 40 maintainer, 50 owner. */
                 min_access_level?: components["parameters"]["MinAccessLevel"];
                 /** @description Only groups the user owns. */
-                owned?: boolean;
+                owned?: components["schemas"]["QueryFlag"];
                 /** @description Only top-level groups; every group here is one, as tokenbell has no subgroups. */
-                top_level_only?: boolean;
+                top_level_only?: components["schemas"]["QueryFlag"];
                 order_by?: "name" | "path" | "id" | "similarity";
                 sort?: components["parameters"]["SortAscending"];
             };
@@ -4989,14 +4997,14 @@ export interface operations {
                 /** @description Only those whose name or path contains it, whatever the case. */
                 search?: components["parameters"]["Search"];
                 /** @description Only projects the user is a member of, directly or through the project's group. */
-                membership?: boolean;
+                membership?: components["schemas"]["QueryFlag"];
                 /** @description Only those where the user's access level is at least this: 5 minimal access, 10 guest, 15 planner, 20 reporter, 30 developer, 40 maintainer, 50 owner. */
                 min_access_level?: components["parameters"]["MinAccessLevel"];
                 /** @description Only projects in the user's own namespace. */
-                owned?: boolean;
+                owned?: components["schemas"]["QueryFlag"];
                 visibility?: components["schemas"]["Visibility"];
                 /** @description The service's simple view of each project (no visibility). */
-                simple?: boolean;
+                simple?: components["schemas"]["QueryFlag"];
                 /** @description `updated_at`, `last_activity_at` and `similarity` order by creation, as tokenbell keeps no later times. */
                 order_by?: "id" | "name" | "path" | "created_at" | "updated_at" | "last_activity_at" | "similarity";
                 sort?: "asc" | "desc";

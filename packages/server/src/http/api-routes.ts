@@ -16,6 +16,7 @@ import type { Scope, UserRecord } from '../domain/storage/records.js';
 import { presentGroup, presentProject, presentSimpleProject } from '../domain/namespaces.js';
 import { groupMember, listGroups, listProjects, presentMember, projectMember, type GroupListQuery, type ProjectListQuery } from '../domain/namespace-lists.js';
 import { sendPage } from './pagination.js';
+import { queryWithFlags } from './query-flags.js';
 import { presentUser, presentUserTo } from '../domain/users.js';
 import { presentInstanceMetadata, presentPersonalAccessToken } from '../domain/instance.js';
 import { revokePersonalAccessToken } from '../domain/accounts.js';
@@ -101,11 +102,11 @@ function apiOperations(storage: Storage, baseUrl: string, gitlabVersion: string)
     },
     getCurrentUser: (_req, res) => void res.json(presentUser(principalOf(res).user, baseUrl)),
     listGroups: async (req, res) => {
-      const groups = await listGroups(storage.namespaces, principalOf(res).user, req.query as GroupListQuery);
+      const groups = await listGroups(storage.namespaces, principalOf(res).user, queryWithFlags<GroupListQuery>('listGroups', req.query));
       await sendPage(req, res, baseUrl, groups, (group) => presentGroup(group, baseUrl));
     },
     listProjects: async (req, res) => {
-      const query = req.query as ProjectListQuery & { simple?: boolean };
+      const query = queryWithFlags<ProjectListQuery & { simple?: boolean }>('listProjects', req.query);
       const projects = await listProjects(storage.namespaces, principalOf(res).user, query);
       await sendPage(req, res, baseUrl, projects, (project) => (query.simple ? presentSimpleProject : presentProject)(storage, project, baseUrl));
     },

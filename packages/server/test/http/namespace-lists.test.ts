@@ -89,6 +89,14 @@ describe('GET /projects', () => {
     expect(await paths('/projects', 'carol')).toEqual(['lobby/notice', 'backstage/props']);
   });
 
+  it("reads a yes-or-no filter as the service does (python-gitlab's True), and refuses one it cannot read", async () => {
+    for (const yes of ['True', 'TRUE', '1', 'yes', 't', 'on']) expect(await paths(`/projects?membership=${yes}`), yes).toEqual(['jsmith/dotfiles', 'acme/widgets']);
+    for (const no of ['False', '0', 'no', 'f', 'off']) expect(await paths(`/projects?membership=${no}`), no).toEqual(['jsmith/dotfiles', 'lobby/notice', 'acme/widgets']);
+    const { response, body } = await get('/projects?owned=maybe');
+    expect(response.status).toBe(400);
+    expect(body.message).toMatch(/owned/);
+  });
+
   it('answers the simple view without visibility', async () => {
     const { body } = await get('/projects?simple=true&search=notice');
     expect(body).toHaveLength(1);
