@@ -10,6 +10,7 @@ import { Agent, answerDeviceCode, approveAuthorization, signIn } from '../../pac
 import { exampleOidcApplication } from '../../packages/server/test/support/example-seed.js';
 import { seed, startTestServer, type TestServer } from '../../packages/server/test/support/server.js';
 import { installedVersion } from './installed.js';
+import { registerApplication } from '../../packages/server/src/domain/applications.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -106,6 +107,35 @@ describe(`openid-client ${installedVersion('openid-client')} as OpenID Connect, 
     expect(again).toMatchObject({ sub: claims.sub, aud: exampleOidcApplication.clientId, auth_time: claims.auth_time });
     expect(again.nonce).toBeUndefined();
     await jwtVerify(refreshed.id_token!, keys, { issuer: server.baseUrl, audience: exampleOidcApplication.clientId });
+  });
+});
+
+describe(`openid-client ${installedVersion('openid-client')} as an app that allows members of some groups (Grafana's allowed_groups)`, () => {
+  it("reads the groups claims, and /api/v4/groups with the same token answers the same groups", async () => {
+    // Grafana's GitLab sign-in asks `openid email profile` and, to check allowed_groups by the API, `read_api`.
+    const jsmith = await server.storage.users.byUsername('jsmith');
+    const redirectUri = 'http://127.0.0.1:3000/login/gitlab';
+    const app = await registerApplication(server.storage, jsmith!.id, { name: 'Grafana', redirect_uris: [redirectUri], scopes: ['openid', 'email', 'profile', 'read_api'] });
+    const config = await client.discovery(new URL(server.baseUrl), app.record.uid, app.secret, undefined, { execute: [client.allowInsecureRequests] });
+    const verifier = client.randomPKCECodeVerifier();
+    const state = client.randomState();
+    const authorizationUrl = client.buildAuthorizationUrl(config, {
+      redirect_uri: redirectUri,
+      scope: 'openid email profile read_api',
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+    });
+    const tokens = await client.authorizationCodeGrant(config, await approve(authorizationUrl), { pkceCodeVerifier: verifier, expectedState: state });
+    const claims = tokens.claims()!;
+    const info = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
+
+    const response = await client.fetchProtectedResource(config, tokens.access_token, new URL(`${server.baseUrl}/api/v4/groups?min_access_level=10`), 'GET');
+    expect(response.status).toBe(200);
+    const listed = ((await response.json()) as { full_path: string }[]).map((g) => g.full_path);
+    expect(listed).toEqual(['acme', 'opensource']);
+    expect(info.groups).toEqual(listed);
+    expect(claims.groups_direct).toEqual(listed);
   });
 });
 
