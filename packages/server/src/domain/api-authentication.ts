@@ -1,6 +1,7 @@
 // Spec 5: an API call authenticates with an OAuth access token (query `access_token` or `Authorization: Bearer`)
 // or a personal access token (`PRIVATE-TOKEN`). A token acts only for the user it was issued to.
 import type { Account, Storage } from './storage/index.js';
+import { isActive } from './users.js';
 import type { PersonalAccessTokenRecord, Scope } from './storage/records.js';
 import { findActivePersonalAccessToken } from './accounts.js';
 import { findActiveAccessToken } from './oauth/tokens.js';
@@ -59,4 +60,22 @@ export async function authenticateApiRequest(storage: Storage, presented: Presen
   const found = await findActiveAccessToken(storage, oauth.token, now);
   if (!found) return { ok: false, reason: 'invalid' };
   return { ok: true, principal: { user: found.user, globalSetting: found.globalSetting, scopes: found.record.scopes, via: oauth.via, applicationId: found.record.application_id } };
+}
+
+/** Why a request may not act as the user its `Sudo` names, with the service's status and message. */
+export type SudoRefusal = { status: 403 | 404; message: string; insufficientScope?: 'sudo' };
+
+/**
+ * The service's `Sudo` header or `sudo` parameter (its `sudo!` helper): an administrator's token that holds the `sudo`
+ * scope acts as the user it names, by id or username, with the token's scopes. Anyone else is refused: the service
+ * answers a user who is no administrator before it looks at the token's scopes.
+ */
+export async function actAs(storage: Storage, principal: ApiPrincipal, identifier: string | undefined): Promise<ApiPrincipal | SudoRefusal> {
+  if (identifier === undefined || identifier === '') return principal;
+  if (!principal.user.is_admin) return { status: 403, message: '403 Forbidden - Must be admin to use sudo' };
+  if (!principal.scopes.includes('sudo')) return { status: 403, message: '403 Forbidden - insufficient_scope: this action needs the sudo scope', insufficientScope: 'sudo' };
+  const user = /^[0-9]+$/.test(identifier) ? await storage.users.byId(Number(identifier)) : await storage.users.byUsername(identifier);
+  if (!isActive(user)) return { status: 404, message: `404 User with ID or username '${identifier}' Not Found` };
+  const globalSetting = await storage.notificationSettings.find({ user_id: user.id, source_type: 'global', source_id: null });
+  return { ...principal, user, globalSetting };
 }

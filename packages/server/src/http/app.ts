@@ -1,7 +1,7 @@
 // The reference server's Express application: parsing, validation against the document, routes, one error handler.
 import express, { type Request, type RequestHandler } from 'express';
 import { type Config, defaultOf, limits } from '../config.js';
-import { authenticateApiRequest } from '../domain/api-authentication.js';
+import { actAs, authenticateApiRequest } from '../domain/api-authentication.js';
 import { LoginThrottle } from '../domain/login-throttle.js';
 import { grantRegistry, type GrantRegistry } from '../domain/oauth/grants.js';
 import type { MailDelivery } from '../domain/mail-delivery.js';
@@ -78,7 +78,13 @@ function apiAuthentication(storage: Storage, now: () => number): RequestHandler 
       const challenge = result.reason === 'invalid' ? 'Bearer realm="tokenbell", error="invalid_token"' : 'Bearer realm="tokenbell"';
       throw new HttpError(401, '401 Unauthorized', { 'WWW-Authenticate': challenge });
     }
-    res.locals.principal = result.principal;
+    const sudo = req.get('sudo') ?? queryOnce(req).sudo;
+    const principal = await actAs(storage, result.principal, typeof sudo === 'string' ? sudo : undefined);
+    if ('status' in principal) {
+      const challenge = principal.insufficientScope ? { 'WWW-Authenticate': `Bearer realm="tokenbell", error="insufficient_scope", scope="${principal.insufficientScope}"` } : undefined;
+      throw new HttpError(principal.status, principal.message, challenge);
+    }
+    res.locals.principal = principal;
     next();
   };
 }
