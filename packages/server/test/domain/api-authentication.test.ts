@@ -38,7 +38,11 @@ describe('authenticateApiRequest', () => {
     const token = await oauth(jane);
     expect(await authenticateApiRequest(storage, { authorization: `Bearer ${token}` }, now)).toEqual({ ok: true, principal: { user: jane, scopes: ['read_user'], via: 'bearerAuth', applicationId: null } });
     expect(await authenticateApiRequest(storage, { accessTokenQuery: token }, now)).toEqual({ ok: true, principal: { user: jane, scopes: ['read_user'], via: 'accessTokenQuery', applicationId: null } });
-    expect(await authenticateApiRequest(storage, { privateToken: await pat(jane) }, now)).toEqual({ ok: true, principal: { user: jane, scopes: ['read_api'], via: 'privateToken', applicationId: null } });
+    // A personal access token's principal carries the token, for the calls about it (personal_access_tokens/self).
+    expect(await authenticateApiRequest(storage, { privateToken: await pat(jane) }, now)).toEqual({
+      ok: true,
+      principal: { user: jane, scopes: ['read_api'], via: 'privateToken', applicationId: null, personalAccessToken: expect.objectContaining({ name: 'ci', user_id: jane.id }) },
+    });
   });
 
   it('is missing when nothing is sent, and invalid for two methods at once, an empty, unknown or expired token, or a blocked user', async () => {
