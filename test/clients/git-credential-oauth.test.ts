@@ -22,8 +22,8 @@ const appSeed = {
     { username: 'root', email: 'root@example.com', name: 'Root', password: 'root-password-for-tests', is_admin: true, personal_access_tokens: [{ name: 'helpers', token: adminToken, scopes: ['api'] }] },
   ],
   applications: [
-    // As its README asks GitLab users to register it: not confidential, redirect URI http://127.0.0.1, the Git scopes.
-    { name: 'Git Credential Manager', owner: 'root', client_id: clientId, redirect_uris: ['http://127.0.0.1'], scopes: ['read_repository', 'write_repository'], confidential: false },
+    // As its README asks GitLab users to register it: not confidential, redirect URI http://127.0.0.1/ (its redirect, which has no path, matches it: an empty path is /), the Git scopes.
+    { name: 'Git Credential Manager', owner: 'root', client_id: clientId, redirect_uris: ['http://127.0.0.1/'], scopes: ['read_repository', 'write_repository'], confidential: false },
   ],
 };
 

@@ -11,8 +11,12 @@ export function redirectUriMatches(registered: string, requested: string): boole
   if (registered === requested) return true;
   const a = loopbackRedirect.exec(registered);
   const b = loopbackRedirect.exec(requested);
-  return a !== null && b !== null && a[1] === b[1] && (a[2] ?? '') === (b[2] ?? '');
+  return a !== null && b !== null && a[1] === b[1] && loopbackPath(a[2]) === loopbackPath(b[2]);
 }
+
+// An http URI's empty path is `/` (RFC 3986 section 6.2.3), as Doorkeeper compares them on GitLab: git-credential-oauth
+// redirects to `http://127.0.0.1:<port>` with no path, and GitLab's application registers `http://127.0.0.1/`.
+const loopbackPath = (rest: string | undefined) => (rest === undefined || rest.startsWith('?') ? `/${rest ?? ''}` : rest);
 
 /** The registered URI the request's redirect_uri matches, if any. */
 export function matchingRedirectUri(registered: readonly string[], requested: string): string | undefined {

@@ -9,6 +9,10 @@ describe('redirectUriMatches', () => {
     ['http://127.0.0.1:8080/callback', 'http://127.0.0.1/callback'],
     ['http://[::1]/cb?x=1', 'http://[::1]:61000/cb?x=1'],
     ['http://127.0.0.1', 'http://127.0.0.1:4000'],
+    // An empty path is `/`, as Doorkeeper compares URIs: git-credential-oauth's redirect has no path.
+    ['http://127.0.0.1/', 'http://127.0.0.1:43117'],
+    ['http://127.0.0.1', 'http://127.0.0.1:43117/'],
+    ['http://127.0.0.1/?a=1', 'http://127.0.0.1:43117?a=1'],
   ])('%s matches %s', (registered, requested) => {
     expect(redirectUriMatches(registered, requested)).toBe(true);
   });
