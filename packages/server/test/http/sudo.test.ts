@@ -25,6 +25,7 @@ beforeAll(async () => {
         person('jsmith', { personal_access_tokens: [{ name: 'api', token: tokens.jsmithSudo, scopes: ['api'] }] }),
         person('blocked'),
       ],
+      applications: [{ name: 'Admin tool', owner: 'root', client_id: 'admin-tool', client_secret: 'admin-tool-secret-0123456789abcdef', redirect_uris: ['https://admin.example.com/cb'], scopes: ['api', 'sudo', 'admin_mode'] }],
     },
   });
   const blocked = await server.storage.users.byUsername('blocked');
@@ -56,5 +57,28 @@ describe('sudo', () => {
     expect(scopeless).toMatchObject({ status: 403, challenge: 'Bearer realm="tokenbell", error="insufficient_scope", scope="sudo"' });
     expect(await get('/user', tokens.rootSudo, 'nobody')).toEqual({ status: 404, body: { message: "404 User with ID or username 'nobody' Not Found" }, challenge: null });
     expect((await get('/user', tokens.rootSudo, 'blocked')).status).toBe(404);
+  });
+});
+
+describe('admin_mode', () => {
+  it('is accepted and recorded on an application and its tokens, and shown by token info and introspection', async () => {
+    const client = { client_id: 'admin-tool', client_secret: 'admin-tool-secret-0123456789abcdef' };
+    const issued = await fetch(`${server.baseUrl}/oauth/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: 'password', username: 'root', password: 'sudo-test-password', scope: 'api sudo admin_mode', ...client }),
+    });
+    expect(issued.status).toBe(200);
+    const token = (await issued.json()) as { access_token: string; scope: string };
+    expect(token.scope).toBe('api sudo admin_mode');
+    const bearer = { authorization: `Bearer ${token.access_token}` };
+    expect(await (await fetch(`${server.baseUrl}/oauth/token/info`, { headers: bearer })).json()).toMatchObject({ scope: ['api', 'sudo', 'admin_mode'] });
+    const introspection = await fetch(`${server.baseUrl}/oauth/introspect`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}` },
+      body: new URLSearchParams({ token: token.access_token }),
+    });
+    expect(await introspection.json()).toMatchObject({ active: true, scope: 'api sudo admin_mode' });
+    // An OAuth token's sudo works as a personal access token's does.
+    expect(await (await fetch(`${server.baseUrl}/api/v4/user`, { headers: { ...bearer, Sudo: 'jsmith' } })).json()).toMatchObject({ username: 'jsmith' });
   });
 });
