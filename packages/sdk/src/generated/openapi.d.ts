@@ -3511,7 +3511,7 @@ export interface components {
         };
     };
     parameters: {
-        /** @description The page to answer, from 1. */
+        /** @description The page to answer, from 1; the first when absent. */
         Page: number;
         /** @description Items per page, 20 by default; more than 100 answers 100, as the service caps it. */
         PerPage: number;
@@ -3519,6 +3519,7 @@ export interface components {
         Search: string;
         /** @description Only those where the user's access level is at least this: 5 minimal access, 10 guest, 15 planner, 20 reporter, 30 developer, 40 maintainer, 50 owner. */
         MinAccessLevel: 5 | 10 | 15 | 20 | 30 | 40 | 50;
+        /** @description `asc` when absent. */
         SortAscending: "asc" | "desc";
         /**
          * @description The user's numeric id.
@@ -4942,7 +4943,7 @@ export interface operations {
     listGroups: {
         parameters: {
             query?: {
-                /** @description The page to answer, from 1. */
+                /** @description The page to answer, from 1; the first when absent. */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 20 by default; more than 100 answers 100, as the service caps it. */
                 per_page?: components["parameters"]["PerPage"];
@@ -4956,7 +4957,9 @@ export interface operations {
                 owned?: components["schemas"]["QueryFlag"];
                 /** @description Only top-level groups; every group here is one, as tokenbell has no subgroups. */
                 top_level_only?: components["schemas"]["QueryFlag"];
+                /** @description `name` when absent; `similarity` orders by name, as no search ranks groups here. */
                 order_by?: "name" | "path" | "id" | "similarity";
+                /** @description `asc` when absent. */
                 sort?: components["parameters"]["SortAscending"];
             };
             header?: never;
@@ -4990,7 +4993,7 @@ export interface operations {
     listProjects: {
         parameters: {
             query?: {
-                /** @description The page to answer, from 1. */
+                /** @description The page to answer, from 1; the first when absent. */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 20 by default; more than 100 answers 100, as the service caps it. */
                 per_page?: components["parameters"]["PerPage"];
@@ -5005,8 +5008,9 @@ export interface operations {
                 visibility?: components["schemas"]["Visibility"];
                 /** @description The service's simple view of each project (no visibility). */
                 simple?: components["schemas"]["QueryFlag"];
-                /** @description `updated_at`, `last_activity_at` and `similarity` order by creation, as tokenbell keeps no later times. */
+                /** @description `created_at` when absent; `updated_at`, `last_activity_at` and `similarity` order by creation, as tokenbell keeps no later times. */
                 order_by?: "id" | "name" | "path" | "created_at" | "updated_at" | "last_activity_at" | "similarity";
+                /** @description `desc` (newest first) when absent. */
                 sort?: "asc" | "desc";
             };
             header?: never;

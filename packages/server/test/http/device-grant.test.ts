@@ -255,7 +255,7 @@ describe('the verification pages (RFC 8628 section 3.3)', () => {
     const text = await confirm.text();
     expect(text).toContain('<h1>Authorize Example CLI to use your account?</h1>');
     expect(text).toContain('<strong>jsmith</strong>');
-    expect(text).toContain('<code>api</code>: Read and write access to the API, including notification settings.');
+    expect(text).toContain('<code>api</code>: Grants complete read/write access to the API, including all groups and projects');
     expect(text).toContain(`<code>${device.user_code.slice(0, 4)}-${device.user_code.slice(4)}</code>`);
     expect(text).toMatch(/<button type="submit" name="decision" value="deny" class="secondary">Deny<\/button>/);
   });

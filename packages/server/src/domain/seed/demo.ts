@@ -1,5 +1,6 @@
 // The demo data a fresh store starts with, so that `npm start` serves something to sign in with.
 import { customAlphabet } from 'nanoid';
+import { scopes } from '../../openapi/document.js';
 import { newClientId, newSecret } from '../secrets.js';
 import type { Storage } from '../storage/index.js';
 import type { SeedFixture } from './fixture.js';
@@ -49,8 +50,9 @@ export async function ensureDemoData(storage: Storage, baseUrl: string, alsoRedi
         client_id: credentials.client_id,
         client_secret: credentials.client_secret,
         redirect_uris: [credentials.redirect_uri, ...alsoRedirectTo],
-        // OpenID Connect's too, so that a client configured for gitlab.com signs in against a fresh instance.
-        scopes: ['api', 'read_api', 'read_user', 'openid', 'profile', 'email'],
+        // Every scope of the catalogue, OpenID Connect's and the Git scopes too, so that a client configured for
+        // gitlab.com (or the API reference's "select all") signs in against a fresh instance with what it asks for.
+        scopes: [...scopes],
       },
     ],
   };

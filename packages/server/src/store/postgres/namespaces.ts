@@ -52,6 +52,26 @@ function namespaceFinder<R extends Ask>(pool: pg.Pool, lookups: { byId: (asked: 
   };
 }
 
+/** The lists' questions: every group or project with a user's standing, `$2` searched in its name or path. */
+function namespaceLists(pool: pg.Pool): Pick<NamespaceStorage, 'groupsWithAccess' | 'projectsWithAccess'> {
+  return {
+    async groupsWithAccess(userId, search) {
+      if (!isId(userId)) return [];
+      const { rows } = await pool.query<GroupRow & AccessRow>(
+        statement(`SELECT ${prefixed(groupColumns, 'g')}, ${groupStanding('$1')} FROM groups g WHERE ${searched('g')} ORDER BY g.id`, [userId, search ?? null]),
+      );
+      return rows.map((row) => ({ group: groupOf(row), access: groupAccessOf(row) }));
+    },
+    async projectsWithAccess(userId, search) {
+      if (!isId(userId)) return [];
+      const { rows } = await pool.query<ProjectRow & AccessRow>(
+        statement(`SELECT ${prefixed(projectColumns, 'p')}, ${projectStanding('$1')} FROM projects p WHERE ${searched('p')} ORDER BY p.id`, [userId, search ?? null]),
+      );
+      return rows.map((row) => ({ project: projectOf(row), access: projectAccessOf(row) }));
+    },
+  };
+}
+
 export function postgresNamespaceStorage(pool: pg.Pool, { inTransaction, write }: Writes): NamespaceStorage {
   const projectWithAccess = namespaceFinder<ProjectRow & AccessRow & Ask>(pool, projectLookups);
   const groupWithAccess = namespaceFinder<GroupRow & AccessRow & Ask>(pool, groupLookups);
@@ -92,20 +112,7 @@ export function postgresNamespaceStorage(pool: pg.Pool, { inTransaction, write }
       const found = await groupWithAccess(ref, userId);
       return found && { group: groupOf(found), access: groupAccessOf(found) };
     },
-    async groupsWithAccess(userId, search) {
-      if (!isId(userId)) return [];
-      const { rows } = await pool.query<GroupRow & AccessRow>(
-        statement(`SELECT ${prefixed(groupColumns, 'g')}, ${groupStanding('$1')} FROM groups g WHERE ${searched('g')} ORDER BY g.id`, [userId, search ?? null]),
-      );
-      return rows.map((row) => ({ group: groupOf(row), access: groupAccessOf(row) }));
-    },
-    async projectsWithAccess(userId, search) {
-      if (!isId(userId)) return [];
-      const { rows } = await pool.query<ProjectRow & AccessRow>(
-        statement(`SELECT ${prefixed(projectColumns, 'p')}, ${projectStanding('$1')} FROM projects p WHERE ${searched('p')} ORDER BY p.id`, [userId, search ?? null]),
-      );
-      return rows.map((row) => ({ project: projectOf(row), access: projectAccessOf(row) }));
-    },
+    ...namespaceLists(pool),
     async groupMembershipsOf(userId) {
       if (!isId(userId)) return [];
       const { rows } = await pool.query<{ path: string; access_level: number }>(

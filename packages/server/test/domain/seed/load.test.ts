@@ -2,6 +2,7 @@ import { fileStorage } from '../../../src/store/file/storage.js';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { scopes } from '../../../src/openapi/document.js';
 import { describe, expect, it } from 'vitest';
 import { authenticate, findActivePersonalAccessToken } from '../../../src/domain/accounts.js';
 import { authenticateClient } from '../../../src/domain/applications.js';
@@ -320,7 +321,8 @@ describe('ensureDemoData', () => {
     expect(await authenticateClient(fileStorage(store), demo!.client_id, demo!.client_secret)).toMatchObject({
       name: 'Demo App',
       redirect_uris: ['http://127.0.0.1:3000/demo/callback'],
-      scopes: ['api', 'read_api', 'read_user', 'openid', 'profile', 'email'],
+      // The whole catalogue, so that a client asking for any of the service's scopes signs in on a fresh instance.
+      scopes: [...scopes],
     });
     expect(await authenticate(fileStorage(store), 'demo', demo!.password)).not.toBeNull();
     const text = await readFile(file, 'utf8');
