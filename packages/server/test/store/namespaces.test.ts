@@ -98,6 +98,38 @@ describe.each(everyBackend)('namespaces on %s', (name) => {
     expect(await storage.namespaces.groupMembershipsOf(9999)).toEqual([]);
   });
 
+  it("answers every group and project with a user's standing, in the ids' order, narrowed by a search in any case", async () => {
+    const { storages: [storage] } = await open(name);
+    const [ada, bob] = await Promise.all(['ada', 'bob'].map((u) => storage.users.create(newUser(u))));
+    const zeta = await storage.namespaces.createGroup(newGroup('Zeta'), [{ user_id: ada!.id, access_level: 30 }]);
+    const alpha = await storage.namespaces.createGroup(newGroup('alpha'), []);
+    const tool = await storage.namespaces.createProject(newProject('alpha', 'tool'), [{ user_id: ada!.id, access_level: 40 }]);
+    const kit = await storage.namespaces.createProject(newProject('Zeta', '100%_kit'), []);
+
+    const groups = await storage.namespaces.groupsWithAccess(ada!.id);
+    expect(groups.map(({ group, access }) => [group.id, access])).toEqual([
+      [zeta.id, { direct: 30, inAProject: false }],
+      [alpha.id, { direct: null, inAProject: true }],
+    ]);
+    expect((await storage.namespaces.groupsWithAccess(bob!.id)).map(({ access }) => access)).toEqual([
+      { direct: null, inAProject: false },
+      { direct: null, inAProject: false },
+    ]);
+    expect((await storage.namespaces.groupsWithAccess(ada!.id, 'ZE')).map(({ group }) => group.path)).toEqual(['Zeta']);
+    // The name counts as the path does ("The alpha").
+    expect((await storage.namespaces.groupsWithAccess(ada!.id, 'the ALP')).map(({ group }) => group.path)).toEqual(['alpha']);
+
+    const projects = await storage.namespaces.projectsWithAccess(ada!.id);
+    expect(projects.map(({ project, access }) => [project.id, access])).toEqual([
+      [tool.id, { direct: 40, inherited: null }],
+      [kit.id, { direct: null, inherited: 30 }],
+    ]);
+    // A search is text, not a pattern: `%` and `_` match themselves only.
+    expect((await storage.namespaces.projectsWithAccess(ada!.id, '0%_k')).map(({ project }) => project.path)).toEqual(['100%_kit']);
+    expect(await storage.namespaces.projectsWithAccess(ada!.id, '%')).toHaveLength(1);
+    expect(await storage.namespaces.projectsWithAccess(ada!.id, 'nothing')).toEqual([]);
+  });
+
   // PostgreSQL answers what is asked in one turn from one statement (store/postgres/batch.ts): each caller must still
   // get its own answer, whatever else shares the statement.
   it('answers credentials, applications and namespaces asked all at once, each caller its own', async () => {
