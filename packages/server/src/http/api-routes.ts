@@ -15,14 +15,14 @@ import type { Group, Project, Storage } from '../domain/storage/index.js';
 import type { Scope, UserRecord } from '../domain/storage/records.js';
 import { presentGroup, presentProject, presentSimpleProject } from '../domain/namespaces.js';
 import { groupMember, listGroups, listProjects, presentMember, projectMember, type GroupListQuery, type ProjectListQuery } from '../domain/namespace-lists.js';
-import { sendPage } from './pagination.js';
-import { queryWithFlags } from './query-flags.js';
 import { presentUser, presentUserTo } from '../domain/users.js';
 import { presentInstanceMetadata, presentPersonalAccessToken } from '../domain/instance.js';
 import { revokePersonalAccessToken } from '../domain/accounts.js';
 import { version as tokenbellVersion } from '../version.js';
 import { HttpError } from './errors.js';
 import { dispatchByOperation, type OperationHandlers } from './dispatch.js';
+import { sendPage } from './pagination.js';
+import { queryWithFlags } from './query-flags.js';
 import { isoOf } from '../domain/time.js';
 
 type Schemas = components['schemas'];
@@ -73,7 +73,6 @@ async function seenProject(storage: Storage, user: UserRecord, idOrPath: string)
 const visibleSourceId = async (storage: Storage, user: UserRecord, type: SourceType, idOrPath: string): Promise<number> =>
   (type === 'group' ? await seenGroup(storage, user, idOrPath) : await seenProject(storage, user, idOrPath)).id;
 
-/** Each /api/v3 operation's handler, by the document's operationId. */
 /** The personal access token the request was made with, or 404 as the service answers an OAuth token here. */
 function ownPersonalAccessToken(res: Response) {
   const token = principalOf(res).personalAccessToken;
@@ -81,6 +80,7 @@ function ownPersonalAccessToken(res: Response) {
   return token;
 }
 
+/** Each /api/v3 operation's handler, by the document's operationId. */
 function apiOperations(storage: Storage, baseUrl: string, gitlabVersion: string): OperationHandlers {
   const settings = storage.notificationSettings;
   const sourceId = (req: Request, res: Response, type: SourceType) => visibleSourceId(storage, principalOf(res).user, type, String(req.params.id));
