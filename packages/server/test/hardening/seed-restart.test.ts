@@ -72,3 +72,42 @@ it('starts again with the same seed, and refuses a seed whose entries conflict w
     await store.drop();
   }
 });
+
+it('starts again with a seed whose App ID, username, e-mail and paths mix case (issue 41: an App ID is compared exactly)', { timeout: 120_000 }, async () => {
+  const carol = { username: 'Carol', email: 'Carol@Example.com', name: 'Carol', password: 'carol has a password too', personal_access_tokens: [{ name: 'ci', token: 'tbpat-Carol-MixedCase-token-0000000000', scopes: ['api'] }] };
+  const mixed = {
+    users: [carol],
+    groups: [{ path: 'MixedCase', name: 'Mixed Case', visibility: 'private', members: [{ username: 'carol', access_level: 50 }] }],
+    projects: [{ namespace: 'mixedcase', path: 'Tools', name: 'Tools', visibility: 'private' }],
+    applications: [{ ...application, owner: 'CAROL', client_id: 'r3a-A7fSfyuTzbnKKV84WDtuzg' }],
+  };
+  const seedFile = join(dir.path, 'mixed-seed.json');
+  await writeFile(seedFile, JSON.stringify(mixed));
+  const store = await cliStore(['--data', join(dir.path, 'mixed.json')]);
+  const withSeed = [...store.args, '--seed', seedFile];
+  try {
+    await stopCli(await startCli(withSeed), 'SIGTERM');
+    // The second start failed before: "uid: the App ID ... is already taken".
+    const again = await startCli(withSeed);
+    try {
+      expect(again.output()).toContain(`loaded seed ${seedFile}`);
+      const token = await fetch(`${again.baseUrl}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'password', username: 'carol', password: carol.password, client_id: 'r3a-A7fSfyuTzbnKKV84WDtuzg', client_secret: application.client_secret }),
+      });
+      expect(token.status).toBe(200);
+      // An App ID is exact: another case is another (unknown) application.
+      const other = await fetch(`${again.baseUrl}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'password', username: 'carol', password: carol.password, client_id: 'r3a-a7fsfyutzbnkkv84wdtuzg', client_secret: application.client_secret }),
+      });
+      expect(other.status).toBe(401);
+    } finally {
+      await stopCli(again, 'SIGTERM');
+    }
+  } finally {
+    await store.drop();
+  }
+});

@@ -59,7 +59,9 @@ describe.each(everyBackend)('maintenance on %s', (name) => {
       ]),
       groupPaths: new Map([['acme', 'Acme']]),
       projectPaths: new Map([['acme/widgets', 'Acme/Widgets']]),
-      clientIds: new Map([['app-one', 'App-One']]),
+      // Keyed as nameKeys keys them: an App ID as it is (the seed looks it up so; lower-cased, a restart with
+      // 'App-One' found nothing and was refused as taken).
+      clientIds: new Map([['App-One', 'App-One']]),
       tokenDigests: new Map([['digest-1', 'digest-1']]),
     });
     const nothing = { usernames: [], emails: [], groupPaths: [], projectPaths: [], clientIds: [], tokenDigests: [] };

@@ -7,9 +7,12 @@ import { digest } from '../secrets.js';
 import { epochSeconds } from '../time.js';
 import { InputError } from '../../explained-error.js';
 import type { Scope, UserRecord, Visibility } from '../storage/records.js';
-import type { FoundNames, Group, Project, NameQuery, SeedRows } from '../storage/index.js';
+import { nameKeys, type FoundNames, type Group, type Project, type NameQuery, type SeedRows } from '../storage/index.js';
 import type { SeedFixture, SeedGroup, SeedPersonalAccessToken, SeedProject, SeedUser } from './fixture.js';
 import { conflict, differences, noStoredEntries, type StoredEntries } from './existing.js';
+
+/** Usernames, addresses and paths compare whatever the case, as the stores key the names they found (nameKeys). */
+const fold = nameKeys.usernames;
 
 const entryKeys = {
   top: ['users', 'groups', 'projects', 'applications'],
@@ -388,6 +391,3 @@ function unknownKeys(entry: Record<string, unknown>, known: string[], prefix = '
   }
 }
 
-function fold(name: string): string {
-  return name.toLowerCase();
-}

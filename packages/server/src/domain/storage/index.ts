@@ -22,6 +22,7 @@ export type * from './device-grants.js';
 export type * from './grants.js';
 export type * from './mail.js';
 export type * from './maintenance.js';
+export { nameKeys } from './maintenance.js';
 export type * from './namespaces.js';
 export * from './notification-settings.js';
 export type * from './recipients.js';

@@ -27,7 +27,21 @@ export interface NameQuery {
   tokenDigests: string[];
 }
 
-/** Of the names asked, those the store has, mapped from their lower-cased form to the stored spelling. */
+/**
+ * How each kind of name compares, as the service has it: usernames, e-mail addresses and group and project paths
+ * whatever the case; App IDs (Doorkeeper's uid) and token digests exactly. The one rule that a seed's check and both
+ * stores' answers key their names by, so that what one looks up is what the other found.
+ */
+export const nameKeys: { readonly [K in keyof NameQuery]: (name: string) => string } = {
+  usernames: (name) => name.toLowerCase(),
+  emails: (name) => name.toLowerCase(),
+  groupPaths: (name) => name.toLowerCase(),
+  projectPaths: (name) => name.toLowerCase(),
+  clientIds: (name) => name,
+  tokenDigests: (name) => name,
+};
+
+/** Of the names asked, those the store has, each by its key (nameKeys) mapped to the stored spelling. */
 export type FoundNames = { [K in keyof NameQuery]: Map<string, string> };
 
 /** A checked fixture, in the order it is applied; members and owners named by username. */

@@ -1,7 +1,7 @@
 // Looking after the file store as a whole (domain/storage/maintenance.ts): its secret, pruning, readiness, seeding,
 // snapshots and restores, and closing. A seed is checked whole, then inserted through inserts.ts, as creating one
 // record is, so both write the same records.
-import { refusal, type FoundNames, type MaintenanceStorage, type NameQuery, type SeedRows, type StoreSnapshot } from '../../domain/storage/index.js';
+import { nameKeys, refusal, type FoundNames, type MaintenanceStorage, type NameQuery, type SeedRows, type StoreSnapshot } from '../../domain/storage/index.js';
 import { checkAddresses, insertApplication, insertGroup, insertPersonalAccessToken, insertProject, insertUser } from './inserts.js';
 import type { Store, StoreState } from './store.js';
 
@@ -52,27 +52,27 @@ export function fileMaintenanceStorage(store: Store): MaintenanceStorage {
 }
 
 function existingNames(store: Store, query: NameQuery): FoundNames {
-  const found = (names: string[], find: (name: string) => string | undefined) => {
+  const found = (kind: keyof NameQuery, find: (name: string) => string | undefined) => {
     const map = new Map<string, string>();
-    for (const name of names) {
+    for (const name of query[kind]) {
       const stored = find(name);
-      if (stored !== undefined) map.set(name.toLowerCase(), stored);
+      if (stored !== undefined) map.set(nameKeys[kind](name), stored);
     }
     return map;
   };
   return {
-    usernames: found(query.usernames, (n) => store.lookup('users', 'username', n)?.username),
-    emails: found(query.emails, (n) => {
+    usernames: found('usernames', (n) => store.lookup('users', 'username', n)?.username),
+    emails: found('emails', (n) => {
       const owner = store.lookup('users', 'address', n);
       return owner && [owner.email, ...owner.secondary_emails].find((address) => address.toLowerCase() === n.toLowerCase());
     }),
-    groupPaths: found(query.groupPaths, (n) => store.lookup('groups', 'path', n)?.path),
-    projectPaths: found(query.projectPaths, (n) => {
+    groupPaths: found('groupPaths', (n) => store.lookup('groups', 'path', n)?.path),
+    projectPaths: found('projectPaths', (n) => {
       const p = store.lookup('projects', 'fullPath', n);
       return p && `${p.namespace}/${p.path}`;
     }),
-    clientIds: found(query.clientIds, (n) => store.lookup('applications', 'uid', n)?.uid),
-    tokenDigests: found(query.tokenDigests, (n) => store.lookup('personal_access_tokens', 'token_digest', n)?.token_digest),
+    clientIds: found('clientIds', (n) => store.lookup('applications', 'uid', n)?.uid),
+    tokenDigests: found('tokenDigests', (n) => store.lookup('personal_access_tokens', 'token_digest', n)?.token_digest),
   } satisfies FoundNames;
 }
 

@@ -2,7 +2,7 @@
 // checked fixture applied in one transaction, through the same inserts as each aggregate's create (inserts.ts), so a
 // seed is refused as a create would be, in the seed's own wording where it has one.
 import type pg from 'pg';
-import { refusal, type FoundNames, type NameQuery, type SeedRows } from '../../domain/storage/index.js';
+import { nameKeys, refusal, type FoundNames, type NameQuery, type SeedRows } from '../../domain/storage/index.js';
 import { insertApplication, insertGroup, insertPersonalAccessToken, insertProject, insertUser, nameLock } from './inserts.js';
 import { isText } from './rows.js';
 
@@ -20,33 +20,35 @@ async function userIdsByName(client: pg.PoolClient, names: readonly string[]): P
   };
 }
 
-/** Of the names asked, those a query finds, by the lower-cased name asked; `sql` joins `asked (name)` to the table. */
-async function found(db: pg.Pool, names: readonly string[], sql: string): Promise<Map<string, string>> {
+/** Of the names of `kind` asked, those a query finds, each by its key (nameKeys); `sql` joins `asked (name)` to the table. */
+async function found(db: pg.Pool, query: NameQuery, kind: keyof NameQuery, sql: string): Promise<Map<string, string>> {
   const map = new Map<string, string>();
-  const asked = names.filter(isText);
+  const asked = query[kind].filter(isText);
   if (asked.length === 0) return map;
   const { rows } = await db.query<{ name: string; stored: string }>(sql, [asked]);
-  for (const row of rows) map.set(row.name.toLowerCase(), row.stored);
+  for (const row of rows) map.set(nameKeys[kind](row.name), row.stored);
   return map;
 }
 
 /** Of the names `query` asks, those the database has (FoundNames). */
 export async function existingNames(pool: pg.Pool, query: NameQuery): Promise<FoundNames> {
   const [usernames, emails, groupPaths, projectPaths, clientIds, tokenDigests] = await Promise.all([
-    found(pool, query.usernames, 'SELECT asked.name, users.username AS stored FROM unnest($1::text[]) AS asked (name) JOIN users ON lower(users.username) = lower(asked.name)'),
+    found(pool, query, 'usernames', 'SELECT asked.name, users.username AS stored FROM unnest($1::text[]) AS asked (name) JOIN users ON lower(users.username) = lower(asked.name)'),
     // user_emails holds every address, primary and secondary.
-    found(pool, query.emails, 'SELECT asked.name, user_emails.email AS stored FROM unnest($1::text[]) AS asked (name) JOIN user_emails ON lower(user_emails.email) = lower(asked.name)'),
-    found(pool, query.groupPaths, 'SELECT asked.name, groups.path AS stored FROM unnest($1::text[]) AS asked (name) JOIN groups ON lower(groups.path) = lower(asked.name)'),
+    found(pool, query, 'emails', 'SELECT asked.name, user_emails.email AS stored FROM unnest($1::text[]) AS asked (name) JOIN user_emails ON lower(user_emails.email) = lower(asked.name)'),
+    found(pool, query, 'groupPaths', 'SELECT asked.name, groups.path AS stored FROM unnest($1::text[]) AS asked (name) JOIN groups ON lower(groups.path) = lower(asked.name)'),
     found(
       pool,
-      query.projectPaths,
+      query,
+      'projectPaths',
       `SELECT asked.name, projects.namespace || '/' || projects.path AS stored FROM unnest($1::text[]) AS asked (name)
        JOIN projects ON lower(projects.namespace || '/' || projects.path) = lower(asked.name)`,
     ),
-    found(pool, query.clientIds, 'SELECT asked.name, applications.uid AS stored FROM unnest($1::text[]) AS asked (name) JOIN applications ON applications.uid = asked.name'),
+    found(pool, query, 'clientIds', 'SELECT asked.name, applications.uid AS stored FROM unnest($1::text[]) AS asked (name) JOIN applications ON applications.uid = asked.name'),
     found(
       pool,
-      query.tokenDigests,
+      query,
+      'tokenDigests',
       'SELECT asked.name, personal_access_tokens.token_digest AS stored FROM unnest($1::text[]) AS asked (name) JOIN personal_access_tokens ON personal_access_tokens.token_digest = asked.name',
     ),
   ]);
