@@ -140,6 +140,12 @@ export const limits = {
    * the time a stalled database is given before a request gives up, so retries do not pile onto an outage.
    */
   storeRetryAfterSeconds: 5,
+  /**
+   * How long /-/readiness waits for the store's answer before it answers 503 itself: under Kubernetes' default
+   * readiness timeout (1 s), so a stalled database shows as not ready rather than as a probe that timed out. API
+   * requests keep --database-timeout; one probe at a time goes on in the background until the store answers.
+   */
+  readinessTimeoutMs: 800,
   /** Sent and failed notification mail stays this long (the mail page and the test helpers list it), then goes. */
   mailRetentionSeconds: 7 * 24 * 60 * 60,
   /** The journal is folded into the data file once it is this large and larger than the file. */

@@ -8,7 +8,7 @@ import { Router } from 'express';
 import { pino, stdTimeFunctions, type Logger, type LoggerOptions } from 'pino';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry, type Metric, type OpenMetricsContentType } from 'prom-client';
 import proxyAddr from 'proxy-addr';
-import type { LogFormat } from '../config.js';
+import { limits, type LogFormat } from '../config.js';
 import { dispatchedRoute } from './dispatch.js';
 import type { DeliveryOutcome, MailDelivery } from '../domain/mail-delivery.js';
 import type { MailStorage, MaintenanceStorage, OutboxSummary } from '../domain/storage/index.js';
@@ -194,6 +194,31 @@ export class Metrics {
   }
 }
 
+type Readiness = Awaited<ReturnType<MaintenanceStorage['readiness']>>;
+
+/**
+ * The store's readiness within limits.readinessTimeoutMs, else not ready: a stalled database would otherwise hold
+ * the answer for --database-timeout, past a probe's own timeout. One question to the store at a time: while one is
+ * unanswered, later probes wait for it (or the limit) instead of queueing more for the pool.
+ */
+function readinessProbe(maintenance: MaintenanceStorage): () => Promise<Readiness> {
+  let asking: Promise<Readiness> | undefined;
+  return async () => {
+    asking ??= maintenance.readiness().finally(() => {
+      asking = undefined;
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<Readiness>((resolve) => {
+      timer = setTimeout(() => resolve({ ready: false, problem: `the store did not answer within ${limits.readinessTimeoutMs} ms` }), limits.readinessTimeoutMs);
+    });
+    try {
+      return await Promise.race([asking, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
 /** The monitoring addresses as `trust proxy` spells them (`loopback`, `10.0.0.0/8`, ...): who may ask /-/*. */
 export function operationsRouter({ maintenance, metrics, allowlist, stopping, testHelpers }: { maintenance: MaintenanceStorage; metrics: Metrics; allowlist: string[]; stopping?: AbortSignal; testHelpers: boolean }): Router {
   const allowed = proxyAddr.compile(allowlist);
@@ -209,9 +234,10 @@ export function operationsRouter({ maintenance, metrics, allowlist, stopping, te
   router.get('/-/liveness', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  const probe = readinessProbe(maintenance);
   router.get('/-/readiness', async (_req, res) => {
     // A stopping server still finishes its requests, but a load balancer should send it no more.
-    const { ready, problem } = stopping?.aborted ? { ready: false, problem: 'the server is shutting down; its store closes once the requests in flight finish' } : await maintenance.readiness();
+    const { ready, problem } = stopping?.aborted ? { ready: false, problem: 'the server is shutting down; its store closes once the requests in flight finish' } : await probe();
     const check = ready ? { status: 'ok' } : { status: 'failed', message: problem };
     res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'failed', store_check: [check], test_helpers: testHelpers });
   });

@@ -100,9 +100,14 @@ describe('a stalled database', () => {
     expect((await setLevel('watch')).status).toBe(200);
     await signalCluster('SIGSTOP');
 
-    const readiness = await timed(() => send('/-/readiness'));
-    expect(readiness.response.status).toBe(503);
-    expect(readiness.seconds).toBeLessThan(databaseTimeout * 3 + 2);
+    // Within Kubernetes' default probe timeout (1 s), not the database's: twice, the second while the first question
+    // to the frozen store is still unanswered (issue 41; it answered after about 6 s before).
+    for (let i = 0; i < 2; i++) {
+      const readiness = await timed(() => send('/-/readiness'));
+      expect(readiness.response.status).toBe(503);
+      expect(JSON.parse(readiness.body)).toMatchObject({ status: 'failed', store_check: [{ status: 'failed', message: 'the store did not answer within 800 ms' }] });
+      expect(readiness.seconds).toBeLessThan(1);
+    }
     await expectUnavailableEverywhere();
     // Five times the pool's connections at once: each fails within the limit rather than waiting its turn behind the others.
     const burst = await Promise.all(Array.from({ length: 10 }, () => timed(() => api('/api/v3/user'))));
