@@ -62,8 +62,8 @@ export async function authenticateApiRequest(storage: Storage, presented: Presen
   return { ok: true, principal: { user: found.user, globalSetting: found.globalSetting, scopes: found.record.scopes, via: oauth.via, applicationId: found.record.application_id } };
 }
 
-/** Why a request may not act as the user its `Sudo` names, with the service's status and message. */
-export type SudoRefusal = { status: 403 | 404; message: string; insufficientScope?: 'sudo' };
+/** Why a request may not act as the user its `Sudo` names: the service's status and message, or the scope it lacks. */
+export type SudoRefusal = { status: 403 | 404; message: string } | { insufficientScope: 'sudo' };
 
 /**
  * The service's `Sudo` header or `sudo` parameter (its `sudo!` helper): an administrator's token that holds the `sudo`
@@ -73,7 +73,7 @@ export type SudoRefusal = { status: 403 | 404; message: string; insufficientScop
 export async function actAs(storage: Storage, principal: ApiPrincipal, identifier: string | undefined): Promise<ApiPrincipal | SudoRefusal> {
   if (identifier === undefined || identifier === '') return principal;
   if (!principal.user.is_admin) return { status: 403, message: '403 Forbidden - Must be admin to use sudo' };
-  if (!principal.scopes.includes('sudo')) return { status: 403, message: '403 Forbidden - insufficient_scope: this action needs the sudo scope', insufficientScope: 'sudo' };
+  if (!principal.scopes.includes('sudo')) return { insufficientScope: 'sudo' };
   const user = /^[0-9]+$/.test(identifier) ? await storage.users.byId(Number(identifier)) : await storage.users.byUsername(identifier);
   if (!isActive(user)) return { status: 404, message: `404 User with ID or username '${identifier}' Not Found` };
   const globalSetting = await storage.notificationSettings.find({ user_id: user.id, source_type: 'global', source_id: null });

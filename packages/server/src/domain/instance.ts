@@ -1,5 +1,5 @@
 // What GitLab's tools ask an instance before anything else: its version (python-gitlab's `gl.version()`, gitbeaker's
-// `Version.show()` and `Metadata.show()`), and the personal access token they hold (`/personal_access_tokens/self`).
+// `Metadata.show()`), and the personal access token they hold (`/personal_access_tokens/self`).
 import type { components } from '@tokenbell/sdk';
 import type { PersonalAccessTokenRecord } from './storage/records.js';
 import { isoOf } from './time.js';
@@ -21,11 +21,11 @@ export function presentInstanceMetadata(gitlabVersion: string, tokenbellVersion:
 }
 
 /**
- * A personal access token as the service shows it. It is `active` while it works: not revoked and not past its last
- * day (the caller found it active, or it would have been refused before this). tokenbell keeps no description and
- * does not record use, so both are null rather than invented.
+ * The personal access token a request is made with, as the service shows it. Only that token is shown, and the
+ * request was authenticated with it, so it is `active` (not revoked, not past its last day). tokenbell keeps no
+ * description and does not record use, so both are null rather than invented.
  */
-export function presentPersonalAccessToken(token: PersonalAccessTokenRecord, active: boolean): Schemas['PersonalAccessToken'] {
+export function presentPersonalAccessToken(token: PersonalAccessTokenRecord): Schemas['PersonalAccessToken'] {
   return {
     id: token.id,
     name: token.name,
@@ -35,7 +35,7 @@ export function presentPersonalAccessToken(token: PersonalAccessTokenRecord, act
     scopes: [...token.scopes],
     user_id: token.user_id,
     last_used_at: null,
-    active,
+    active: true,
     expires_at: token.expires_at,
   };
 }

@@ -2,42 +2,21 @@
 // (`members/all/:user_id`), which apps that sign in with the service call to check a user's groups (Grafana's
 // allowed_groups, oauth2-proxy's --gitlab-group and --gitlab-project). What a user may see is decided by
 // visibility.ts alone; this module adds the lists' own filters and order, as the service's finders apply them.
-import type { components } from '@tokenbell/sdk';
+import type { components, operations } from '@tokenbell/sdk';
 import type { Group, NamespaceStorage, Project, UserStorage } from './storage/index.js';
 import { presentUser } from './users.js';
-import type { UserRecord, Visibility } from './storage/records.js';
+import type { UserRecord } from './storage/records.js';
 import { canSeeGroupWith, canSeeProjectWith, ownsNamespaceOf, projectAccessLevel, visibleGroup, visibleProject } from './visibility.js';
 
 /** The owner's access level (the service's `Gitlab::Access::OWNER`). */
 const OWNER = 50;
 
-export type SortOrder = 'asc' | 'desc';
-
-export interface GroupListQuery {
-  search?: string;
-  /** Groups of the user's memberships only when false (the service's default for a user; an administrator sees all). */
-  all_available?: boolean;
-  /** Groups where the user's own membership is at least this level. */
-  min_access_level?: number;
-  /** Groups the user owns. */
-  owned?: boolean;
-  /** Top-level groups only: every group here is one (tokenbell has no subgroups). */
-  top_level_only?: boolean;
-  order_by?: 'name' | 'path' | 'id' | 'similarity';
-  sort?: SortOrder;
-}
-
-export interface ProjectListQuery {
-  search?: string;
-  /** Projects the user is a member of, directly or through the project's group. */
-  membership?: boolean;
-  min_access_level?: number;
-  /** Projects in the user's own namespace. */
-  owned?: boolean;
-  visibility?: Visibility;
-  order_by?: 'id' | 'name' | 'path' | 'created_at' | 'updated_at' | 'last_activity_at' | 'similarity';
-  sort?: SortOrder;
-}
+type DocumentQuery<Op extends 'listGroups' | 'listProjects'> = NonNullable<operations[Op]['parameters']['query']>;
+/** A list's query as the document states it, its yes-or-no filters read as booleans (http/query-flags.ts). */
+type WithFlags<Q> = { [K in keyof Q]: components['schemas']['QueryFlag'] extends NonNullable<Q[K]> ? boolean : Q[K] };
+export type GroupListQuery = WithFlags<DocumentQuery<'listGroups'>>;
+export type ProjectListQuery = WithFlags<DocumentQuery<'listProjects'>>;
+type SortOrder = NonNullable<GroupListQuery['sort']>;
 
 /** Orders by `key`, then by id, as the service's `order_by` does (ties never change place between pages). */
 function ordered<T extends { id: number }>(items: T[], key: (item: T) => string | number, sort: SortOrder): T[] {

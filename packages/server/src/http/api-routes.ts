@@ -33,15 +33,17 @@ interface OpenApiRequest extends Request {
   openapi?: { schema?: { security?: Record<string, string[]>[] } };
 }
 
+/** The 403 of a token that lacks `scope`, with its RFC 6750 section 3.1 challenge: an operation's scope, or sudo's. */
+export const insufficientScope = (scope: Scope) =>
+  new HttpError(403, `403 Forbidden - insufficient_scope: this action needs the ${scope} scope`, {
+    'WWW-Authenticate': `Bearer realm="tokenbell", error="insufficient_scope", scope="${scope}"`,
+  });
+
 /** The operation's `oauth2` requirement in the document names the least scope it needs (see the document's info). */
 function assertDocumentedScope(req: Request, res: Response): void {
   const security = (req as OpenApiRequest).openapi?.schema?.security ?? [];
   const required = security.find((s) => s.oauth2)?.oauth2?.[0] as Scope | undefined;
-  if (required && !satisfies(principalOf(res).scopes, required)) {
-    throw new HttpError(403, `403 Forbidden - insufficient_scope: this action needs the ${required} scope`, {
-      'WWW-Authenticate': `Bearer realm="tokenbell", error="insufficient_scope", scope="${required}"`,
-    });
-  }
+  if (required && !satisfies(principalOf(res).scopes, required)) throw insufficientScope(required);
 }
 
 export const requireDocumentedScope: RequestHandler = (req, res, next) => {
@@ -88,8 +90,7 @@ function apiOperations(storage: Storage, baseUrl: string, gitlabVersion: string)
   return {
     getVersion: (_req, res) => void res.json(metadata),
     getMetadata: (_req, res) => void res.json(metadata),
-    // Found active, or the request would have been refused 401 before it came here.
-    getCurrentPersonalAccessToken: (_req, res) => void res.json(presentPersonalAccessToken(ownPersonalAccessToken(res), true)),
+    getCurrentPersonalAccessToken: (_req, res) => void res.json(presentPersonalAccessToken(ownPersonalAccessToken(res))),
     revokeCurrentPersonalAccessToken: async (_req, res) => {
       const token = ownPersonalAccessToken(res);
       await revokePersonalAccessToken(storage, token.user_id, token.id);
@@ -106,7 +107,7 @@ function apiOperations(storage: Storage, baseUrl: string, gitlabVersion: string)
       await sendPage(req, res, baseUrl, groups, (group) => presentGroup(group, baseUrl));
     },
     listProjects: async (req, res) => {
-      const query = queryWithFlags<ProjectListQuery & { simple?: boolean }>('listProjects', req.query);
+      const query = queryWithFlags<ProjectListQuery>('listProjects', req.query);
       const projects = await listProjects(storage.namespaces, principalOf(res).user, query);
       await sendPage(req, res, baseUrl, projects, (project) => (query.simple ? presentSimpleProject : presentProject)(storage, project, baseUrl));
     },

@@ -11,7 +11,7 @@ import { testHelperRouter, testHelpersOff } from './test-helper-routes.js';
 import { TestKit } from '../domain/testing/test-kit.js';
 import { faultInjection } from './faults.js';
 import { requestJournal } from './request-journal.js';
-import { apiDispatch } from './api-routes.js';
+import { apiDispatch, insufficientScope } from './api-routes.js';
 import { sequence } from './sequence.js';
 import { apiV3Url } from '../domain/api-paths.js';
 import { areaOf, isServedApiPath, oauthEndpointOf } from './areas.js';
@@ -80,10 +80,8 @@ function apiAuthentication(storage: Storage, now: () => number): RequestHandler 
     }
     const sudo = req.get('sudo') ?? queryOnce(req).sudo;
     const principal = await actAs(storage, result.principal, typeof sudo === 'string' ? sudo : undefined);
-    if ('status' in principal) {
-      const challenge = principal.insufficientScope ? { 'WWW-Authenticate': `Bearer realm="tokenbell", error="insufficient_scope", scope="${principal.insufficientScope}"` } : undefined;
-      throw new HttpError(principal.status, principal.message, challenge);
-    }
+    if ('insufficientScope' in principal) throw insufficientScope(principal.insufficientScope);
+    if ('status' in principal) throw new HttpError(principal.status, principal.message);
     res.locals.principal = principal;
     next();
   };
