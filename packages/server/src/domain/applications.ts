@@ -2,10 +2,9 @@
 import { InputError } from '../explained-error.js';
 import { checkScopes } from './oauth/scopes.js';
 import type { NewApplicationRow, Storage } from './storage/index.js';
-import type { ApplicationRecord, Scope } from './storage/records.js';
+import type { ApplicationRecord, Scope, UserRecord } from './storage/records.js';
 import { constantTimeEqual, digest, newClientId, newSecret } from './secrets.js';
 import { epochSeconds } from './time.js';
-
 
 export const maxRedirectUris = 10;
 const maxRedirectUriLength = 2000;
@@ -97,6 +96,12 @@ export async function registerApplication(
 }
 
 /** The application whose App ID (client_id) is `uid`. */
+/**
+ * Who registered the application, to name on the consent and device pages (as the service does: "This application was
+ * created by ..."), so a user can judge whom they are trusting; undefined once that account is gone.
+ */
+export const applicationOwner = (storage: Storage, application: ApplicationRecord): Promise<UserRecord | undefined> => storage.users.byId(application.owner_id);
+
 export async function findApplicationByUid(storage: Storage, uid: string): Promise<ApplicationRecord | null> {
   return (await storage.applications.byUid(uid)) ?? null;
 }

@@ -72,7 +72,8 @@ const retryAfter = (refusal: RateLimiterRes): number => Math.max(1, Math.ceil(re
 const windowEnd = (res: RateLimiterRes): number => (res.msBeforeNext < 0 ? Infinity : Date.now() + res.msBeforeNext);
 
 const accountOf = (userId: number) => `user:${userId}`;
-const deviceCodesOf = (userId: number) => `device:${userId}`;
+// A visitor who has not signed in (the sign-in page naming the device's application) is counted by address alone.
+const deviceCodesOf = (userId: number | null, address: string) => (userId === null ? `device-visitor:${address}` : `device:${userId}`);
 const loginKey = (login: string) => `login:${login.toLowerCase()}`;
 
 export interface PasswordCheckOptions {
@@ -146,15 +147,16 @@ export class LoginThrottle {
   }
 
   /**
-   * A device user code typed by the signed-in user `userId` (RFC 8628 section 5.1), under the same limits on counts of
+   * A device user code typed by the signed-in user `userId`, or carried to the sign-in page by a visitor (null)
+   * (RFC 8628 section 5.1), under the same limits on counts of
    * its own, per address and per account; `check` answers its result and whether the code was one to answer. Every
    * address counts, the user's own included (they are signed in: that their address is known says nothing about the
    * codes they try), and a right code clears nothing, so that right and wrong codes in turn gain a guesser nothing.
    * Throws LoginThrottledError when either count is full, without calling `check`.
    */
-  async checkUserCode<T>(userId: number, address: string, check: () => Promise<{ result: T; right: boolean }>): Promise<T> {
+  async checkUserCode<T>(userId: number | null, address: string, check: () => Promise<{ result: T; right: boolean }>): Promise<T> {
     try {
-      return await this.#attempt(deviceCodesOf(userId), null, address, async () => {
+      return await this.#attempt(deviceCodesOf(userId, address), null, address, async () => {
         const { result, right } = await check();
         return { result, passed: right, complete: false };
       }, this.#deviceCodes);

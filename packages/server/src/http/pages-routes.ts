@@ -5,6 +5,7 @@
 import { Router, type Request, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import { faviconPath, serveFavicon, serveStylesheet, stylesheetPath } from '../pages/assets.js';
+import { demoCallbackPath } from '../domain/seed/demo.js';
 import { lazyRouter } from './lazy-router.js';
 import { authorizationResumePath, devicePath, deviceResumePath } from './pages/resume-paths.js';
 import { baseDirectives, currentUser, home, type PagesOptions, redirect, signInLocation, signInPath } from './pages/shared.js';
@@ -54,8 +55,9 @@ export function pageSessions({ storage, secureCookies, now, sessionLifetimes, si
   const router = Router();
   const sessions = sessionMiddleware(backing, secureCookies, now, sessionLifetimes);
   router.use(sessionPaths, sessions);
-  // The landing page reads the session (to greet a signed-in user) but posts nothing.
-  router.get('/', sessions);
+  // The landing page and the demo's callback read the session (to greet a signed-in user, and name them in the
+  // header) but post nothing.
+  router.get(['/', demoCallbackPath], sessions);
   router.post(['/oauth/authorize', devicePath, `${devicePath}/confirm`, '/profile/*rest'], async (req, res, next) => {
     if (await currentUser(storage, req)) return next();
     redirect(res, signInLocation(resumePathForPost(req)));

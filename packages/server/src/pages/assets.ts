@@ -1,16 +1,27 @@
 // The one stylesheet the pages link. Served from this origin so the CSP can stay at style-src 'self'.
 import type { RequestHandler } from 'express';
+import { bellPath } from './html.js';
 
 export const stylesheetPath = '/assets/tokenbell.css';
 
 export const stylesheet = `:root { color-scheme: light dark; --accent: #1f75cb; --danger: #c91c00; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; }
-header { border-bottom: 1px solid #8884; padding: 0.5rem 1rem; }
-header nav { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 1rem; }
-header ul { display: flex; gap: 1rem; list-style: none; margin: 0; padding: 0; }
-header form p { margin: 0; }
+/* Darker shades than the light scheme's would not reach 4.5:1 on a dark page; buttons then take dark text. */
+@media (prefers-color-scheme: dark) { :root { --accent: #6aaef0; --danger: #ff8a75; } button { color: #000; } }
+.skip-link { position: absolute; left: 1rem; top: -10rem; padding: 0.25rem 0.5rem; background: Canvas; }
+.skip-link:focus { top: 0.5rem; }
+header.site { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 0.5rem 1rem; border-bottom: 1px solid #8884; padding: 0.5rem 1rem; }
+.brand { display: inline-flex; align-items: center; gap: 0.4rem; font-weight: 700; font-size: 1.2rem; color: inherit; text-decoration: none; }
+.brand svg { color: var(--accent); }
+header.site nav { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 1rem; }
+header.site ul { display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; list-style: none; margin: 0; padding: 0; }
+header.site form p { margin: 0; }
 main { max-width: 60rem; margin: 0 auto; padding: 1rem; }
+h1 { font-size: 1.75rem; line-height: 1.25; }
+h2 { font-size: 1.3rem; line-height: 1.3; }
+footer.site { border-top: 1px solid #8884; margin-top: 2rem; padding: 0.75rem 1rem; font-size: 0.9em; text-align: center; }
+footer.site p { margin: 0; }
 a { color: var(--accent); }
 a:focus-visible, button:focus-visible, input:focus-visible, textarea:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 .field { margin: 0 0 1rem; }
@@ -53,7 +64,7 @@ export const serveStylesheet: RequestHandler = (_req, res) => {
  */
 export const faviconPath = '/favicon.ico';
 
-export const favicon = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><path fill="#1f75cb" d="M8 1a1 1 0 0 0-1 1v.6A4.5 4.5 0 0 0 3.5 7v3.5L2 12v1h12v-1l-1.5-1.5V7A4.5 4.5 0 0 0 9 2.6V2a1 1 0 0 0-1-1zM6.3 14a1.8 1.8 0 0 0 3.4 0z"/></svg>`;
+export const favicon = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><path fill="#1f75cb" d="${bellPath}"/></svg>`;
 
 export const serveFavicon: RequestHandler = (_req, res) => {
   res.set('Cache-Control', 'public, max-age=86400').type('image/svg+xml').send(favicon);

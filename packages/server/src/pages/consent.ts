@@ -2,10 +2,10 @@
 import { authorizationParamNames as carried, type AuthorizationRequest, type ValidAuthorizationRequest } from '../domain/oauth/authorization.js';
 import type { UserRecord } from '../domain/storage/records.js';
 import { html } from './html.js';
-import { csrfField, describeScope, signedInPage } from './frame.js';
+import { applicationRequest, csrfField, signedInPage } from './frame.js';
 
 // Of the request's parameters, only those the client sent are repeated.
-export function consentPage(user: UserRecord, csrf: string, request: ValidAuthorizationRequest): string {
+export function consentPage(user: UserRecord, csrf: string, request: ValidAuthorizationRequest, owner: UserRecord | undefined): string {
   const { application } = request;
   const params: AuthorizationRequest = request.params;
   const redirectHost = safeHost(request.redirect_uri);
@@ -16,9 +16,7 @@ export function consentPage(user: UserRecord, csrf: string, request: ValidAuthor
     html`<h1>Authorize ${application.name} to use your account?</h1>
 <p>An application called <strong>${application.name}</strong> is requesting access to your tokenbell account
 <strong>${user.username}</strong>${redirectHost ? html`; you will be sent back to <strong>${redirectHost}</strong>` : ''}.</p>
-<h2 id="scopes-heading">This application will be able to:</h2>
-<ul aria-labelledby="scopes-heading">
-${request.scopes.map((s) => html`<li><code>${s}</code>: ${describeScope(s)}</li>\n`)}</ul>
+${applicationRequest(owner, request.scopes)}
 <form method="post" action="/oauth/authorize">
 ${csrfField(csrf)}
 ${carried.map((name) => (params[name] === undefined ? '' : html`<input type="hidden" name="${name}" value="${params[name]}">\n`))}

@@ -2,7 +2,7 @@
 // and the answer, which sends the user back to their device.
 import type { ApplicationRecord, Scope, UserRecord } from '../domain/storage/records.js';
 import { html } from './html.js';
-import { csrfField, describeScope, formError, signedInPage } from './frame.js';
+import { applicationRequest, csrfField, formError, signedInPage } from './frame.js';
 
 export interface DeviceCodeView {
   user: UserRecord;
@@ -37,6 +37,8 @@ export interface DeviceConfirmView {
   user: UserRecord;
   csrf: string;
   application: ApplicationRecord;
+  /** Who registered the application, when that account still exists. */
+  owner: UserRecord | undefined;
   scopes: readonly Scope[];
   /** The code as the device shows it (WDJB-MJHT), so the user can compare the two. */
   displayedCode: string;
@@ -45,7 +47,7 @@ export interface DeviceConfirmView {
 }
 
 /** Who asks, as whom, for what; Authorize or Deny (the service has no Deny; RFC 8628 section 3.3 does). */
-export function deviceConfirmPage({ user, csrf, application, scopes, displayedCode, userCode }: DeviceConfirmView): string {
+export function deviceConfirmPage({ user, csrf, application, owner, scopes, displayedCode, userCode }: DeviceConfirmView): string {
   return signedInPage(
     `Authorize ${application.name}`,
     user,
@@ -54,9 +56,7 @@ export function deviceConfirmPage({ user, csrf, application, scopes, displayedCo
 <p>A device showing the code <strong><code>${displayedCode}</code></strong> is asking, as the application
 <strong>${application.name}</strong>, for access to your tokenbell account <strong>${user.username}</strong>. Only
 authorize it if you started this on a device of your own and it shows this code.</p>
-<h2 id="scopes-heading">This application will be able to:</h2>
-<ul aria-labelledby="scopes-heading">
-${scopes.map((s) => html`<li><code>${s}</code>: ${describeScope(s)}</li>\n`)}</ul>
+${applicationRequest(owner, scopes)}
 <form method="post" action="/oauth/device">
 ${csrfField(csrf)}
 <input type="hidden" name="user_code" value="${userCode}">

@@ -1,11 +1,11 @@
-// What the signed-in pages share: the navigation with the sign-out form, the CSRF field and the scope list.
+// What the signed-in pages share: the layout with the visitor's account, the CSRF field and the scope list.
 import { scopeDescriptions, scopes } from '../openapi/document.js';
 import type { Scope, UserRecord } from '../domain/storage/records.js';
-import { html, layout, type Part, type SafeHtml } from './html.js';
+import { csrfField, html, layout, type Part, type SafeHtml } from './html.js';
+
+export { csrfField } from './html.js';
 
 export const describeScope = (scope: Scope): string => scopeDescriptions[scope] ?? scope;
-
-export const csrfField = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`;
 
 /** Scope checkboxes named `scopes`: the browser repeats the name once per checked box, as the document's field. */
 export function scopeCheckboxes(idPrefix: string, checked: readonly string[], among: readonly Scope[] = scopes): SafeHtml {
@@ -18,22 +18,20 @@ ${among.map(
 )}</fieldset>`;
 }
 
-/** A page for a signed-in user: a header naming them, the navigation, a sign-out button, then `body`. */
-export function signedInPage(title: string, user: UserRecord, csrf: string, body: SafeHtml): string {
-  return layout(
-    title,
-    body,
-    html`<header>
-<nav aria-label="Account">
-<ul>
-<li><a href="/profile/applications">Applications</a></li>
-<li><a href="/profile/personal_access_tokens">Personal access tokens</a></li>
-</ul>
-<form method="post" action="/users/sign_out">${csrfField(csrf)}<p>Signed in as <strong>${user.username}</strong> <button type="submit">Sign out</button></p></form>
-</nav>
-</header>`,
-  );
-}
+/** A page for a signed-in user: the layout's header names them and offers sign-out. */
+export const signedInPage = (title: string, user: UserRecord, csrf: string, body: SafeHtml): string => layout(title, body, { user, csrf });
+
+/**
+ * Who registered the application a user is asked to trust, and what it may do, each scope in the service's words; the
+ * consent and device confirmation pages share it.
+ */
+export const applicationRequest = (owner: UserRecord | undefined, scopes: readonly Scope[]) => html`${
+  owner ? html`<p>This application was created by <strong>${owner.name}</strong> (@${owner.username}). It is not provided by tokenbell: make sure you trust it before you allow access.</p>
+` : ''
+}<h2 id="scopes-heading">This application will be able to:</h2>
+<ul aria-labelledby="scopes-heading">
+${scopes.map((s) => html`<li><code>${s}</code>: ${describeScope(s)}</li>
+`)}</ul>`;
 
 /** A short error message tied to the form by `aria-describedby="form-error"`. */
 export const formError = (message: string | undefined) =>

@@ -1,4 +1,6 @@
-// Minimal HTML building: every interpolated value goes through `escapeHtml`.
+// Minimal HTML building (every interpolated value goes through `escapeHtml`) and the layout every page shares.
+import { version } from '../version.js';
+
 const entities: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 export function escapeHtml(value: unknown): string {
@@ -30,8 +32,33 @@ export function html(strings: TemplateStringsArray, ...values: Part[]): SafeHtml
   return new SafeHtml(out);
 }
 
-/** A complete page; `header` (navigation) goes before the main landmark. */
-export function layout(title: string, body: SafeHtml, header?: SafeHtml): string {
+/** Who is signed in, for the header: their name and the CSRF token of the sign-out form. */
+export interface Visitor {
+  user: { username: string };
+  csrf: string;
+}
+
+export const csrfField = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`;
+
+/** The product's mark, a bell; the tab's icon (assets.ts) draws the same path. */
+export const bellPath =
+  'M8 1a1 1 0 0 0-1 1v.6A4.5 4.5 0 0 0 3.5 7v3.5L2 12v1h12v-1l-1.5-1.5V7A4.5 4.5 0 0 0 9 2.6V2a1 1 0 0 0-1-1zM6.3 14a1.8 1.8 0 0 0 3.4 0z';
+
+// The links a signed-in user has on every page, then who they are and the way out (a form: signing out changes state).
+const account = (visitor: Visitor | undefined) =>
+  visitor
+    ? html`<ul>
+<li><a href="/profile/applications">Applications</a></li>
+<li><a href="/profile/personal_access_tokens">Personal access tokens</a></li>
+</ul>
+<form method="post" action="/users/sign_out">${csrfField(visitor.csrf)}<p>Signed in as <strong>${visitor.user.username}</strong> <button type="submit" class="secondary">Sign out</button></p></form>`
+    : html`<ul><li><a href="/users/sign_in">Sign in</a></li></ul>`;
+
+/**
+ * A complete page in the one layout every page shares: the product's name and mark, the visitor's account (or a way to
+ * sign in), the page, and a footer with the version and the API reference.
+ */
+export function layout(title: string, body: SafeHtml, visitor?: Visitor): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -42,22 +69,32 @@ export function layout(title: string, body: SafeHtml, header?: SafeHtml): string
 <link rel="icon" href="/favicon.ico" type="image/svg+xml">
 </head>
 <body>
-${header}
-<main>
+<a class="skip-link" href="#content">Skip to content</a>
+<header class="site">
+<a class="brand" href="/"><svg viewBox="0 0 16 16" width="24" height="24" aria-hidden="true" focusable="false"><path fill="currentColor" d="${bellPath}"/></svg>tokenbell</a>
+<nav aria-label="Account">
+${account(visitor)}
+</nav>
+</header>
+<main id="content">
 ${body}
 </main>
+<footer class="site">
+<p>tokenbell ${version} · <a href="/help/api">API reference</a> · <a href="/openapi.yaml">OpenAPI document</a></p>
+</footer>
 </body>
 </html>
 `.value;
 }
 
 /** What went wrong, what to do about it, and a way back: an error page never ends the visit. */
-export function errorPage(title: string, message: string, advice?: string): string {
+export function errorPage(title: string, message: string, advice?: string, visitor?: Visitor): string {
   return layout(
     title,
     html`<h1>${title}</h1>
 <p class="error" role="alert">${message}</p>
 ${advice ? html`<p>${advice}</p>` : ''}
 <p><a href="/">Go to the tokenbell home page</a></p>`,
+    visitor,
   );
 }

@@ -10,6 +10,7 @@ import {
   denyAuthorization,
   type ValidAuthorizationRequest,
 } from '../../domain/oauth/authorization.js';
+import { applicationOwner } from '../../domain/applications.js';
 import { consentPage } from '../../pages/consent.js';
 import { HttpError } from '../errors.js';
 import { csrfToken, sessionSignedInAt, startSignedInSession } from '../session.js';
@@ -92,7 +93,7 @@ export function authorizeRoutes({ storage, now, codeTtl, autoApproval }: PagesOp
     consentPolicy(req, res, (err?: unknown) => {
       if (err) throw err;
     });
-    html(res, 200, consentPage(user, csrfToken(req), checked.request));
+    html(res, 200, consentPage(user, csrfToken(req), checked.request, await applicationOwner(storage, checked.request.application)));
   });
 
   router.post('/oauth/authorize', async (req, res) => {

@@ -2,13 +2,13 @@
 import { Router } from 'express';
 import { demoCallbackPage } from '../../pages/demo-callback.js';
 import { demoCallbackPath } from '../../domain/seed/demo.js';
-import { html } from './shared.js';
+import { html, type PagesOptions, visitorOf } from './shared.js';
 
 const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
-export function demoCallbackRoutes(baseUrl: string): Router {
+export function demoCallbackRoutes(baseUrl: string, { storage }: PagesOptions): Router {
   const router = Router();
-  router.get(demoCallbackPath, (req, res) => {
+  router.get(demoCallbackPath, async (req, res) => {
     const { code, state, error, error_description } = req.query;
     const page = demoCallbackPage({
       baseUrl,
@@ -17,6 +17,7 @@ export function demoCallbackRoutes(baseUrl: string): Router {
       state: text(state),
       error: text(error),
       errorDescription: text(error_description),
+      visitor: await visitorOf(storage, req),
     });
     html(res, 200, page);
   });

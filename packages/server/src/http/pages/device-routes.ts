@@ -9,6 +9,8 @@ import {
   normaliseUserCode,
   type UnanswerableCode,
 } from '../../domain/oauth/device-authorization.js';
+import { applicationOwner } from '../../domain/applications.js';
+import { LoginThrottledError } from '../../domain/login-throttle.js';
 import type { UserRecord } from '../../domain/storage/records.js';
 import { deviceAnsweredPage, deviceCodePage, deviceConfirmPage } from '../../pages/device.js';
 import { csrfToken } from '../session.js';
@@ -28,6 +30,24 @@ const shown = (typed: string) => {
   const code = normaliseUserCode(typed);
   return code === undefined ? typed : displayUserCode(code);
 };
+
+/**
+ * The application a device that showed `typed` asks for, for the sign-in page on the way to approving it. The code is
+ * looked up as a signed-in user's would be, counted per address among wrong codes, so the sign-in page is no cheaper
+ * a way to guess codes than the code form; past the count it names nobody.
+ */
+export async function deviceApplicationAsking({ storage, throttle, now }: PagesOptions, address: string, typed: string): Promise<string | undefined> {
+  try {
+    const found = await throttle.checkUserCode(null, address, async () => {
+      const result = await lookUpDeviceAuthorization(storage, typed, now());
+      return { result, right: result.outcome === 'pending' };
+    });
+    return found.outcome === 'pending' ? found.application.name : undefined;
+  } catch (error) {
+    if (error instanceof LoginThrottledError) return undefined;
+    throw error;
+  }
+}
 
 export function deviceRoutes({ storage, now, throttle }: PagesOptions): Router {
   const router = Router();
@@ -49,7 +69,8 @@ export function deviceRoutes({ storage, now, throttle }: PagesOptions): Router {
     });
     if (found.outcome !== 'pending') return html(res, 400, codeForm(req, user, body.user_code, problems[found.outcome]));
     const { application, scopes, userCode } = found;
-    html(res, 200, deviceConfirmPage({ user, csrf: csrfToken(req), application, scopes, userCode, displayedCode: displayUserCode(userCode) }));
+    const owner = await applicationOwner(storage, application);
+    html(res, 200, deviceConfirmPage({ user, csrf: csrfToken(req), application, owner, scopes, userCode, displayedCode: displayUserCode(userCode) }));
   });
 
   router.post(devicePath, async (req, res) => {

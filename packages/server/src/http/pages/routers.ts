@@ -13,7 +13,7 @@ import { signInRoutes } from './sign-in-routes.js';
 export function pageRouters(options: PagesOptions & { baseUrl: string }): Router {
   return Router().use(
     homeRoutes(options),
-    demoCallbackRoutes(options.baseUrl),
+    demoCallbackRoutes(options.baseUrl, options),
     signInRoutes(options),
     authorizeRoutes(options),
     deviceRoutes(options),

@@ -6,8 +6,9 @@ import { activeUser } from '../../domain/users.js';
 import type { InputError } from '../../explained-error.js';
 import type { Storage } from '../../domain/storage/index.js';
 import type { UserRecord } from '../../domain/storage/records.js';
+import type { Visitor } from '../../pages/html.js';
 import { HttpError } from '../errors.js';
-import { sessionUserId, type SessionBacking, type SessionLifetimes, type SignInCsrf } from '../session.js';
+import { csrfToken, sessionUserId, type SessionBacking, type SessionLifetimes, type SignInCsrf } from '../session.js';
 
 export interface PagesOptions {
   storage: Storage;
@@ -82,6 +83,12 @@ export const signInLocation = (returnTo: string | undefined) => (returnTo ? `${s
 export async function currentUser(storage: Storage, req: Request): Promise<UserRecord | undefined> {
   const id = sessionUserId(req);
   return id === undefined ? undefined : activeUser(storage.users, id);
+}
+
+/** The signed-in user and their sign-out form's CSRF token, for the header of a page anyone may see. */
+export async function visitorOf(storage: Storage, req: Request): Promise<Visitor | undefined> {
+  const user = await currentUser(storage, req);
+  return user && { user, csrf: csrfToken(req) };
 }
 
 /** The signed-in user, or a redirect to sign in and back here (GET pages). */

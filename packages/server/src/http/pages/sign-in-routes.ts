@@ -6,25 +6,36 @@ import { codeStep, passwordStep } from '../../domain/sign-in.js';
 import { signInPage, twoFactorPage } from '../../pages/sign-in.js';
 import { endSession, sessionCookieName, startSignedInSession, startTwoFactorStep } from '../session.js';
 import { applicationAsking } from './authorize-routes.js';
+import { deviceApplicationAsking } from './device-routes.js';
+import { devicePath } from './resume-paths.js';
 import { home, html, localPath, type PagesOptions, redirect, signInPath } from './shared.js';
 
 const noAuthenticator =
   'This account has two-factor authentication, but no authenticator is registered for it on this server, so it cannot sign in here. Its seed entry needs an otp_secret.';
 
-export function signInRoutes({ storage, now, throttle, signInCsrf }: PagesOptions): Router {
+/** The application whose authorization request or device approval the sign-in interrupts, named on the page. */
+function whoIsAsking(options: PagesOptions, address: string, returnTo: string | undefined): Promise<string | undefined> {
+  const resumed = returnTo === undefined ? undefined : new URL(returnTo, 'http://tokenbell.invalid');
+  const userCode = resumed?.searchParams.get('user_code');
+  if (resumed?.pathname.toLowerCase() === devicePath && userCode) return deviceApplicationAsking(options, address, userCode);
+  return applicationAsking(options.storage, returnTo);
+}
+
+export function signInRoutes(options: PagesOptions): Router {
+  const { storage, now, throttle, signInCsrf } = options;
   const router = Router();
 
   router.get(signInPath, async (req, res) => {
     const returnTo = localPath(req.query.return_to);
-    html(res, 200, signInPage({ csrf: signInCsrf.token(req, res), returnTo, application: await applicationAsking(storage, returnTo) }));
+    html(res, 200, signInPage({ csrf: signInCsrf.token(req, res), returnTo, application: await whoIsAsking(options, req.ip ?? '', returnTo) }));
   });
 
   router.post(signInPath, async (req, res) => {
     const body = req.body as components['schemas']['SignInForm'];
     const returnTo = localPath(body.return_to);
-    const application = await applicationAsking(storage, returnTo);
-    const csrf = () => signInCsrf.token(req, res);
     const address = req.ip ?? '';
+    const application = await whoIsAsking(options, address, returnTo);
+    const csrf = () => signInCsrf.token(req, res);
 
     if ('otp_attempt' in body) {
       const step = await codeStep(throttle, storage, req.session.twoFactor, body.otp_attempt, now(), address);
