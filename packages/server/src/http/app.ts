@@ -20,7 +20,7 @@ import { oauthDispatch } from './oauth-routes.js';
 import { requestValidation, routingSettings } from './validation.js';
 import { queryOnce } from './request-validation.js';
 import { pageAssets, pageHeaders, pagePaths, pageSessions, pagesRouter } from './pages-routes.js';
-import { visitorOf } from './pages/shared.js';
+import { viewerOf } from './pages/shared.js';
 import { documentRouter } from './document-routes.js';
 import { answerJsonExactly } from './json-answers.js';
 import { answersAnyOrigin, crossOrigin } from './cors.js';
@@ -131,7 +131,7 @@ export function createApp(options: AppOptions): express.Express {
   app.use(sequence([...front, areaBranches(apiBranch(parts, options.mailDelivery), oauthBranch(parts))]));
   usePageHeadersAndCommonRoutes(app, parts, options.stopping);
   usePages(app, parts);
-  app.use(errorHandler(options.log, parts.grants, parts.metrics, (req) => visitorOf(parts.storage, req)));
+  app.use(errorHandler(options.log, parts.grants, parts.metrics, (req) => viewerOf(parts.storage, req)));
   app.use(lastResortHandler(options.log));
   return app;
 }

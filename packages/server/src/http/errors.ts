@@ -7,7 +7,7 @@ import { StoreUnavailableError } from '../domain/storage/index.js';
 import { InputError } from '../explained-error.js';
 import { OAuthError } from '../domain/oauth/errors.js';
 import { type GrantRegistry, grantRegistry } from '../domain/oauth/grants.js';
-import { errorPage, type Visitor } from '../pages/html.js';
+import { errorPage, type Viewer } from '../pages/html.js';
 import { errorFormatOf, oauthEndpointOf } from './areas.js';
 import type { Metrics } from './operations.js';
 
@@ -136,8 +136,8 @@ export function errorHandler(
   log: ErrorLog = (m) => console.error(m),
   grants: GrantRegistry = grantRegistry(),
   metrics?: Pick<Metrics, 'throttled'>,
-  /** Who is signed in, for an error page's header; a visitor it cannot name (the store is down, say) is anonymous. */
-  visitorOf: (req: Request) => Promise<Visitor | undefined> = async () => undefined,
+  /** Who is signed in, for an error page's header; one it cannot tell (the store is down, say) is left unnamed. */
+  viewerOf: (req: Request) => Promise<Viewer> = async () => undefined,
 ): ErrorRequestHandler {
   return async (err: unknown, req, res, next) => {
     if (res.headersSent) return next(err);
@@ -175,7 +175,7 @@ export function errorHandler(
     }
     const title = pageTitles[status] ?? (status >= 500 ? 'Something went wrong' : 'This request could not be handled');
     // An unreachable store would only make the error page wait for its timeout to say so.
-    const visitor = err instanceof StoreUnavailableError ? undefined : await visitorOf(req).catch(() => undefined);
+    const visitor = err instanceof StoreUnavailableError ? undefined : await viewerOf(req).catch(() => undefined);
     res.status(status).type('html').send(errorPage(title, pageMessage(err, status), pageAdvice(err, status), visitor));
   };
 }

@@ -1,6 +1,6 @@
 // Where the demo application's authorization ends: the code (or the error) the authorization endpoint sent, and the
 // exact request that exchanges the code for tokens, so a first try of the flow ends somewhere useful.
-import { html, layout, type Visitor } from './html.js';
+import { html, layout, type Viewer } from './html.js';
 
 export interface DemoCallback {
   baseUrl: string;
@@ -9,7 +9,7 @@ export interface DemoCallback {
   state?: string | undefined;
   error?: string | undefined;
   errorDescription?: string | undefined;
-  visitor?: Visitor | undefined;
+  visitor: Viewer;
 }
 
 export function demoCallbackPage({ baseUrl, redirectUri, code, state, error, errorDescription, visitor }: DemoCallback): string {

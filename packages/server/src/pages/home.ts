@@ -14,6 +14,7 @@ export function homePage(user: UserRecord | undefined, csrf: string | undefined)
 <p>An OAuth 2.0 provider and the notification settings API v3.</p>
 <p><a href="/users/sign_in">Sign in</a> to register applications, see the applications you have authorized and create personal access tokens.</p>
 ${documentLinks}`,
+      null,
     );
   }
   return signedInPage(

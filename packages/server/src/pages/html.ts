@@ -44,8 +44,14 @@ export const csrfField = (token: string) => html`<input type="hidden" name="_csr
 export const bellPath =
   'M8 1a1 1 0 0 0-1 1v.6A4.5 4.5 0 0 0 3.5 7v3.5L2 12v1h12v-1l-1.5-1.5V7A4.5 4.5 0 0 0 9 2.6V2a1 1 0 0 0-1-1zM6.3 14a1.8 1.8 0 0 0 3.4 0z';
 
+/**
+ * Who is looking at a page: a signed-in visitor, null for one who is not, or undefined where the page does not read
+ * the session (an error at a path outside the pages), which shows no account rather than a wrong one.
+ */
+export type Viewer = Visitor | null | undefined;
+
 // The links a signed-in user has on every page, then who they are and the way out (a form: signing out changes state).
-const account = (visitor: Visitor | undefined) =>
+const account = (visitor: Visitor | null) =>
   visitor
     ? html`<ul>
 <li><a href="/profile/applications">Applications</a></li>
@@ -58,7 +64,7 @@ const account = (visitor: Visitor | undefined) =>
  * A complete page in the one layout every page shares: the product's name and mark, the visitor's account (or a way to
  * sign in), the page, and a footer with the version and the API reference.
  */
-export function layout(title: string, body: SafeHtml, visitor?: Visitor): string {
+export function layout(title: string, body: SafeHtml, visitor: Viewer): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -72,9 +78,9 @@ export function layout(title: string, body: SafeHtml, visitor?: Visitor): string
 <a class="skip-link" href="#content">Skip to content</a>
 <header class="site">
 <a class="brand" href="/"><svg viewBox="0 0 16 16" width="24" height="24" aria-hidden="true" focusable="false"><path fill="currentColor" d="${bellPath}"/></svg>tokenbell</a>
-<nav aria-label="Account">
+${visitor === undefined ? '' : html`<nav aria-label="Account">
 ${account(visitor)}
-</nav>
+</nav>`}
 </header>
 <main id="content">
 ${body}
@@ -88,7 +94,7 @@ ${body}
 }
 
 /** What went wrong, what to do about it, and a way back: an error page never ends the visit. */
-export function errorPage(title: string, message: string, advice?: string, visitor?: Visitor): string {
+export function errorPage(title: string, message: string, advice: string | undefined, visitor: Viewer): string {
   return layout(
     title,
     html`<h1>${title}</h1>

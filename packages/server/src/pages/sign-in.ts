@@ -31,6 +31,7 @@ ${returnTo ? html`<input type="hidden" name="return_to" value="${returnTo}">` : 
 <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="1024"${described}></div>
 <button type="submit">Sign in</button>
 </form>`,
+    null,
   );
 }
 
@@ -57,5 +58,6 @@ ${returnTo ? html`<input type="hidden" name="return_to" value="${returnTo}">` : 
 <input id="otp_attempt" name="otp_attempt" type="text" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" required maxlength="32" autofocus${described}></div>
 <button type="submit">Verify</button>
 </form>`,
+    null,
   );
 }

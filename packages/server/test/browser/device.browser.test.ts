@@ -1,17 +1,15 @@
 // The device flow (RFC 8628) with a person in Chromium and a command-line tool polling over real HTTP, at a desktop and
 // a phone width: one user follows the link with the code in it, signs in on the way and authorizes, and the tool gets
-// tokens; another types the code by hand, as people do, and denies, and the tool gets access_denied. Each page fits
-// the screen; screenshots land beside the other pages' in test-results/screenshots/.
+// tokens; another types the code by hand, as people do, and denies, and the tool gets access_denied. The sign-in on the
+// way names the device's application, the confirmation who made it; each page passes support/page-checks.ts (layout,
+// fit, axe-core), and screenshots land beside the other pages' in test-results/screenshots/.
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerApplication } from '../../src/domain/applications.js';
 import { launchChromium, screenshotsDir, type TestBrowser } from '../support/browser.js';
+import { checkPage, contextOptions, widths, type Width } from '../support/page-checks.js';
 import { form, seed, startTestServer, type TestServer } from '../support/server.js';
-
-const widths = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
-type Width = keyof typeof widths;
 
 interface DeviceAuthorization {
   device_code: string;
@@ -60,17 +58,11 @@ async function pollUntilAnswered(device: DeviceAuthorization): Promise<{ status:
   }
 }
 
-const overflow = async (page: Page) => (await page.evaluate(() => document.documentElement.scrollWidth)) - page.viewportSize()!.width;
 const heading = (page: Page) => page.getByRole('heading', { level: 1 }).textContent();
-
-async function checkLayout(page: Page, name: string, width: Width): Promise<void> {
-  expect(await overflow(page)).toBeLessThanOrEqual(0);
-  await page.screenshot({ path: join(screenshotsDir, `${name}-${width}.png`), fullPage: true });
-}
 
 describe.each(Object.keys(widths) as Width[])('the device flow at %s width', (width) => {
   const newPage = async () => {
-    const context = await browser.newContext({ viewport: widths[width], ...(width === 'phone' ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}) });
+    const context = await browser.newContext(contextOptions(width));
     return context.newPage();
   };
 
@@ -80,6 +72,8 @@ describe.each(Object.keys(widths) as Width[])('the device flow at %s width', (wi
     const page = await newPage();
     await page.goto(device.verification_uri_complete);
     await expect.poll(() => new URL(page.url()).pathname).toBe('/users/sign_in');
+    expect(await page.getByText('is asking for access to your account').textContent()).toBe('Example CLI is asking for access to your account. Sign in to continue.');
+    await checkPage(page, 'sign-in-device', width, { signedInAs: null });
     await page.getByLabel('Username or e-mail').fill(seed.jsmith.username);
     await page.getByLabel('Password').fill(seed.jsmith.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -87,18 +81,19 @@ describe.each(Object.keys(widths) as Width[])('the device flow at %s width', (wi
     await expect.poll(() => heading(page)).toBe('Connect a device');
     const displayed = `${device.user_code.slice(0, 4)}-${device.user_code.slice(4)}`;
     expect(await page.getByLabel('Code').inputValue()).toBe(displayed);
-    await checkLayout(page, 'device-code', width);
+    await checkPage(page, 'device-code', width, { signedInAs: 'jsmith' });
     await page.getByRole('button', { name: 'Continue' }).click();
 
     await expect.poll(() => heading(page)).toBe('Authorize Example CLI to use your account?');
     expect(await page.getByRole('list', { name: 'This application will be able to:' }).textContent()).toContain('read_user');
     expect(await page.getByText(displayed, { exact: true }).count()).toBe(1);
-    await checkLayout(page, 'device-confirm', width);
+    expect(await page.getByText('This application was created by').textContent()).toMatch(/^This application was created by Jane Smith \(@jsmith\)\./);
+    await checkPage(page, 'device-confirm', width, { signedInAs: 'jsmith' });
     await page.getByRole('button', { name: 'Authorize' }).click();
 
     await expect.poll(() => heading(page)).toBe('Device connected');
     expect(await page.getByRole('status').textContent()).toContain('Example CLI can now use your account jsmith.');
-    await checkLayout(page, 'device-connected', width);
+    await checkPage(page, 'device-connected', width, { signedInAs: 'jsmith' });
 
     const answer = await tool;
     expect(answer).toMatchObject({ status: 200, body: { token_type: 'bearer', scope: 'read_user', refresh_token: expect.any(String) } });
@@ -124,14 +119,14 @@ describe.each(Object.keys(widths) as Width[])('the device flow at %s width', (wi
     await page.getByLabel('Code').fill('zzzz-zzzz');
     await page.getByRole('button', { name: 'Continue' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toBe('No device is waiting for this code. Check the code your device shows and enter it again.');
-    await checkLayout(page, 'device-wrong-code', width);
+    await checkPage(page, 'device-wrong-code', width, { signedInAs: seed.mallory.username });
     await page.getByLabel('Code').fill(`${device.user_code.slice(0, 4).toLowerCase()} ${device.user_code.slice(4).toLowerCase()}`);
     await page.getByRole('button', { name: 'Continue' }).click();
 
     await expect.poll(() => heading(page)).toBe('Authorize Example CLI to use your account?');
     await page.getByRole('button', { name: 'Deny' }).click();
     await expect.poll(() => heading(page)).toBe('Device denied');
-    await checkLayout(page, 'device-denied', width);
+    await checkPage(page, 'device-denied', width, { signedInAs: seed.mallory.username });
 
     expect(await tool).toMatchObject({ status: 400, body: { error: 'access_denied' } });
     await page.context().close();

@@ -1,18 +1,16 @@
-// How the pages look and read in Chromium at a desktop and a phone width: every page fits the screen (no horizontal
-// scrolling), the error page explains itself and offers a way back, the sign-in page names the application that is
-// asking, and the API reference renders the served document under its own CSP. Screenshots of each page at both
-// widths land in test-results/screenshots/ for people to look at; the assertions are the layout facts.
+// How the pages look and read in Chromium at a desktop and a phone width: every page has the one layout (tokenbell's
+// header naming who is signed in, the footer with the version and the API reference), fits the screen down to 320 px
+// and passes axe-core (support/page-checks.ts); the error page explains itself and offers a way back, the sign-in and
+// consent pages name the application that is asking and who made it, and the API reference renders the served
+// document under its own CSP. Screenshots of each page at both widths land in test-results/screenshots/.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { document as openapi } from '../../src/openapi/document.js';
 import { launchChromium, screenshotsDir, type TestBrowser } from '../support/browser.js';
+import { checkPage, contextOptions, overflow, widths, type Width } from '../support/page-checks.js';
 import { seed, startTestServer, type TestServer } from '../support/server.js';
-
-
-const widths = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
-type Width = keyof typeof widths;
 
 let server: TestServer;
 let browser: TestBrowser;
@@ -23,8 +21,8 @@ beforeAll(async () => {
   mkdirSync(screenshotsDir, { recursive: true });
   browser = await launchChromium();
   server = await startTestServer();
-  for (const [name, viewport] of Object.entries(widths) as [Width, (typeof widths)[Width]][]) {
-    const context = await browser.newContext({ viewport, ...(name === 'phone' ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}) });
+  for (const name of Object.keys(widths) as Width[]) {
+    const context = await browser.newContext(contextOptions(name));
     pages[name] = { context, page: await context.newPage() };
     // Every 404 a page's own requests met (the test's deliberate visit to a missing page aside).
     pages[name].page.on('response', (response) => {
@@ -38,12 +36,6 @@ afterAll(async () => {
   await browser?.close();
   await server?.close();
 });
-
-/**
- * How far the page is wider than the screen, in CSS pixels (0 when it fits). Measured against the viewport asked for:
- * a mobile browser widens its layout viewport to content that overflows, so window.innerWidth would hide it.
- */
-const overflow = async (page: Page) => (await page.evaluate(() => document.documentElement.scrollWidth)) - page.viewportSize()!.width;
 
 async function shoot(page: Page, name: string, width: Width): Promise<void> {
   await page.screenshot({ path: join(screenshotsDir, `${name}-${width}.png`), fullPage: true });
@@ -63,8 +55,7 @@ describe.each(Object.keys(widths) as Width[])('the pages at %s width', (width) =
   it('the landing page fits, and links the API reference', async () => {
     await page().goto(`${server.baseUrl}/`);
     expect(await page().getByRole('link', { name: 'The API reference' }).getAttribute('href')).toBe('/help/api');
-    expect(await overflow(page())).toBeLessThanOrEqual(0);
-    await shoot(page(), 'landing', width);
+    await checkPage(page(), 'landing', width, { signedInAs: null });
   });
 
   it('the sign-in page names the application that asks for access', async () => {
@@ -73,41 +64,38 @@ describe.each(Object.keys(widths) as Width[])('the pages at %s width', (width) =
     await expect.poll(() => new URL(page().url()).pathname).toBe('/users/sign_in');
     expect(await page().getByRole('heading', { level: 1 }).textContent()).toBe('Sign in');
     expect(await page().getByText('is asking for access to your account').textContent()).toBe('Example App is asking for access to your account. Sign in to continue.');
-    expect(await overflow(page())).toBeLessThanOrEqual(0);
-    await shoot(page(), 'sign-in-authorization', width);
+    await checkPage(page(), 'sign-in-authorization', width, { signedInAs: null });
 
     await page().getByLabel('Username or e-mail').fill(seed.jsmith.username);
     await page().getByLabel('Password').fill(seed.jsmith.password);
     await page().getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page().getByRole('heading', { level: 1 }).textContent()).toBe('Authorize Example App to use your account?');
-    expect(await overflow(page())).toBeLessThanOrEqual(0);
-    await shoot(page(), 'consent', width);
+    expect(await page().getByText('This application was created by').textContent()).toMatch(/^This application was created by Jane Smith \(@jsmith\)\./);
+    expect(await page().getByRole('list', { name: 'This application will be able to:' }).textContent()).toContain('api: Grants complete read/write access to the API');
+    await checkPage(page(), 'consent', width, { signedInAs: 'jsmith' });
   });
 
   it('the applications and personal access tokens pages fit, tables included', async () => {
     await page().goto(`${server.baseUrl}/profile/applications`);
     if (new URL(page().url()).pathname !== '/profile/applications') await signIn(page());
     expect(await page().getByRole('row', { name: /Example App/ }).count()).toBe(1);
-    expect(await overflow(page())).toBeLessThanOrEqual(0);
-    await shoot(page(), 'applications', width);
+    await checkPage(page(), 'applications', width, { signedInAs: 'jsmith' });
 
     await page().goto(`${server.baseUrl}/profile/personal_access_tokens`);
     await page().getByLabel('Name', { exact: true }).fill(`a token to see the table at ${width} width`);
     await page().getByRole('checkbox', { name: /^read_api\b/ }).check();
     await page().getByRole('button', { name: 'Create personal access token' }).click();
     expect(await page().getByRole('textbox', { name: 'Your new personal access token' }).inputValue()).toMatch(/^tbpat-/);
-    expect(await overflow(page())).toBeLessThanOrEqual(0);
+    await checkPage(page(), 'personal-access-token-created', width, { signedInAs: 'jsmith' });
     await page().getByRole('link', { name: 'Back to personal access tokens' }).click();
     await expect.poll(() => page().getByRole('row', { name: new RegExp(`at ${width} width`) }).count()).toBe(1);
-    expect(await overflow(page())).toBeLessThanOrEqual(0);
-    await shoot(page(), 'personal-access-tokens', width);
+    await checkPage(page(), 'personal-access-tokens', width, { signedInAs: 'jsmith' });
   });
 
   it("the demo application's callback page fits, its curl command wrapped rather than scrolled", async () => {
     await page().goto(`${server.baseUrl}/demo/callback?code=${'c'.repeat(64)}&state=${'s'.repeat(40)}`);
     expect(await page().locator('pre').count()).toBeGreaterThan(0);
-    expect(await overflow(page())).toBeLessThanOrEqual(0);
-    await shoot(page(), 'demo-callback', width);
+    await checkPage(page(), 'demo-callback', width, { signedInAs: 'jsmith' });
   });
 
   it('the error page says what happened in plain words and offers a way back', async () => {
@@ -117,12 +105,13 @@ describe.each(Object.keys(widths) as Width[])('the pages at %s width', (width) =
     expect(await page().getByRole('alert').textContent()).toBe('Client authentication failed due to unknown client.');
     expect(await page().locator('main').textContent()).toContain('The application that sent you here is not registered on this server');
     expect(await page().getByRole('link', { name: /home page/i }).getAttribute('href')).toBe('/');
-    expect(await overflow(page())).toBeLessThanOrEqual(0);
-    await shoot(page(), 'error', width);
+    await checkPage(page(), 'error', width, { signedInAs: 'jsmith' });
 
+    // Outside the pages' paths no session is read: the header names nobody rather than offering a sign-in.
     await page().goto(`${server.baseUrl}/no/such/page`);
     expect(await page().getByRole('heading', { level: 1 }).textContent()).toBe('Page not found');
     expect(await page().getByRole('link', { name: /home page/i }).count()).toBe(1);
+    await checkPage(page(), 'not-found', width, { signedInAs: undefined });
   });
 
   it('the API reference renders every operation of the served document', async () => {

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, type TestBrowser } from '../support/browser.js';
+import { checkPage, contextOptions } from '../support/page-checks.js';
 import { currentCode } from '../support/two-factor.js';
 import { seed, startTestServer, type TestServer } from '../support/server.js';
 
@@ -32,7 +33,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => client.once('listening', resolve));
   callbackUrl = `http://127.0.0.1:${(client.address() as AddressInfo).port}/callback`;
 
-  context = await browser.newContext();
+  context = await browser.newContext(contextOptions('desktop'));
   page = await context.newPage();
 });
 
@@ -155,6 +156,7 @@ describe('the pages in Chromium', () => {
     await page.getByLabel('Password').fill(seed.awong.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Two-factor authentication');
+    await checkPage(page, 'two-factor', 'desktop', { signedInAs: null });
     await page.getByLabel('Code').fill(currentCode(seed.awong.otp_secret, server.now() - 60));
     await page.getByRole('button', { name: 'Verify' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toBe('Invalid code.');

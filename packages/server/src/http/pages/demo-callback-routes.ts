@@ -2,7 +2,7 @@
 import { Router } from 'express';
 import { demoCallbackPage } from '../../pages/demo-callback.js';
 import { demoCallbackPath } from '../../domain/seed/demo.js';
-import { html, type PagesOptions, visitorOf } from './shared.js';
+import { html, type PagesOptions, viewerOf } from './shared.js';
 
 const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
@@ -17,7 +17,7 @@ export function demoCallbackRoutes(baseUrl: string, { storage }: PagesOptions): 
       state: text(state),
       error: text(error),
       errorDescription: text(error_description),
-      visitor: await visitorOf(storage, req),
+      visitor: await viewerOf(storage, req),
     });
     html(res, 200, page);
   });

@@ -6,7 +6,7 @@ import { activeUser } from '../../domain/users.js';
 import type { InputError } from '../../explained-error.js';
 import type { Storage } from '../../domain/storage/index.js';
 import type { UserRecord } from '../../domain/storage/records.js';
-import type { Visitor } from '../../pages/html.js';
+import type { Viewer } from '../../pages/html.js';
 import { HttpError } from '../errors.js';
 import { csrfToken, sessionUserId, type SessionBacking, type SessionLifetimes, type SignInCsrf } from '../session.js';
 
@@ -85,10 +85,14 @@ export async function currentUser(storage: Storage, req: Request): Promise<UserR
   return id === undefined ? undefined : activeUser(storage.users, id);
 }
 
-/** The signed-in user and their sign-out form's CSRF token, for the header of a page anyone may see. */
-export async function visitorOf(storage: Storage, req: Request): Promise<Visitor | undefined> {
+/**
+ * The signed-in user and their sign-out form's CSRF token, for the header of a page anyone may see; null when nobody
+ * is signed in, undefined where the request's path reads no session.
+ */
+export async function viewerOf(storage: Storage, req: Request): Promise<Viewer> {
+  if (req.session === undefined) return undefined;
   const user = await currentUser(storage, req);
-  return user && { user, csrf: csrfToken(req) };
+  return user ? { user, csrf: csrfToken(req) } : null;
 }
 
 /** The signed-in user, or a redirect to sign in and back here (GET pages). */
