@@ -318,4 +318,27 @@ describe('wrong codes', () => {
       await limited.close();
     }
   });
+
+  it('carried to the sign-in page are counted per address, so it names the device\'s application only within the limit', async () => {
+    const limited = await startTestServer({ throttlePolicy: { ...limits.loginThrottle, perAddress: { failures: 3, windowSeconds: 600 } } });
+    try {
+      const owner = (await limited.storage.users.byUsername('jsmith'))!;
+      const { record } = await registerApplication(limited.storage, owner.id, { name: 'Throttled CLI', redirect_uris: ['http://127.0.0.1/unused'], confidential: false });
+      const device = (await (await fetch(`${limited.baseUrl}/oauth/authorize_device`, form({ client_id: record.uid }))).json()) as DeviceAuthorization;
+      const signInPage = async (userCode: string) => (await fetch(`${limited.baseUrl}/users/sign_in?return_to=${encodeURIComponent(`/oauth/device?user_code=${userCode}`)}`)).text();
+      const asking = '<strong>Throttled CLI</strong> is asking for access to your account.';
+      expect(await signInPage(device.user_code)).toContain(asking);
+      for (const wrong of ['AAAA-AAAA', 'AAAA-AAAB', 'AAAA-AAAC']) expect(await signInPage(wrong)).not.toContain('is asking for access');
+      const past = await signInPage(device.user_code);
+      expect(past).toContain('<h1>Sign in</h1>');
+      expect(past).not.toContain(asking);
+      // The same count as the code form's: a signed-in user at that address is past it too.
+      const agent = new Agent(limited.baseUrl);
+      expect((await signIn(agent, 'jsmith', seed.jsmith.password)).status).toBe(302);
+      const confirmed = await agent.post('/oauth/device/confirm', { _csrf: csrfOf(await (await agent.get('/oauth/device')).text()), user_code: device.user_code });
+      expect(confirmed.status).toBe(429);
+    } finally {
+      await limited.close();
+    }
+  });
 });
