@@ -141,6 +141,38 @@ describe('the pages in Chromium', () => {
     expect(callback.searchParams.get('state')).toBe('deny-state');
   });
 
+  it('work by keyboard alone and without JavaScript: sign in and authorize, every focus visible', async () => {
+    const plain = await browser.newContext({ ...contextOptions('desktop'), javaScriptEnabled: false });
+    try {
+      const keys = await plain.newPage();
+      // The outline of what has focus, read through the DevTools protocol (no page script runs).
+      const focusOutline = async () => {
+        const focused = keys.locator(':focus');
+        return { name: (await focused.getAttribute('name')) ?? (await focused.textContent()), outline: await focused.evaluate((e) => parseFloat(getComputedStyle(e).outlineWidth)) };
+      };
+      await keys.goto(authorizeUrl(appId, 'keyboard-state'));
+      await expect.poll(() => new URL(keys.url()).pathname).toBe('/users/sign_in');
+      await keys.keyboard.press('Tab');
+      expect(await focusOutline()).toEqual({ name: 'Skip to content', outline: 3 });
+      await keys.keyboard.press('Enter');
+      for (const [field, value] of [['login', seed.jsmith.username], ['password', seed.jsmith.password]] as const) {
+        // From the skip link's target, the first stops are the form's fields, in order.
+        await keys.keyboard.press('Tab');
+        expect(await focusOutline()).toEqual({ name: field, outline: 3 });
+        await keys.keyboard.type(value);
+      }
+      await keys.keyboard.press('Enter');
+      await expect.poll(() => keys.getByRole('heading', { level: 1 }).textContent()).toBe('Authorize Browser Client to use your account?');
+      await keys.getByRole('button', { name: 'Authorize' }).focus();
+      expect(await focusOutline()).toEqual({ name: 'decision', outline: 3 });
+      await keys.keyboard.press('Enter');
+      await keys.waitForURL((url) => url.href.startsWith(callbackUrl));
+      expect(new URL(keys.url()).searchParams.get('state')).toBe('keyboard-state');
+    } finally {
+      await plain.close();
+    }
+  });
+
   it('signs out with the navigation button', async () => {
     await page.goto(`${server.baseUrl}/profile/personal_access_tokens`);
     await page.getByRole('button', { name: 'Sign out' }).click();
