@@ -100,7 +100,13 @@ function bodyParsers(limit: string): RequestHandler {
   const form = express.urlencoded({ extended: true, limit, parameterLimit: 200 });
   const hasBody = (req: Request) => req.headers['transfer-encoding'] !== undefined || !Number.isNaN(Number(req.headers['content-length']));
   return (req, res, next) => {
-    if (!hasBody(req)) return next();
+    if (!hasBody(req)) {
+      // A request with neither length nor chunks has a body of length zero (RFC 9112 section 6.3), which a client
+      // sending a Content-Type meant as an empty form: read as one, as with Content-Length: 0, rather than left unset
+      // for the validator and the handlers to trip on (a 500).
+      if (req.headers['content-type'] !== undefined) req.body = {};
+      return next();
+    }
     json(req, res, (error?: unknown) => (error === undefined ? form(req, res, next) : next(error)));
   };
 }

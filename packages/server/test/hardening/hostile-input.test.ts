@@ -9,7 +9,7 @@ import { type ErrorFormat, errorFormatOf } from '../../src/http/areas.js';
 import { document } from '../../src/openapi/document.js';
 import { Agent, csrfOf, signIn } from '../support/agent.js';
 import { seed, startTestServer, type TestServer } from '../support/server.js';
-import { rawRequest, type RawResponse } from './support.js';
+import { bodilessRequest, rawRequest, type RawResponse } from './support.js';
 
 const fcSeed = Number(process.env.TOKENBELL_FUZZ_SEED ?? 4_2026);
 const numRuns = Number(process.env.TOKENBELL_FUZZ_RUNS ?? 2000);
@@ -250,6 +250,27 @@ describe('hostile input on every operation of the document', () => {
         expect(await snapshot()).toBe(before);
         const at = await rawRequest(server.baseUrl, op.method, path, headers, sized(bodyLimit));
         expect(at.status, `${op.method} ${path} ${contentType} at the limit`).not.toBe(413);
+      }
+    }
+  });
+
+  it('reads a request that sends no body at all as an empty form, refused in its area\'s format, never 5xx', async () => {
+    // The test helpers' area is off on this server (404 for everything under it).
+    const needing = ops.filter((o) => o.hasBody && document.paths[o.template][o.method.toLowerCase()].requestBody.required === true && !o.template.includes('/test_helpers/'));
+    expect(needing.map((o) => o.template)).toEqual(expect.arrayContaining(['/oauth/token', '/oauth/authorize_device']));
+    for (const op of needing) {
+      const path = op.template.replace(/\{[^}]+\}/g, '1');
+      for (const contentType of Object.keys(document.paths[op.template][op.method.toLowerCase()].requestBody.content as object)) {
+        const before = await snapshot();
+        const answer = await bodilessRequest(server.baseUrl, op.method, path, { 'content-type': contentType, 'private-token': seed.jsmith.pat, cookie: `tokenbell.sid=${agent.sid}` });
+        // Read as an empty form: a page form is refused by its CSRF check (403), an OAuth endpoint that may authenticate
+        // its client by HTTP Basic says invalid_client (401), everything else 400 for the fields it lacks.
+        const what = `${op.method} ${path} ${contentType}: ${answer.body.slice(0, 300)}`;
+        checkAnswer(formatOf(path), 0, answer);
+        if (formatOf(path) === 'page') expect(answer.status, what).toBe(403);
+        else if (formatOf(path) === 'message') expect(answer.status, what).toBe(400);
+        else expect([[400, 'invalid_request'], [401, 'invalid_client']], what).toContainEqual([answer.status, (JSON.parse(answer.body) as { error: string }).error]);
+        expect(await snapshot()).toBe(before);
       }
     }
   });

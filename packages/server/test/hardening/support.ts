@@ -3,6 +3,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,6 +51,29 @@ export function rawRequest(
     });
     request.on('error', reject);
     request.end(body);
+  });
+}
+
+/**
+ * A request with no body and neither Content-Length nor Transfer-Encoding, as curl sends `-X POST` without data: Node's
+ * client would add a framing header, and with one the body parsers see an empty body instead of none.
+ */
+export function bodilessRequest(baseUrl: string, method: string, path: string, headers: Record<string, string>): Promise<RawResponse> {
+  const { hostname, port } = new URL(baseUrl);
+  const head = [`${method} ${path} HTTP/1.1`, `Host: ${hostname}:${port}`, 'Connection: close', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => socket.write(`${head.join('\r\n')}\r\n\r\n`));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const [statusAndHeaders = '', ...rest] = raw.split('\r\n\r\n');
+      const [statusLine = '', ...headerLines] = statusAndHeaders.split('\r\n');
+      const parsed: http.IncomingHttpHeaders = {};
+      for (const line of headerLines) parsed[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim();
+      resolve({ status: Number(statusLine.split(' ')[1]), headers: parsed, body: rest.join('\r\n\r\n') });
+    });
   });
 }
 
