@@ -84,7 +84,7 @@ function buildChanged() {
 
 const status = buildChanged();
 if (status !== 0) process.exit(status);
-// The quick start makes the demo account unless told otherwise (README, Quick start); `TOKENBELL_DEMO=off npm start`
+// The quick start makes the demo account unless told otherwise (docs/getting-started.md, The first start); `TOKENBELL_DEMO=off npm start`
 // starts empty. Set here, as `${TOKENBELL_DEMO:-on}` did, so an empty value counts as unset.
 process.env.TOKENBELL_DEMO ||= 'on';
 // In this process rather than a child: one Node start fewer. The CLI reads process.argv from its third entry on,

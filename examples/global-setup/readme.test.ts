@@ -1,4 +1,4 @@
-// The README's testing section shows the one-line globalSetup and the seed it reads for a reader to paste as is; this
+// The test kit's guide (docs/test-kit.md) shows the one-line globalSetup and the seed it reads for a reader to paste as is; this
 // holds them to the example that runs here.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -8,13 +8,13 @@ import config from './vitest.config.js';
 const read = (path: string) => readFile(new URL(path, import.meta.url), 'utf8');
 
 async function paragraph(): Promise<string> {
-  const readme = await read('../../README.md');
-  const start = readme.indexOf('\n**One instance for the whole run, with vitest.**');
-  expect(start, 'the README has the paragraph').toBeGreaterThan(-1);
-  return readme.slice(start, readme.indexOf('\n**With Jest.**', start));
+  const guide = await read('../../docs/test-kit.md');
+  const start = guide.indexOf('\n**One instance for the whole run, with vitest.**');
+  expect(start, 'the guide has the paragraph').toBeGreaterThan(-1);
+  return guide.slice(start, guide.indexOf('\n**With Jest.**', start));
 }
 
-it('shows tokenbell.seed.json in the README, character for character, under "One instance for the whole run"', async () => {
+it('shows tokenbell.seed.json in the test kit\'s guide, character for character, under "One instance for the whole run"', async () => {
   const block = /^```json\n([\s\S]*?)^```$/m.exec(await paragraph())?.[1];
   expect(block).toBe((await read('./tokenbell.seed.json')).replace(/\n*$/, '\n'));
 });

@@ -1,22 +1,22 @@
-// The README's testing section opens with quick-start.test.ts for a newcomer to paste as is; it is a copy, so this
+// The test kit's guide (docs/test-kit.md) opens with quick-start.test.ts for a newcomer to paste as is; it is a copy, so this
 // holds it to the file that runs here, and its install line to the packages the file imports.
 import { readFile } from 'node:fs/promises';
 import { expect, it } from 'vitest';
 
 const read = (path: string) => readFile(new URL(path, import.meta.url), 'utf8');
 
+/** The guide's opening, before its first section. */
 async function testingSection(): Promise<string> {
-  const readme = await read('../../README.md');
-  const start = readme.indexOf('\n## Testing your app with tokenbell\n');
-  expect(start, 'the README has the section').toBeGreaterThan(-1);
-  const end = readme.indexOf('\n## ', start + 1);
-  return readme.slice(start, end < 0 ? undefined : end);
+  const guide = await read('../../docs/test-kit.md');
+  expect(guide.startsWith('# Testing your app with tokenbell\n'), 'the guide has its title').toBe(true);
+  const end = guide.indexOf('\n## ');
+  return guide.slice(0, end < 0 ? undefined : end);
 }
 
 /** The content of the section's first fenced block of `language`, or undefined. */
 const firstBlock = (section: string, language: string) => new RegExp('^```' + language + '\\n([\\s\\S]*?)^```$', 'm').exec(section)?.[1];
 
-it("opens the README's testing section with quick-start.test.ts, character for character", async () => {
+it("opens the test kit's guide with quick-start.test.ts, character for character", async () => {
   const file = await read('./quick-start.test.ts');
   expect(firstBlock(await testingSection(), 'ts')).toBe(file.replace(/\n*$/, '\n'));
 });

@@ -5,7 +5,7 @@
 // In the `postgres` test project (TOKENBELL_TEST_STORE=postgres) the reference server serves from a fresh PostgreSQL
 // database, and only the server target runs: the mock has no store, the proxy target puts Prism's view of the same
 // answers on top (the server target's --validate-responses checks each answer against the document already), and
-// the coverage of the document and the README's figures are the file store's run's to check.
+// the coverage of the document and the figures in docs/contributing.md are the file store's run's to check.
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -243,7 +243,7 @@ if (store === 'file') describe('contract coverage', () => {
     console.log(result.stdout);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    // The README states the three figures; they must be today's.
+    // docs/contributing.md (Tests) states the three figures; they must be today's.
     const figure = (target: string) => {
       const match = new RegExp(`^${target} +declared answers exercised (\\d+)/(\\d+) \\(\\d+%\\), not applicable (\\d+)$`, 'm').exec(result.stdout);
       if (!match) throw new Error(`no ${target} figure in:\n${result.stdout}`);
@@ -252,9 +252,9 @@ if (store === 'file') describe('contract coverage', () => {
     const [server, declared, serverListed] = figure('server');
     const [mock, , mockListed] = figure('mock');
     const [proxy, , proxyListed] = figure('proxy');
-    const readme = (await readFile(join(repoRoot, 'README.md'), 'utf8')).replace(/\s+/g, ' ');
-    const stated = /Today, of (\d+) declared answers: the server (\d+) \((\d+) listed.*?the mock (\d+) \((\d+) listed.*?the proxy (\d+) \((\d+) listed/.exec(readme)?.slice(1).map(Number);
-    expect(stated, "the README's coverage sentence").toEqual([declared, server, serverListed, mock, mockListed, proxy, proxyListed]);
+    const guide = (await readFile(join(repoRoot, 'docs', 'contributing.md'), 'utf8')).replace(/\s+/g, ' ');
+    const stated = /Today, of (\d+) declared answers: the server (\d+) \((\d+) listed.*?the mock (\d+) \((\d+) listed.*?the proxy (\d+) \((\d+) listed/.exec(guide)?.slice(1).map(Number);
+    expect(stated, "the coverage sentence of docs/contributing.md").toEqual([declared, server, serverListed, mock, mockListed, proxy, proxyListed]);
     // Every case has to have passed for the record to be the suite's, not the part of it that happened to work.
     for (const kind of kinds) expect(record.targets[kind].exercised, kind).toHaveLength(passing(kind).length);
   });

@@ -1,6 +1,6 @@
 // Notification mail end to end: the real server process (from source), a real SMTP server on loopback, and the
 // `tokenbell events` CLI talking to the server over HTTP.
-//   1. A newcomer's walkthrough, as the README shows it: a user switches failed_pipeline on in a custom setting, an
+//   1. A newcomer's walkthrough, as docs/running.md (Notification mail) shows it: a user switches failed_pipeline on in a custom setting, an
 //      administrator records a failed pipeline with the CLI, and exactly one message arrives, with the service's
 //      headers; a passed pipeline mails nobody.
 //   2. SIGKILL rounds under load, on PostgreSQL and on the JSON file store: bursts of concurrent event emissions, the

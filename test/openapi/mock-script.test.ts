@@ -1,4 +1,4 @@
-// The README's `npm run mock`, with a port of the reader's choosing: the script must leave the port to its caller.
+// The `npm run mock` of docs/mock.md, with a port of the reader's choosing: the script must leave the port to its caller.
 import { spawn } from 'node:child_process';
 import { expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/lib/paths.js';

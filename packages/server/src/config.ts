@@ -1,4 +1,4 @@
-// Settings come from flags, then the environment, then defaults; see the README's configuration table.
+// Settings come from flags, then the environment, then defaults; see the configuration table in docs/running.md.
 import { BlockList, isIP } from 'node:net';
 import express from 'express';
 import { parseFlags } from './flags.js';
@@ -77,7 +77,7 @@ export type LogFormat = (typeof logFormats)[number];
 
 /**
  * Every setting an operator can change, once: its flag, its environment variable, its default and what it means.
- * `configFrom` reads them, `usage` (--help) prints them, and a test holds the README's configuration table to them.
+ * `configFrom` reads them, `usage` (--help) prints them, and a test holds the configuration table of docs/running.md to them.
  */
 export const settings = [
   { flag: 'port', arg: 'N', env: 'PORT', default: '3000', help: 'port to listen on' },
@@ -116,7 +116,7 @@ type Flag = (typeof settings)[number]['flag'];
 export const defaultOf = (flag: Flag): string => settings.find((s) => s.flag === flag)!.default;
 
 /**
- * The limits that are not settings, each named once with its reason. The code uses these; the README says them.
+ * The limits that are not settings, each named once with its reason. The code uses these; docs/running.md and docs/security.md say them.
  */
 export const limits = {
   /** Authorization codes live 10 minutes, the most RFC 6749 section 4.1.2 recommends, and are single-use. */
@@ -155,7 +155,7 @@ export const limits = {
    * device polls the token endpoint at most every 5 seconds.
    */
   deviceAuthorization: { expiresInSeconds: 300, intervalSeconds: 5 },
-  /** Failed password checks (README "Brute-force protection"). */
+  /** Failed password checks (docs/security.md, "Brute-force protection"). */
   loginThrottle: {
     perAddress: { failures: 30, windowSeconds: 10 * 60 },
     perLogin: { failures: 10, windowSeconds: 10 * 60 },

@@ -212,11 +212,13 @@ describe('the test-helper area on a reachable host', () => {
   });
 });
 
-describe('the README', () => {
-  const readme = () => readFile(new URL('../../../README.md', import.meta.url), 'utf8');
+describe('the guides', () => {
+  // Running the reference server has the settings and the limits; the security model has the sign-in throttle's.
+  const guide = (name: 'running.md' | 'security.md') => readFile(new URL(`../../../docs/${name}`, import.meta.url), 'utf8');
 
   it('has the configuration table of config.ts, row for row', async () => {
-    const text = await readme();
+    const text = await guide('running.md');
+    expect(text).toContain('| setting | flag | environment | default |');
     const start = text.indexOf('| setting | flag | environment | default |');
     const rows = text.slice(start).split('\n\n')[0]!.split('\n').slice(2);
     const expected = settings.map((s) => {
@@ -228,8 +230,9 @@ describe('the README', () => {
   });
 
   it('states the fixed limits config.ts uses', async () => {
-    // Line breaks and indentation in the README are not the limits' business.
-    const text = (await readme()).replace(/\s+/g, ' ');
+    // Line breaks and indentation in the guides are not the limits' business.
+    const text = (await guide('running.md')).replace(/\s+/g, ' ');
+    const security = (await guide('security.md')).replace(/\s+/g, ' ');
     const throttle = limits.loginThrottle;
     expect(text).toContain(`authorization codes live ${inWords(limits.codeTtlSeconds)}`);
     expect(text).toContain(`request bodies are limited to ${limits.bodyLimit.replace('kb', ' kB')}`);
@@ -241,14 +244,14 @@ describe('the README', () => {
     expect(text).toContain(`each with \`Retry-After: ${limits.storeRetryAfterSeconds}\``);
     // Brute-force protection: one window length for both counts, and how long an address stays known.
     expect(throttle.perLogin.windowSeconds).toBe(throttle.perAddress.windowSeconds);
-    expect(text).toContain(`in two fixed windows of ${inWords(throttle.perAddress.windowSeconds)}`);
-    expect(text).toContain(`hold a login for at most ${inWords(throttle.perLogin.windowSeconds)} at a time`);
-    expect(text).toContain(`signed in from successfully in the last ${inWords(throttle.knownAddressSeconds)}`);
-    expect(text).toContain(`after ${throttle.perAddress.failures} failures every attempt from that address is refused`);
-    expect(text).toContain(`after ${throttle.perLogin.failures} failures, from any addresses`);
+    expect(security).toContain(`in two fixed windows of ${inWords(throttle.perAddress.windowSeconds)}`);
+    expect(security).toContain(`hold a login for at most ${inWords(throttle.perLogin.windowSeconds)} at a time`);
+    expect(security).toContain(`signed in from successfully in the last ${inWords(throttle.knownAddressSeconds)}`);
+    expect(security).toContain(`after ${throttle.perAddress.failures} failures every attempt from that address is refused`);
+    expect(security).toContain(`after ${throttle.perLogin.failures} failures, from any addresses`);
   });
 
-  it('spells durations as the README does', () => {
+  it('spells durations as the guides do', () => {
     expect([600, 3600, 8 * 3600, 30 * 86400].map((s) => inWords(s))).toEqual(['10 minutes', 'hour', '8 hours', '30 days']);
     expect(inWords(86400, 'hours')).toBe('24 hours');
   });
@@ -258,7 +261,7 @@ const units = [['day', 86400], ['hour', 3600], ['minute', 60], ['second', 1]] as
 type Unit = (typeof units)[number][0];
 
 /**
- * A duration as the README writes it, in the largest unit it is a whole number of (or in `inUnit`): `10 minutes`,
+ * A duration as the guides write it, in the largest unit it is a whole number of (or in `inUnit`): `10 minutes`,
  * `30 days`, and the bare unit for one of it (`hour`, as in "every hour").
  */
 function inWords(seconds: number, inUnit?: `${Unit}s`): string {

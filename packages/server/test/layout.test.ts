@@ -1,4 +1,4 @@
-// The README's Layout section says where tests live; this holds its list of domain modules without a test of their
+// The Layout section of docs/contributing.md says where tests live; this holds its list of domain modules without a test of their
 // own name to the tree, so a new module without one, or a listed module that gained one, fails here.
 import { readdir, readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
@@ -12,11 +12,12 @@ async function modules(dir: URL, suffix: string): Promise<string[]> {
   return entries.filter((f) => f.endsWith(suffix)).map((f) => f.slice(0, -suffix.length).split('\\').join('/')).sort();
 }
 
-describe('the README’s test layout', () => {
+describe('the test layout in docs/contributing.md', () => {
   it('names exactly the domain modules without a test of the same name, and the tests that cover them', async () => {
-    const readme = (await readFile(new URL('README.md', root), 'utf8')).replace(/\s+/g, ' ');
-    const start = readme.indexOf('Tests mirror the source:');
-    const sentence = readme.slice(start, readme.indexOf('; `packages/server/test/http/*`', start));
+    const guide = (await readFile(new URL('docs/contributing.md', root), 'utf8')).replace(/\s+/g, ' ');
+    const start = guide.indexOf('Tests mirror the source:');
+    expect(start, 'the guide has the sentence').toBeGreaterThan(-1);
+    const sentence = guide.slice(start, guide.indexOf('; `packages/server/test/http/*`', start));
     expect(sentence).toContain('has a file for each domain module of the same name');
 
     // The ports are interfaces: the store's suite holds them, aggregate by aggregate on every backend.

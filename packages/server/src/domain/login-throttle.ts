@@ -1,6 +1,6 @@
 // Throttling of password checks (the sign-in form and the password grant share it), so passwords cannot be
-// guessed at the rate scrypt allows. The policy (its numbers in config.ts `limits`, and the README's "Brute-force
-// protection"):
+// guessed at the rate scrypt allows. The policy (its numbers in config.ts `limits`, and "Brute-force protection" in
+// docs/security.md):
 //
 // * Per client address: at most `perAddress.failures` failed attempts in a fixed window; after that every attempt
 //   from that address is refused with 429 until the window ends. This stops one machine guessing, whatever
