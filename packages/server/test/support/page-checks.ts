@@ -15,7 +15,7 @@ export type Width = keyof typeof widths;
 /** The narrowest screen a page must fit without scrolling sideways. */
 const narrowest = 320;
 
-export const contextOptions = (width: Width) => ({ viewport: widths[width], ...(width === 'phone' ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}) });
+export const contextOptions = (width: Width) => ({ viewport: widths[width], ...(width === 'phone' ? { isMobile: true, hasTouch: true, deviceScaleFactor: 1 } : {}) });
 
 /**
  * How far the page is wider than the screen, in CSS pixels (0 when it fits). Measured against the viewport asked for:
