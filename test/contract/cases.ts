@@ -40,7 +40,7 @@ import {
 import type { TokenResponse } from '../../packages/sdk/src/index.js';
 import { currentCode } from '../../packages/server/test/support/two-factor.js';
 import { type CaseContext, exampleApp, type Exchange, publicApp, type Session, users } from './context.js';
-import { boundedJsonBodies, paddedBodyCase } from './not-applicable.js';
+import { boundedJsonBodies, deviceFloodCase, paddedBodyCase } from './not-applicable.js';
 
 /**
  * A reference server of its own that a case's subject request needs, on the server target directly and on the proxy
@@ -3040,6 +3040,16 @@ export const cases: ContractCase[] = [
         error: 'invalid_request',
         status: 429,
       });
+    },
+    expect: (x) => expect(Number(x.headers.get('retry-after'))).toBeGreaterThan(0),
+  },
+  {
+    // On the mock only (casesNotApplicable): the subject channel asks it for the 429.
+    name: deviceFloodCase,
+    operation: 'authorizeDevice',
+    status: 429,
+    async call(ctx) {
+      await rejectsWith(startDeviceAuthorization({ baseUrl: ctx.baseUrl, fetch: ctx.fetch, clientId: publicApp.clientId }), OAuthError, { error: 'invalid_request', status: 429 });
     },
     expect: (x) => expect(Number(x.headers.get('retry-after'))).toBeGreaterThan(0),
   },

@@ -143,6 +143,11 @@ const storeBackedOperations = [
 const STORE_OUTAGE =
   'only a database that cannot be reached answers it (refused, stalled past --database-timeout, shut down), and the suite freezes or stops no database under its targets; test/hardening/database-outage.test.ts plays it on the real server, in every area, and test/http/errors.test.ts checks each area\'s answer';
 
+const DEVICE_FLOOD =
+  "it takes 60 device authorizations a minute from one address, or 100 of one application's waiting at once, and the suite's other device cases share its one address and count; test/http/device-grant.test.ts plays both refusals over HTTP with the server checking its answers against the document";
+
+export const deviceFloodCase = 'a flood of device authorizations is refused with 429 and Retry-After';
+
 export const answersNotApplicable: readonly AnswerNotApplicable[] = [
   { target: 'proxy', status: 302, reason: PROXY_FOLLOWS_REDIRECTS },
   {
@@ -155,10 +160,12 @@ export const answersNotApplicable: readonly AnswerNotApplicable[] = [
   { target: 'server', status: 400, operations: ['resetTestState'], store: 'file', reason: RESET_ON_FILE },
   { target: 'proxy', status: 400, operations: ['resetTestState'], store: 'file', reason: RESET_ON_FILE },
   ...(['server', 'mock', 'proxy'] as const).map((target) => ({ target, status: 503, operations: storeBackedOperations, reason: STORE_OUTAGE })),
+  ...(['server', 'proxy'] as const).map((target) => ({ target, status: 429, operations: ['authorizeDevice'], reason: DEVICE_FLOOD })),
 ];
 
 /** One case that cannot run on a target although other cases cover its answer there. */
 export const casesNotApplicable: Readonly<Record<string, Partial<Record<TargetKind, string>>>> = {
+  [deviceFloodCase]: { server: DEVICE_FLOOD, proxy: DEVICE_FLOOD },
   'the current user without credentials': {
     proxy:
       "Prism proxy answers a request without any credentials with its own 401 and never forwards it, even with --validate-request=false; the server's 401 reaches the proxy target through the unknown-token cases",

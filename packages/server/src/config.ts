@@ -154,11 +154,21 @@ export const limits = {
    * Device authorizations (RFC 8628 section 3.2), as the service answers them: the codes live 5 minutes, and a
    * device polls the token endpoint at most every 5 seconds.
    */
-  deviceAuthorization: { expiresInSeconds: 300, intervalSeconds: 5 },
+  deviceAuthorization: {
+    expiresInSeconds: 300,
+    intervalSeconds: 5,
+    /**
+     * At most this many of one client's device authorizations wait for an answer at once; more is a flood, not people
+     * signing in (each waits 5 minutes at most).
+     */
+    pendingPerClient: 100,
+  },
   /** Failed password checks (docs/security.md, "Brute-force protection"). */
   loginThrottle: {
     perAddress: { failures: 30, windowSeconds: 10 * 60 },
     perLogin: { failures: 10, windowSeconds: 10 * 60 },
+    /** Device authorizations asked for from one address, answered or not (docs/security.md). */
+    deviceStartsPerAddress: { requests: 60, windowSeconds: 60 },
     knownAddressSeconds: 30 * 24 * 60 * 60,
   },
 } as const;

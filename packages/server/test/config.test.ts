@@ -249,6 +249,10 @@ describe('the guides', () => {
     expect(security).toContain(`signed in from successfully in the last ${inWords(throttle.knownAddressSeconds)}`);
     expect(security).toContain(`after ${throttle.perAddress.failures} failures every attempt from that address is refused`);
     expect(security).toContain(`after ${throttle.perLogin.failures} failures, from any addresses`);
+    const device = limits.deviceAuthorization;
+    expect(security).toContain(`more than ${throttle.deviceStartsPerAddress.requests} a ${inWords(throttle.deviceStartsPerAddress.windowSeconds)} from one address`);
+    expect(security).toContain(`one more while ${device.pendingPerClient} of the application's wait`);
+    expect(text).toContain(`Device codes live ${inWords(device.expiresInSeconds)}, and a device polls at most every ${inWords(device.intervalSeconds)}`);
   });
 
   it('spells durations as the guides do', () => {

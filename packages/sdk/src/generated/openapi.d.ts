@@ -103,6 +103,10 @@ export interface paths {
          *     asks for which scopes, and authorize or deny); `verification_uri_complete` has the code in it, for a link or a
          *     QR code. Both codes last `expires_in` seconds (300); the device polls no more often than every `interval`
          *     seconds (5).
+         *
+         *     Each device authorization is stored until it expires, so a flood is refused rather than stored (429 with
+         *     `Retry-After`): more than 60 a minute from one client address, counted before the client is looked up, or a
+         *     100th of one application's still waiting for an answer.
          */
         post: operations["authorizeDevice"];
         delete?: never;
@@ -3874,6 +3878,21 @@ export interface operations {
             };
             401: components["responses"]["OAuthInvalidClient"];
             413: components["responses"]["OAuthPayloadTooLarge"];
+            /**
+             * @description Too many device authorizations from this client address in a short window, or too many of this
+             *     application's waiting for an answer; nothing was stored. As for too many sign-in attempts, RFC 6749 has no
+             *     code for this, so it is an `invalid_request` with status 429, and `Retry-After` says when to try again.
+             */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
             503: components["responses"]["OAuthTemporarilyUnavailable"];
         };
     };

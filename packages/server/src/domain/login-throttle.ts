@@ -46,6 +46,8 @@ import { useCode } from './two-factor.js';
 export interface LoginThrottlePolicy {
   perAddress: { failures: number; windowSeconds: number };
   perLogin: { failures: number; windowSeconds: number };
+  /** Device authorizations asked for from one address, answered or not: a flood is refused, not stored. */
+  deviceStartsPerAddress: { requests: number; windowSeconds: number };
   knownAddressSeconds: number;
 }
 
@@ -97,19 +99,21 @@ export class LoginThrottle {
    * mistyping the code their device shows must not lock the sign-in form of their address.
    */
   #deviceCodes: [byAddress: Budget, byAccount: Budget];
+  #deviceStarts: RateLimiterAbstract;
 
   constructor(policy: LoginThrottlePolicy, backing: ThrottleBacking, nowMs: () => number = Date.now) {
     this.#policy = policy;
     this.#backing = backing;
     this.#nowMs = nowMs;
-    [this.#byAddress, this.#byLogin, ...this.#deviceCodes] = this.#limiters();
+    [this.#byAddress, this.#byLogin, this.#deviceStarts, ...this.#deviceCodes] = this.#limiters();
   }
 
-  #limiters(): [byAddress: Budget, byLogin: Budget, deviceCodesByAddress: Budget, deviceCodesByAccount: Budget] {
-    const { perAddress, perLogin } = this.#policy;
+  #limiters(): [byAddress: Budget, byLogin: Budget, deviceStarts: RateLimiterAbstract, deviceCodesByAddress: Budget, deviceCodesByAccount: Budget] {
+    const { perAddress, perLogin, deviceStartsPerAddress: starts } = this.#policy;
     const budget = (keyPrefix: string, { failures, windowSeconds }: { failures: number; windowSeconds: number }) =>
       new Budget(this.#backing.limiter({ keyPrefix, points: failures, duration: windowSeconds }));
-    return [budget('address', perAddress), budget('login', perLogin), budget('device-address', perAddress), budget('device-account', perLogin)];
+    const deviceStarts = this.#backing.limiter({ keyPrefix: 'device-start', points: starts.requests, duration: starts.windowSeconds });
+    return [budget('address', perAddress), budget('login', perLogin), deviceStarts, budget('device-address', perAddress), budget('device-account', perLogin)];
   }
 
   /**
@@ -120,7 +124,20 @@ export class LoginThrottle {
   async forget({ addresses = false }: { addresses?: boolean } = {}): Promise<void> {
     if (!(await this.#backing.forget(addresses))) return;
     // An attempt still in flight settles on the old counts, which no one asks again.
-    [this.#byAddress, this.#byLogin, ...this.#deviceCodes] = this.#limiters();
+    [this.#byAddress, this.#byLogin, this.#deviceStarts, ...this.#deviceCodes] = this.#limiters();
+  }
+
+  /**
+   * A device authorization asked for from `address` (RFC 8628 section 5.2 leaves its rate to the server): counted
+   * whatever becomes of it, since each one is stored; throws LoginThrottledError past the policy's count.
+   */
+  async countDeviceStart(address: string): Promise<void> {
+    try {
+      await this.#deviceStarts.consume(address);
+    } catch (error) {
+      if (error instanceof RateLimiterRes) throw new LoginThrottledError(retryAfter(error), 'device authorizations from this address');
+      throw error;
+    }
   }
 
   /**

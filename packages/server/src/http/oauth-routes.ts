@@ -112,17 +112,20 @@ function tokenEndpoint({ storage, tokenTtl, now, throttle, grants, metrics }: OA
 
 /** Each OAuth JSON endpoint's handler, by the document's operationId. */
 function oauthOperations(options: OAuthRouterOptions): OperationHandlers {
-  const { storage, baseUrl, now, introspectionClients, grants, openId, autoApproval } = options;
+  const { storage, baseUrl, now, introspectionClients, grants, openId, autoApproval, throttle } = options;
   const oidc: IdTokenSettings = { ...openId, issuer: baseUrl };
 
   const createToken = tokenEndpoint(options, oidc);
 
   const authorizeDevice: OperationHandler = async (req, res) => {
     const body = req.body as Schemas['DeviceAuthorizationRequest'];
+    // Counted before anything else, so that a flood with made-up client ids is refused as cheaply as any.
+    await throttle.countDeviceStart(req.ip ?? '');
     // A public client sends its client_id alone (RFC 8628 section 3.1); a confidential one authenticates.
     const client = (await authenticateClientRequest(storage, presentedClient(req), { required: true, publicClients: true }))!;
-    const { expiresInSeconds: expiresIn, intervalSeconds: interval } = limits.deviceAuthorization;
-    res.set(noStore).json(await startDeviceAuthorization(storage, client, body, { baseUrl, now: now(), expiresIn, interval, approvedBy: autoApproval?.() ?? null }));
+    const { expiresInSeconds: expiresIn, intervalSeconds: interval, pendingPerClient } = limits.deviceAuthorization;
+    const settings = { baseUrl, now: now(), expiresIn, interval, pendingPerClient, approvedBy: autoApproval?.() ?? null };
+    res.set(noStore).json(await startDeviceAuthorization(storage, client, body, settings));
   };
 
   const revoke: OperationHandler = async (req, res) => {

@@ -17,7 +17,7 @@ const windowSeconds = 59;
 const policy = {
   perAddress: { failures: 6, windowSeconds },
   perLogin: { failures: 3, windowSeconds },
-  knownAddressSeconds: 3600,
+  deviceStartsPerAddress: { requests: 60, windowSeconds: 60 }, knownAddressSeconds: 3600,
 };
 
 let server: TestServer;

@@ -345,7 +345,7 @@ describe('text PostgreSQL cannot hold: U+0000 and lone surrogates', () => {
   const perLogin = 3;
   let s: TestServer;
   beforeAll(async () => {
-    s = await startTestServer({ throttlePolicy: { perAddress: { failures: 100, windowSeconds: 600 }, perLogin: { failures: perLogin, windowSeconds: 600 }, knownAddressSeconds: 3600 } });
+    s = await startTestServer({ throttlePolicy: { perAddress: { failures: 100, windowSeconds: 600 }, perLogin: { failures: perLogin, windowSeconds: 600 }, deviceStartsPerAddress: { requests: 60, windowSeconds: 60 }, knownAddressSeconds: 3600 } });
   });
   afterAll(() => s.close());
 

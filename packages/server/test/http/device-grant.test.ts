@@ -342,3 +342,51 @@ describe('wrong codes', () => {
     }
   });
 });
+
+describe('a flood of device authorizations', () => {
+  const flood = async (baseUrl: string, clientId: string, count: number) => {
+    const answers: Response[] = [];
+    for (let i = 0; i < count; i++) answers.push(await fetch(`${baseUrl}/oauth/authorize_device`, form({ client_id: clientId })));
+    return answers;
+  };
+
+  it('from one address is refused past its count with 429, Retry-After and invalid_request, storing nothing more', async () => {
+    const limited = await startTestServer();
+    try {
+      const owner = (await limited.storage.users.byUsername('jsmith'))!;
+      const { record } = await registerApplication(limited.storage, owner.id, { name: 'CLI', redirect_uris: ['http://127.0.0.1/unused'], confidential: false });
+      const { requests } = limits.loginThrottle.deviceStartsPerAddress;
+      const answers = await flood(limited.baseUrl, record.uid, requests + 10);
+      expect(answers.map((a) => a.status)).toEqual([...Array<number>(requests).fill(200), ...Array<number>(10).fill(429)]);
+      const refused = answers.at(-1)!;
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await refused.json()).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('Too many device authorizations from this address') });
+      expect(await limited.storage.deviceGrants.pendingCount(record.id, limited.now())).toBe(requests);
+      // A made-up client id counts too: the flood is refused before anything is looked up.
+      expect((await fetch(`${limited.baseUrl}/oauth/authorize_device`, form({ client_id: 'no-such-client' }))).status).toBe(429);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('for one client is capped at the waiting ones it may have, whatever the addresses, and an answer makes room', async () => {
+    const generous = await startTestServer({ throttlePolicy: { ...limits.loginThrottle, deviceStartsPerAddress: { requests: 1000, windowSeconds: 60 } } });
+    try {
+      const owner = (await generous.storage.users.byUsername('jsmith'))!;
+      const { record } = await registerApplication(generous.storage, owner.id, { name: 'CLI', redirect_uris: ['http://127.0.0.1/unused'], confidential: false });
+      const cap = limits.deviceAuthorization.pendingPerClient;
+      const answers = await flood(generous.baseUrl, record.uid, cap + 1);
+      expect(answers.slice(0, cap).every((a) => a.status === 200)).toBe(true);
+      const refused = answers.at(-1)!;
+      expect(refused.status).toBe(429);
+      expect(await refused.json()).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('device authorizations waiting for an answer') });
+      const first = (await answers[0]!.json()) as DeviceAuthorization;
+      const agent = new Agent(generous.baseUrl);
+      expect((await signIn(agent, 'jsmith', seed.jsmith.password)).status).toBe(302);
+      expect((await answerDeviceCode(agent, first.user_code, 'deny')).status).toBe(200);
+      expect((await flood(generous.baseUrl, record.uid, 1))[0]!.status).toBe(200);
+    } finally {
+      await generous.close();
+    }
+  });
+});

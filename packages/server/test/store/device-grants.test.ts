@@ -130,14 +130,28 @@ describe.each(everyBackend)('device authorizations on %s', (name) => {
     expect(await storage.deviceGrants.byUserCode('user-digest-other')).toBeDefined();
   });
 
-  it('are pruned a day after they expire, answered or not', async () => {
+  it('are pruned at expiry when nobody answered them, and a day after it when someone did', async () => {
     const { storage, userId } = await withApplications(name);
-    await storage.deviceGrants.create(newDeviceGrant('old', 1, { expires_at: now - day - 1 }));
     await storage.deviceGrants.create(newDeviceGrant('old-approved', 1, { expires_at: now - day - 1, ...approval(userId) }));
-    await storage.deviceGrants.create(newDeviceGrant('recent', 1, { expires_at: now - 60 }));
+    await storage.deviceGrants.create(newDeviceGrant('recent-approved', 1, { expires_at: now - 60, ...approval(userId) }));
+    await storage.deviceGrants.create(newDeviceGrant('expired-unanswered', 1, { expires_at: now }));
+    await storage.deviceGrants.create(newDeviceGrant('waiting', 1, { expires_at: now + 1 }));
     expect(await storage.maintenance.prune(now)).toMatchObject({ deviceGrants: 2 });
-    expect(await storage.deviceGrants.byUserCode('user-digest-old')).toBeUndefined();
-    expect(await storage.deviceGrants.byUserCode('user-digest-recent')).toBeDefined();
+    for (const [id, kept] of [['old-approved', false], ['recent-approved', true], ['expired-unanswered', false], ['waiting', true]] as const) {
+      expect(await storage.deviceGrants.byUserCode(`user-digest-${id}`), id).toEqual(kept ? expect.objectContaining({ id }) : undefined);
+    }
+  });
+
+  it('count a client\'s unanswered, unexpired ones', async () => {
+    const { storage, userId } = await withApplications(name);
+    await storage.deviceGrants.create(newDeviceGrant('waiting', 1));
+    await storage.deviceGrants.create(newDeviceGrant('waiting-too', 1, { expires_at: now + 1 }));
+    await storage.deviceGrants.create(newDeviceGrant('expired', 1, { expires_at: now }));
+    await storage.deviceGrants.create(newDeviceGrant('answered', 1, approval(userId)));
+    await storage.deviceGrants.create(newDeviceGrant('another-client', 2));
+    expect(await storage.deviceGrants.pendingCount(1, now)).toBe(2);
+    expect(await storage.deviceGrants.pendingCount(2, now)).toBe(1);
+    expect(await storage.deviceGrants.pendingCount(1, now + 1)).toBe(1);
   });
 });
 

@@ -7,6 +7,7 @@ import type { DevicePollStep, Storage, StoredDeviceGrant } from '../storage/inde
 import type { ApplicationRecord, DeviceGrantRecord, EpochSeconds } from '../storage/records.js';
 import { InputError } from '../../explained-error.js';
 import { digest, newSecret, newUserCode } from '../secrets.js';
+import { LoginThrottledError } from '../login-throttle.js';
 import { isActive } from '../users.js';
 import { OAuthError, invalidGrant } from './errors.js';
 import { narrowScope } from './scopes.js';
@@ -21,6 +22,8 @@ export interface DeviceAuthorizationSettings {
   expiresIn: number;
   /** The least number of seconds between two polls (section 3.2 `interval`). */
   interval: number;
+  /** How many of one client's device authorizations may wait for an answer at once. */
+  pendingPerClient: number;
   /** The test kit's automatic approval: the user who approves every new device authorization at once, if any. */
   approvedBy?: string | null;
 }
@@ -56,6 +59,10 @@ export async function startDeviceAuthorization(
   const scopes = narrowScope(params.scope, client.scopes);
   if (!scopes) throw invalidScope();
   const { now } = settings;
+  // Checked before storing rather than with it: concurrent requests may pass it together, by as many as they are.
+  if ((await storage.deviceGrants.pendingCount(client.id, now)) >= settings.pendingPerClient) {
+    throw new LoginThrottledError(settings.interval * 12, 'device authorizations waiting for an answer for this application');
+  }
   const approver = settings.approvedBy ? await storage.users.byUsername(settings.approvedBy) : undefined;
   const approved = isActive(approver) ? { decision: 'approved' as const, user_id: approver.id, decided_at: now, auth_time: now } : { decision: null, user_id: null, decided_at: null, auth_time: null };
   for (let attempt = 1; ; attempt++) {

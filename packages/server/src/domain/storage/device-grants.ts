@@ -43,6 +43,8 @@ export type DeviceAnswerOutcome<E> =
 export interface DeviceGrantStorage {
   /** Stores a new device authorization; throws InputError `taken` (`user_code`) when a digest is in use already. */
   create(grant: DeviceGrantRecord): Promise<void>;
+  /** How many device authorizations of the client `applicationId` are unanswered and unexpired at `nowSeconds`. */
+  pendingCount(applicationId: number, nowSeconds: EpochSeconds): Promise<number>;
   /** The device authorization whose (normalised) user code has this digest. */
   byUserCode(userCodeDigest: string): Promise<DeviceGrantRecord | undefined>;
   /**

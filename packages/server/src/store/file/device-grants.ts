@@ -30,6 +30,9 @@ export function fileDeviceGrantStorage(store: Store): DeviceGrantStorage {
         store.insert('device_grants', { ...grant, scopes: [...grant.scopes] });
       });
     },
+    async pendingCount(applicationId, now) {
+      return store.data.device_grants.filter((g) => g.application_id === applicationId && g.decision === null && g.expires_at > now).length;
+    },
     async byUserCode(userCodeDigest) {
       return store.lookup('device_grants', 'user_code_digest', userCodeDigest);
     },

@@ -5,8 +5,9 @@ import type { PruneResult } from '../../domain/storage/index.js';
 import type { Store } from './store.js';
 
 /**
- * Drops what can never be used again (inside `commit`): authorization codes and device authorizations past expiry,
- * and access tokens past revocation or expiry whose refresh token is unusable too, each by more than the grace
+ * Drops what can never be used again (inside `commit`): unanswered device authorizations at expiry, authorization
+ * codes and answered device authorizations past expiry, and access tokens past revocation or expiry whose refresh
+ * token is unusable too, each by more than the grace
  * (`limits.pruneGraceSeconds`), which keeps records around for error messages and replay detection; expired sessions;
  * and notification mail past its retention.
  */
@@ -14,7 +15,9 @@ export function pruneRecords(store: Store, nowSeconds: number): PruneResult {
   const cutoff = nowSeconds - limits.pruneGraceSeconds;
   return {
     authorizationCodes: store.remove('authorization_codes', (c) => c.expires_at < cutoff).length,
-    deviceGrants: store.remove('device_grants', (g) => g.expires_at < cutoff).length,
+    // One nobody answered is of no use past its expiry (its device hears expired_token or, pruned, invalid_grant): kept
+    // no longer, so that a flood of unanswered ones costs nothing for long.
+    deviceGrants: store.remove('device_grants', (g) => (g.decision === null ? g.expires_at <= nowSeconds : g.expires_at < cutoff)).length,
     accessTokens: store.remove('access_tokens', (t) =>
       // Revoking a record revokes its refresh token as well; otherwise a refresh token lives until used.
       t.revoked_at !== null ? t.revoked_at < cutoff : t.refresh_digest === null && t.created_at + t.expires_in < cutoff,

@@ -90,6 +90,10 @@ export function postgresDeviceGrantStorage(pool: pg.Pool, { write, observed }: W
         taken,
       );
     },
+    async pendingCount(applicationId, now) {
+      const { rows } = await pool.query<{ count: number }>('SELECT count(*)::int AS count FROM device_grants WHERE application_id = $1 AND decision IS NULL AND expires_at > $2', [applicationId, at(now)]);
+      return rows[0]!.count;
+    },
     async byUserCode(userCodeDigest) {
       const { rows } = await pool.query<DeviceGrantRow>(`SELECT ${columns} FROM device_grants WHERE user_code_digest = $1`, [userCodeDigest]);
       return rows[0] && recordOf(rows[0]);

@@ -37,7 +37,7 @@ export async function pruneExpired(pool: pg.Pool, nowSeconds: number): Promise<P
     }
     const cutoff = new Date((nowSeconds - limits.pruneGraceSeconds) * 1000);
     const codes = await client.query('DELETE FROM authorization_codes WHERE expires_at < $1', [cutoff]);
-    const devices = await client.query('DELETE FROM device_grants WHERE expires_at < $1', [cutoff]);
+    const devices = await client.query('DELETE FROM device_grants WHERE CASE WHEN decision IS NULL THEN expires_at <= $2 ELSE expires_at < $1 END', [cutoff, new Date(nowSeconds * 1000)]);
     const tokens = await client.query(
       `DELETE FROM access_tokens WHERE CASE WHEN revoked_at IS NOT NULL THEN revoked_at < $1
          ELSE refresh_digest IS NULL AND created_at + make_interval(secs => expires_in) < $1 END`,

@@ -11,6 +11,7 @@ import {
   pollStep,
   startDeviceAuthorization,
 } from '../../../src/domain/oauth/device-authorization.js';
+import { LoginThrottledError } from '../../../src/domain/login-throttle.js';
 import { OAuthError } from '../../../src/domain/oauth/errors.js';
 import { digest } from '../../../src/domain/secrets.js';
 import type { Storage, StoredDeviceGrant } from '../../../src/domain/storage/index.js';
@@ -18,7 +19,7 @@ import type { ApplicationRecord, UserRecord } from '../../../src/domain/storage/
 import { StoreBuilder, oauthRefusal } from '../fixtures.js';
 
 const now = 1_800_000_000;
-const settings = { baseUrl: 'https://tokenbell.example', now, expiresIn: 300, interval: 5 };
+const settings = { baseUrl: 'https://tokenbell.example', now, expiresIn: 300, interval: 5, pendingPerClient: 100 };
 
 let storage: Storage;
 let jane: UserRecord;
@@ -51,6 +52,20 @@ describe('user codes as people type them', () => {
 });
 
 describe('startDeviceAuthorization (section 3.1-3.2)', () => {
+  it('refuses a client whose unanswered, unexpired device authorizations are at the limit, and only that client', async () => {
+    const limited = { ...settings, pendingPerClient: 2 };
+    const first = await startDeviceAuthorization(storage, cli, {}, limited);
+    await startDeviceAuthorization(storage, cli, {}, limited);
+    await expect(startDeviceAuthorization(storage, cli, {}, limited)).rejects.toThrow(LoginThrottledError);
+    const { record: other } = await registerApplication(storage, jane.id, { name: 'Other CLI', redirect_uris: ['http://127.0.0.1/cb'], confidential: false });
+    await startDeviceAuthorization(storage, other, {}, limited);
+    // An answer, or the time running out, makes room.
+    await answerDeviceAuthorization(storage, first.user_code, { user_id: jane.id, decision: 'deny', auth_time: now }, now);
+    await startDeviceAuthorization(storage, cli, {}, limited);
+    await expect(startDeviceAuthorization(storage, cli, {}, limited)).rejects.toThrow(LoginThrottledError);
+    await startDeviceAuthorization(storage, cli, {}, { ...limited, now: now + settings.expiresIn });
+  });
+
   it('answers the codes, the page and the timing, and stores the codes as digests of the application\'s scopes', async () => {
     const answer = await startDeviceAuthorization(storage, cli, {}, settings);
     expect(answer).toEqual({

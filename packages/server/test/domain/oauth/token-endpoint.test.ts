@@ -250,7 +250,7 @@ describe('passwordGrant', () => {
 });
 
 describe('deviceCodeGrant (RFC 8628 section 3.4)', () => {
-  const device = async (client: ApplicationRecord = spa) => startDeviceAuthorization(storage, client, {}, { baseUrl: 'https://tokenbell.example', now, expiresIn: 300, interval: 5 });
+  const device = async (client: ApplicationRecord = spa) => startDeviceAuthorization(storage, client, {}, { baseUrl: 'https://tokenbell.example', now, expiresIn: 300, interval: 5, pendingPerClient: 100 });
   const answer = (userCode: string, user: UserRecord, decision: 'approve' | 'deny' = 'approve') => answerDeviceAuthorization(storage, userCode, { user_id: user.id, decision, auth_time: now - 600 }, now);
   const poll = (deviceCode: string, client: ApplicationRecord = spa, at = now) => deviceCodeGrant(ctx(client, at), { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: deviceCode });
 

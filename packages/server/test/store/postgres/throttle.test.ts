@@ -12,7 +12,7 @@ import { postgresThrottleBacking } from '../../../src/store/postgres/throttle.js
 import { loadSeed } from '../../../src/domain/seed/load.js';
 import { migratedDatabase } from '../../../../../test/support/postgres.js';
 
-const policy: LoginThrottlePolicy = { perAddress: { failures: 100, windowSeconds: 600 }, perLogin: { failures: 3, windowSeconds: 600 }, knownAddressSeconds: 3600 };
+const policy: LoginThrottlePolicy = { perAddress: { failures: 100, windowSeconds: 600 }, perLogin: { failures: 3, windowSeconds: 600 }, deviceStartsPerAddress: { requests: 60, windowSeconds: 60 }, knownAddressSeconds: 3600 };
 const password = 'correct-horse-battery';
 
 let store: Store;
