@@ -7,9 +7,10 @@
 //   npm run mock -- --port 4011                    # another port; the examples name it
 //   npm run mock -- --base-url https://mock.example.test   # behind a proxy: the address clients use
 //
-// Any other argument goes to `prism mock` as it is. SIGINT or SIGTERM stops both processes; Prism ending on its own
-// ends the mock with a non-zero status.
+// Any other argument goes to `prism mock` as it is. SIGINT or SIGTERM stops both processes and removes the document;
+// Prism ending on its own ends the mock with a non-zero status.
 import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -58,6 +59,8 @@ child.on('exit', (code, signal) => {
   if (!stopping) console.error(`Prism ended (${code ?? signal}): the mock stops.`);
   front.close();
   front.closeAllConnections();
+  // The document is made for this run (and this address) only.
+  rmSync(file, { force: true });
   process.exit(stopping ? status : code || 1);
 });
 

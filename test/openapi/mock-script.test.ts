@@ -1,7 +1,7 @@
 // The README's `npm run mock`, with a port of the reader's choosing: the script must leave the port to its caller, send
 // the authorization redirect where the request asked, and leave nothing running once stopped, however it is stopped.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { callbackParams, generateState } from '../../packages/sdk/src/index.js';
@@ -107,6 +107,8 @@ it('npm run mock -- --port N serves the mock document for that port on it, and C
     await mock.exited;
   }
   expect(await leftInGroup(mock.child), mock.output()).toEqual([]);
+  // Nor the document it wrote for its address.
+  expect(existsSync(join(repoRoot, '.tmp/mock', `openapi-${port}.yaml`))).toBe(false);
 }, 60_000);
 
 it('the mock script stopped alone, by SIGTERM or SIGKILL, takes its Prism with it', async () => {
