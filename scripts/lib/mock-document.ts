@@ -75,7 +75,7 @@ function firstNamedExampleFirst(response: Json): void {
 }
 
 /** Every string of `value` with the document's base URL replaced (a new value; the input is left alone). */
-function rebase(value: unknown, baseUrl: string): unknown {
+export function rebase(value: unknown, baseUrl: string): unknown {
   if (typeof value === 'string') return value.split(documentBaseUrl).join(baseUrl);
   if (Array.isArray(value)) return value.map((v) => rebase(v, baseUrl));
   if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rebase(v, baseUrl)]));

@@ -7,6 +7,7 @@ import { expect } from 'vitest';
 import {
   authorizationUrl,
   callbackParams,
+  checkState,
   createTokenbellClient,
   exchangeCode,
   OAuthError,
@@ -461,6 +462,27 @@ export const cases: ContractCase[] = [
     expect: (x) => {
       expect(location(x).startsWith(`${exampleApp.redirectUri}?`), location(x)).toBe(true);
       expect(callbackParams(location(x))).toMatchObject({ code: expect.any(String), state: 'af0ifjsldkj' });
+    },
+  },
+  {
+    // Example App, the one application the mock knows (the example seed's), served from a dev server on a loopback
+    // port of its own: its registered http://127.0.0.1:8080/callback matches any port (RFC 8252 section 7.3).
+    name: "a single-page app's sign-in: authorize sends the browser back to the app's redirect_uri with the app's random state and a code the token endpoint exchanges",
+    operation: 'authorize',
+    status: 302,
+    async call(ctx) {
+      // Approved before (a live token with exactly this scope), so the server redirects at once, as the mock does.
+      await ctx.setup.token(users.jsmith, { scope: 'read_api' });
+      const session = await ctx.setup.session(users.jsmith);
+      const app = { ...exampleApp, redirectUri: 'http://127.0.0.1:5173/callback' };
+      // As the app builds it: a random state and a PKCE pair from the SDK.
+      const { url, state, codeVerifier } = await authorizationUrl({ baseUrl: ctx.baseUrl, clientId: app.clientId, redirectUri: app.redirectUri, scope: 'read_api' });
+      const response = await ctx.fetch(new Request(url, { headers: { cookie: session.cookie } }));
+      const back = response.headers.get('location') ?? '';
+      expect(back.startsWith(`${app.redirectUri}?`), back).toBe(true);
+      const { code, state: returned } = callbackParams(back);
+      expect(checkState(returned, state), `state ${returned}, the app sent ${state}`).toBe(true);
+      expect(await ctx.setup.exchange(code, codeVerifier, app)).toMatchObject({ access_token: expect.any(String), token_type: 'bearer' });
     },
   },
   {

@@ -1,17 +1,18 @@
 // What a client written for GitLab, or a UI built on the mock, meets on the mock as on the reference server, beyond
 // the contract cases (which ask the mock for each answer with Prefer): the `/api/v4` paths, discovery documents that
-// name the address they were fetched from, the authorization redirect a browser can be sent through, the
+// name the address they were fetched from, the authorization redirect a browser can be sent through (no state when
+// none was sent, and an error page rather than a redirect to an unregistered URI or for an unknown client), the
 // unsupported_grant_type of an unknown grant type without any Prefer, and the same CORS answers, preflight and actual.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callbackParams } from '../../packages/sdk/src/index.js';
 import { mockAllowedHeaders } from '../../scripts/lib/mock-document.js';
-import { exampleApp, users } from './context.js';
-import { type RunningProcess, startPrismMock, startReferenceServer, startupTimeoutMs } from './processes.js';
+import { exampleApp, serverSetup, users } from './context.js';
+import { type ReferenceServer, type RunningProcess, startPrismMock, startReferenceServer, startupTimeoutMs } from './processes.js';
 
 // The mock has no store: nothing here for the PostgreSQL run to add.
 const onFileStore = process.env.TOKENBELL_TEST_STORE !== 'postgres';
 
-let server: RunningProcess;
+let server: ReferenceServer;
 let mock: RunningProcess;
 const started: RunningProcess[] = [];
 
@@ -20,7 +21,7 @@ beforeAll(async () => {
   const results = await Promise.allSettled([startReferenceServer(), startPrismMock()]);
   for (const r of results) if (r.status === 'fulfilled') started.push(r.value);
   for (const r of results) if (r.status === 'rejected') throw r.reason;
-  [server, mock] = started as [RunningProcess, RunningProcess];
+  [server, mock] = started as [ReferenceServer, RunningProcess];
 }, startupTimeoutMs(2));
 
 afterAll(async () => {
@@ -72,6 +73,46 @@ describe.runIf(onFileStore)('the mock stands in for the server', () => {
     const page = await fetch(`${mock.baseUrl}/oauth/authorize?${query}`, { redirect: 'manual' });
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+  });
+
+  /** A cookie of jsmith signed in on the server, who has approved Example App for read_api: the server redirects at once. */
+  const approvedSession = async () => {
+    const setup = serverSetup(server.baseUrl, server.storeUnwritable);
+    await setup.token(users.jsmith, { scope: 'read_api' });
+    return (await setup.session(users.jsmith)).cookie;
+  };
+  /** The authorization request on each target, the mock's asking for the redirect as a browser would (__code=302). */
+  const authorizeOn = async (params: Record<string, string>) => {
+    const query = new URLSearchParams({ response_type: 'code', scope: 'read_api', ...params });
+    const cookie = await approvedSession();
+    return {
+      server: await fetch(`${server.baseUrl}/oauth/authorize?${query}`, { headers: { cookie }, redirect: 'manual' }),
+      mock: await fetch(`${mock.baseUrl}/oauth/authorize?${query}&__code=302`, { redirect: 'manual' }),
+    };
+  };
+
+  it('redirects without a state when the request carries none, as the server does', async () => {
+    const answers = await authorizeOn({ client_id: exampleApp.clientId, redirect_uri: exampleApp.redirectUri });
+    for (const [target, response] of Object.entries(answers)) {
+      expect(response.status, target).toBe(302);
+      const location = new URL(response.headers.get('location') ?? '');
+      expect(`${location.origin}${location.pathname}`, target).toBe(exampleApp.redirectUri);
+      expect([...location.searchParams.keys()], target).toEqual(['code']);
+    }
+  });
+
+  it('answers an error page and never redirects to a redirect_uri the application has not registered, or for a client it does not know, as the server does', async () => {
+    for (const params of [
+      { client_id: exampleApp.clientId, redirect_uri: 'https://evil.example/callback', state: 'st-unregistered' },
+      { client_id: 'no-such-client', redirect_uri: exampleApp.redirectUri, state: 'st-unknown-client' },
+    ]) {
+      const answers = await authorizeOn(params);
+      for (const [target, response] of Object.entries(answers)) {
+        expect([response.status, response.headers.get('location')], `${target} ${params.client_id} ${params.redirect_uri}`).toEqual([400, null]);
+        expect(response.headers.get('content-type'), target).toMatch(/^text\/html/);
+        expect(await response.text(), target).toContain('<h1>This request could not be handled</h1>');
+      }
+    }
   });
 
   it('answers an unknown grant type with unsupported_grant_type, unasked', async () => {

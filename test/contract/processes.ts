@@ -4,12 +4,12 @@ import { mkdtemp, rename, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openapiPath, repoRoot } from '../../scripts/lib/paths.js';
-import { writeMockDocument } from '../../scripts/lib/mock-document.js';
 import { freePort, spawnProcess, stopProcess, waitForHttp } from '../../scripts/lib/processes.js';
 import { setDatabaseReadOnly } from '../support/postgres.js';
 import { writeContractSeed } from './seed.js';
 
 const serverCli = join(repoRoot, 'packages/server/src/cli/index.ts');
+const mockScript = join(repoRoot, 'scripts/mock.ts');
 // Prism's own entry point rather than npx: one process per target, so killing its pid leaves nothing behind.
 const prismCli = join(repoRoot, 'node_modules/@stoplight/prism-cli/dist/index.js');
 
@@ -150,22 +150,13 @@ export async function startReferenceServer({ validateResponses = true, monitorin
 }
 
 /**
- * `prism mock` as `npm run mock` runs it: on the mock's document for its own address (scripts/lib/mock-document.ts:
- * the `/api/v4` copies, its base URL in the examples, the server's CORS headers), answering the examples, never
- * generated data, and without Prism's own CORS headers.
+ * The mock as `npm run mock` runs it (scripts/mock.ts, without npm's shell in between): Prism on the mock's document
+ * for its own address (scripts/lib/mock-document.ts: the `/api/v4` copies, its base URL in the examples, the server's
+ * CORS headers), answering the examples, never generated data, and without Prism's own CORS headers, behind the front
+ * that carries the authorization redirect (scripts/lib/mock-front.ts). Stopping the script stops its Prism.
  */
-export async function startPrismMock(): Promise<RunningProcess> {
-  const dir = await mkdtemp(join(tmpdir(), 'tokenbell-mock-'));
-  const cleanup = () => rm(dir, { recursive: true, force: true });
-  try {
-    return await start(async (port) => {
-      const document = await writeMockDocument(join(dir, 'openapi.yaml'), `http://127.0.0.1:${port}`);
-      return { name: `prism mock :${port}`, args: [prismCli, 'mock', document, '--dynamic=false', '--cors=false', '-h', '127.0.0.1', '-p', String(port), '-v', 'warn'] };
-    }, readyPath, cleanup);
-  } catch (error) {
-    await cleanup();
-    throw error;
-  }
+export function startPrismMock(): Promise<RunningProcess> {
+  return start((port) => ({ name: `prism mock :${port}`, args: ['--import', 'tsx', mockScript, '--port', String(port), '--host', '127.0.0.1', '-v', 'warn'] }), readyPath);
 }
 
 /**

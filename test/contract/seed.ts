@@ -5,9 +5,7 @@
 // fixture's other users see.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { repoRoot } from '../../scripts/lib/paths.js';
-
-const exampleSeed = join(repoRoot, 'packages/server/fixtures/example-seed.json');
+import { exampleSeedPath as exampleSeed } from '../../scripts/lib/paths.js';
 
 /** The public application the contract seed adds, owned by jsmith. */
 export const publicApplication = {

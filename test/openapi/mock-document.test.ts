@@ -8,6 +8,7 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { corsPolicy } from '../../packages/server/src/http/cors.js';
 import { documentBaseUrl, mockAllowedHeaders, mockDocument, sourceDocument, writeMockDocument } from '../../scripts/lib/mock-document.js';
+import { exampleApplications } from '../../scripts/lib/mock-front.js';
 
 type Json = Record<string, any>;
 const baseUrl = 'http://127.0.0.1:4321';
@@ -85,5 +86,18 @@ describe('the mock document', () => {
     }
     // A shared answer a page uses keeps no CORS header either.
     expect(JSON.stringify(mock.components.responses)).not.toContain('Access-Control-');
+  });
+});
+
+describe("the mock front's applications", () => {
+  it("are the example seed's, the document's example authorization request among them, their URIs on the server's default address moved to the mock's", () => {
+    const parameters = (sourceDocument().paths['/oauth/authorize'].get.parameters as Json[]).map((p) => [p.name, p.example]);
+    const { client_id, redirect_uri } = Object.fromEntries(parameters) as { client_id: string; redirect_uri: string };
+    const applications = exampleApplications('https://mock.example.test/');
+    const example = applications.find((a) => a.client_id === client_id);
+    expect(example?.redirect_uris).toContain(redirect_uri);
+    // The server's own /demo/callback is the mock's, at the address clients use (npm run mock -- --base-url).
+    expect(example?.redirect_uris).toEqual(['http://127.0.0.1:8080/callback', 'https://mock.example.test/demo/callback']);
+    expect(applications.map((a) => a.client_id)).toEqual(['example-client-id-0000000000000000', 'example-oidc-client-id-000000000000']);
   });
 });

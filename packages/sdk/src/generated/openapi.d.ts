@@ -3763,8 +3763,10 @@ export interface operations {
              *
              *     The mock answers 200 (the consent page) unless asked for this answer: `Prefer: code=302`, or, for a
              *     browser sent here by a single-page app, which cannot add a header to a navigation, `__code=302` in the
-             *     query. Its `Location` is always the example: Prism cannot put the request's `redirect_uri` and `state`
-             *     into it.
+             *     query. Then, as the server does for a signed-in user who has approved, it redirects to the request's
+             *     `redirect_uri` with the example's `code` (which its token endpoint exchanges) and the request's `state`
+             *     (none when the request has none), provided the client is an application of the example seed and the
+             *     redirect URI one of its own; otherwise it answers the 400 error page and redirects nowhere.
              */
             302: {
                 headers: {
