@@ -19,7 +19,8 @@ export interface paths {
          *     (section 4.1.2.1). A user who is not signed in is sent to the sign-in page and back. A signed-in user sees a
          *     consent page naming the application and the scopes, with Authorize and Deny, unless they already hold a live
          *     (unexpired, unrevoked) token of this confidential application with exactly the requested scopes: then, as on
-         *     the service, the endpoint redirects with a code at once. Any other problem (for example a
+         *     the service, the endpoint redirects with a code at once. OpenID Connect's `prompt` and `max_age` change this
+         *     as their descriptions say: a fresh sign-in, the consent page every time, or no page at all. Any other problem (for example a
          *     `response_type` other than `code`, an unknown scope or a bad PKCE challenge) is reported to the client by a
          *     redirect to `redirect_uri` with `error`, `error_description` and the unchanged `state`, but only for a
          *     signed-in user: an anonymous visitor is sent to sign in first, so that no crafted link makes this endpoint
@@ -3064,6 +3065,8 @@ export interface components {
             code_challenge?: string;
             code_challenge_method?: string;
             nonce?: string;
+            prompt?: string;
+            max_age?: string;
         };
         /**
          * ApplicationForm
@@ -3738,6 +3741,23 @@ export interface operations {
                  * @example n-0S6_WzA2Mj
                  */
                 nonce?: string;
+                /**
+                 * @description OpenID Connect (Core section 3.1.2.1), space-separated: `login` (or `select_account`) asks for a fresh
+                 *     sign-in even with a session; `consent` shows the consent page even when the user's consent is given
+                 *     already; `none` shows no page at all: the answer is the code at once, or a redirect with
+                 *     `error=login_required` (nobody signed in, or a fresh sign-in asked for) or `error=consent_required`, with
+                 *     the `state`. `none` with any other value, or a value not among these, is answered by a redirect with
+                 *     `error=invalid_request`.
+                 * @example consent
+                 */
+                prompt?: string;
+                /**
+                 * @description OpenID Connect: the most seconds since the user last signed in; an older sign-in is asked again (or, with
+                 *     `prompt=none`, answered `error=login_required`). The id_token's `auth_time` says when it was. Anything but
+                 *     a whole number of seconds is answered by a redirect with `error=invalid_request`.
+                 * @example 3600
+                 */
+                max_age?: string;
             };
             header?: never;
             path?: never;
@@ -3758,7 +3778,8 @@ export interface operations {
             /**
              * @description A redirect: for a signed-in user whose consent is given already, to `redirect_uri` with a single-use `code`
              *     and the unchanged `state` (the example, for the example seed's application); for a visitor who is not
-             *     signed in, to `/users/sign_in` with `return_to`; for a signed-in user's request with another problem, to
+             *     signed in, or asked by `prompt=login` or `max_age` to sign in afresh, to `/users/sign_in` with `return_to`;
+             *     for a signed-in user's request with another problem, and for `prompt=none` where a page would be needed, to
              *     `redirect_uri` with `error`, `error_description` and the `state`.
              *
              *     The mock answers 200 (the consent page) unless asked for this answer: `Prefer: code=302`, or, for a

@@ -228,3 +228,65 @@ describe('userinfo', () => {
     expect((await userinfo(expiring.access_token!)).status).toBe(401);
   });
 });
+
+describe('prompt and max_age (Core section 3.1.2.1)', () => {
+  const authorizePath = (params: Record<string, string>) =>
+    `/oauth/authorize?${new URLSearchParams({ client_id: oidcApp.client_id, redirect_uri: oidcApp.redirect_uri, response_type: 'code', state: 'p-st', ...params }).toString().replace(/\+/g, '%20')}`;
+  const redirected = (response: Response) => {
+    expect(response.status).toBe(302);
+    return new URL(response.headers.get('location')!, server.baseUrl);
+  };
+  const refusedWith = (location: URL, error: string) => {
+    expect(location.origin + location.pathname).toBe(oidcApp.redirect_uri);
+    expect(Object.fromEntries(location.searchParams)).toEqual({ error, error_description: expect.any(String), state: 'p-st' });
+  };
+
+  it('prompt=consent shows the consent page although the consent is given already', async () => {
+    await codeFlow('openid profile');
+    expect(redirected(await agent.get(authorizePath({ scope: 'openid profile' }))).searchParams.get('code')).toEqual(expect.any(String));
+    const page = await agent.get(authorizePath({ scope: 'openid profile', prompt: 'consent' }));
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<h1>Authorize Example OIDC App to use your account?</h1>');
+  });
+
+  it('prompt=none shows no page: a code when the consent is given, consent_required when not, login_required for nobody', async () => {
+    await codeFlow('openid email');
+    const code = redirected(await agent.get(authorizePath({ scope: 'openid email', prompt: 'none' })));
+    expect(code.searchParams.get('state')).toBe('p-st');
+    expect(code.searchParams.get('code')).toEqual(expect.any(String));
+
+    const mallory = new Agent(server.baseUrl);
+    expect((await signIn(mallory, seed.mallory.username, seed.mallory.password)).status).toBe(302);
+    refusedWith(redirected(await mallory.get(authorizePath({ scope: 'openid', prompt: 'none' }))), 'consent_required');
+    refusedWith(redirected(await new Agent(server.baseUrl).get(authorizePath({ scope: 'openid', prompt: 'none' }))), 'login_required');
+  });
+
+  it('prompt=login and max_age ask again a user who signed in before, and the id_token says when they did', async () => {
+    const returning = new Agent(server.baseUrl);
+    expect((await signIn(returning, seed.jsmith.username, seed.jsmith.password)).status).toBe(302);
+    await codeFlow('openid');
+    for (const demand of [{ prompt: 'login' }, { max_age: '60' }] as Record<string, string>[]) {
+      server.advance(3600);
+      const sent = redirected(await returning.get(authorizePath({ scope: 'openid', ...demand })));
+      expect(sent.pathname).toBe('/users/sign_in');
+      const returnTo = sent.searchParams.get('return_to')!;
+      // The way back does not ask again, or the user would sign in for ever.
+      expect(returnTo).not.toMatch(/prompt=|max_age=/);
+      // With prompt=none, an old sign-in is a refusal rather than a page.
+      if ('max_age' in demand) refusedWith(redirected(await returning.get(authorizePath({ scope: 'openid', prompt: 'none', ...demand }))), 'login_required');
+
+      expect((await signIn(returning, seed.jsmith.username, seed.jsmith.password)).status).toBe(302);
+      const signedInAt = server.now();
+      const back = redirected(await returning.get(returnTo));
+      const answer = await token({ grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: oidcApp.redirect_uri, ...clientCredentials });
+      expect((await verify(((await answer.json()) as { id_token: string }).id_token)).auth_time, JSON.stringify(demand)).toBe(signedInAt);
+    }
+  });
+
+  it('refuses prompt=none with another value, an unknown value and a max_age that is no number, by a redirect', async () => {
+    for (const params of [{ prompt: 'none login' }, { prompt: 'create' }, { max_age: 'soon' }]) {
+      const location = redirected(await agent.get(authorizePath({ scope: 'openid', ...params })));
+      expect(location.searchParams.get('error'), JSON.stringify(params)).toBe('invalid_request');
+    }
+  });
+});

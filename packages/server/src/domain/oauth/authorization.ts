@@ -7,10 +7,11 @@ import { isValidChallenge } from './pkce.js';
 import { matchingRedirectUri } from './redirect-uris.js';
 import { narrowScope } from './scopes.js';
 import { findApplicationByUid, isConfidential } from '../applications.js';
+import { type Interaction, interactionErrors, readInteraction } from './prompt.js';
 import { isExpired } from './tokens.js';
 
 /** The request's parameters, in the order the document lists them: what the consent form carries through. */
-export const authorizationParamNames = ['client_id', 'redirect_uri', 'response_type', 'state', 'scope', 'code_challenge', 'code_challenge_method', 'nonce'] as const;
+export const authorizationParamNames = ['client_id', 'redirect_uri', 'response_type', 'state', 'scope', 'code_challenge', 'code_challenge_method', 'nonce', 'prompt', 'max_age'] as const;
 
 export type AuthorizationRequest = { client_id: string; redirect_uri: string; response_type: string } & {
   [name in (typeof authorizationParamNames)[number]]?: string | undefined;
@@ -28,6 +29,8 @@ export interface ValidAuthorizationRequest {
   code_challenge: string | null;
   /** OpenID Connect's nonce, for the id_token. */
   nonce: string | null;
+  /** What OpenID Connect's `prompt` and `max_age` ask of the pages. */
+  interaction: Interaction;
   /** The parameters to carry through sign-in and the consent form. */
   params: AuthorizationRequest;
 }
@@ -82,9 +85,11 @@ export async function checkAuthorizationRequest(storage: Storage, params: Author
   if (params.nonce !== undefined && params.nonce.length > maxNonceLength) {
     return fail('invalid_request', `nonce must be at most ${maxNonceLength} characters.`);
   }
+  const interaction = readInteraction(params);
+  if ('problem' in interaction) return fail('invalid_request', interaction.problem);
   return {
     outcome: 'valid',
-    request: { application, redirect_uri: params.redirect_uri, state: params.state, scopes, code_challenge, nonce: params.nonce ?? null, params },
+    request: { application, redirect_uri: params.redirect_uri, state: params.state, scopes, code_challenge, nonce: params.nonce ?? null, interaction, params },
   };
 }
 
@@ -128,6 +133,11 @@ export async function approveAuthorization(
     auth_time: options.authTime,
   });
   return withQuery(request.redirect_uri, { code, state: request.state });
+}
+
+/** OpenID Connect's answer to `prompt=none` where a page would have been needed (Core section 3.1.2.6). */
+export function refuseWithoutPage(request: ValidAuthorizationRequest, error: keyof typeof interactionErrors): string {
+  return withQuery(request.redirect_uri, { error, error_description: interactionErrors[error], state: request.state });
 }
 
 /** The user said no (section 4.1.2.1, access_denied). */

@@ -8,14 +8,16 @@ import {
   authorizationParamNames,
   checkAuthorizationRequest,
   denyAuthorization,
+  refuseWithoutPage,
   type ValidAuthorizationRequest,
 } from '../../domain/oauth/authorization.js';
+import { afterSignIn, authorizationStep } from '../../domain/oauth/prompt.js';
 import { applicationOwner } from '../../domain/applications.js';
 import { consentPage } from '../../pages/consent.js';
 import { HttpError } from '../errors.js';
 import { csrfToken, sessionSignedInAt, startSignedInSession } from '../session.js';
-import { authorizationParams } from './resume-paths.js';
-import { baseDirectives, currentUser, html, type PagesOptions, redirect, signedIn, userOf } from './shared.js';
+import { authorizationParams, authorizationResumePath } from './resume-paths.js';
+import { baseDirectives, currentUser, html, localPath, type PagesOptions, redirect, signInLocation, userOf } from './shared.js';
 
 /**
  * The consent page's policy. CSP `form-action` governs not only where a form posts but, in Chromium, every
@@ -83,17 +85,24 @@ export function authorizeRoutes({ storage, now, codeTtl, autoApproval }: PagesOp
       if (user && !signedInUser) await startSignedInSession(req, user.id, now());
       if (user && checked.outcome === 'valid') return redirect(res, await approve(req, user.id, checked.request));
     }
-    // Anyone can register an application with any redirect URI, so an error redirect for an anonymous visitor
-    // would make this endpoint an open redirector (RFC 9700 section 4.11.2): sign in first, on this origin.
-    const user = await signedIn(storage, req, res);
-    if (!user) return;
-    if (checked.outcome === 'redirect-error') return redirect(res, checked.location);
-    if (await alreadyAuthorized(storage, user.id, checked.request, now())) return redirect(res, await approve(req, user.id, checked.request));
-    res.locals.redirectSource = formActionSource(checked.request.redirect_uri);
+    const user = await currentUser(storage, req);
+    if (checked.outcome === 'redirect-error') {
+      // Anyone can register an application with any redirect URI, so an error redirect for an anonymous visitor
+      // would make this endpoint an open redirector (RFC 9700 section 4.11.2): sign in first, on this origin.
+      return redirect(res, user ? checked.location : signInLocation(localPath(req.originalUrl)));
+    }
+    const { request } = checked;
+    const consented = user !== undefined && (await alreadyAuthorized(storage, user.id, request, now()));
+    const next = authorizationStep(request.interaction, { signedInAt: user && (sessionSignedInAt(req) ?? 0), now: now(), consented });
+    if (next.step === 'refuse') return redirect(res, refuseWithoutPage(request, next.error));
+    // Nobody signed in is always asked to (authorizationStep): the second test only tells the compiler so.
+    if (next.step === 'sign-in' || !user) return redirect(res, signInLocation(authorizationResumePath(afterSignIn(request.params))));
+    if (next.step === 'approve') return redirect(res, await approve(req, user.id, request));
+    res.locals.redirectSource = formActionSource(request.redirect_uri);
     consentPolicy(req, res, (err?: unknown) => {
       if (err) throw err;
     });
-    html(res, 200, consentPage(user, csrfToken(req), checked.request, await applicationOwner(storage, checked.request.application)));
+    html(res, 200, consentPage(user, csrfToken(req), request, await applicationOwner(storage, request.application)));
   });
 
   router.post('/oauth/authorize', async (req, res) => {
