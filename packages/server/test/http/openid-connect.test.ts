@@ -284,7 +284,7 @@ describe('prompt and max_age (Core section 3.1.2.1)', () => {
   });
 
   it('refuses prompt=none with another value, an unknown value and a max_age that is no number, by a redirect', async () => {
-    for (const params of [{ prompt: 'none login' }, { prompt: 'create' }, { max_age: 'soon' }]) {
+    for (const params of [{ prompt: 'none login' }, { prompt: 'create' }, { max_age: 'soon' }] as Record<string, string>[]) {
       const location = redirected(await agent.get(authorizePath({ scope: 'openid', ...params })));
       expect(location.searchParams.get('error'), JSON.stringify(params)).toBe('invalid_request');
     }
