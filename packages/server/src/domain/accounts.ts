@@ -100,10 +100,42 @@ async function changed(login: string, update: Promise<UserRecord | undefined>): 
   return user;
 }
 
-/** Sets a new password for the user with this login (the admin CLI's reset); the old one stops working at once. */
-export async function resetPassword(storage: Storage, login: string, password: string): Promise<UserRecord> {
+/** What a change of credentials ended besides: the user's browser sessions and, when asked, their tokens. */
+export interface CredentialsChanged {
+  user: UserRecord;
+  sessionsEnded: number;
+  /** Access tokens (each with its refresh token) and personal access tokens revoked; 0 unless asked. */
+  tokensRevoked: number;
+}
+
+/**
+ * After a new password or a new second factor, whoever signed in with the old ones must do so again (ASVS V3.3.3):
+ * every browser session of the user ends, and with `revokeTokens` every token of theirs, OAuth and personal, too.
+ */
+async function endWhatOldCredentialsGave(storage: Storage, user: UserRecord, { revokeTokens = false, now = epochSeconds() }: CredentialsChangeOptions): Promise<CredentialsChanged> {
+  const sessionsEnded = await storage.sessions.endAllOf(user.id);
+  if (!revokeTokens) return { user, sessionsEnded, tokensRevoked: 0 };
+  const tokens = await storage.tokens.unrevokedOfUser(user.id);
+  for (const applicationId of new Set(tokens.map((t) => t.application_id))) await storage.tokens.revokeAuthorization(user.id, applicationId, now);
+  let tokensRevoked = tokens.length;
+  for (const token of await storage.personalAccessTokens.ofUser(user.id)) {
+    if (!token.revoked && (await storage.personalAccessTokens.revokeOwned(user.id, token.id))) tokensRevoked += 1;
+  }
+  return { user, sessionsEnded, tokensRevoked };
+}
+
+export interface CredentialsChangeOptions {
+  revokeTokens?: boolean;
+  now?: EpochSeconds;
+}
+
+/**
+ * Sets a new password for the user with this login (the admin CLI's reset): the old one stops working at once, and
+ * so does every session signed in with it (and, asked, every token).
+ */
+export async function resetPassword(storage: Storage, login: string, password: string, options: CredentialsChangeOptions = {}): Promise<CredentialsChanged> {
   const user = await userByLogin(storage, login);
-  return changed(login, storage.users.setPasswordHash(user.id, await hashPassword(password)));
+  return endWhatOldCredentialsGave(storage, await changed(login, storage.users.setPasswordHash(user.id, await hashPassword(password))), options);
 }
 
 /** Every user, by id (the admin CLI's list). */
@@ -127,15 +159,17 @@ export async function setAdmin(storage: Storage, login: string, isAdmin: boolean
 
 /**
  * Turns two-factor authentication on with a new TOTP secret, answered once with its otpauth:// URI for an
- * authenticator app (as a personal access token is shown once), or off. Turning it on again replaces the secret.
+ * authenticator app (as a personal access token is shown once), or off. Turning it on again replaces the secret;
+ * turning it on ends the user's sessions (and, asked, tokens), which were signed in without it.
  */
-export async function setTwoFactor(storage: Storage, login: string, on: true): Promise<{ user: UserRecord; secret: string; uri: string }>;
+export async function setTwoFactor(storage: Storage, login: string, on: true, options?: CredentialsChangeOptions): Promise<CredentialsChanged & { secret: string; uri: string }>;
 export async function setTwoFactor(storage: Storage, login: string, on: false): Promise<{ user: UserRecord }>;
-export async function setTwoFactor(storage: Storage, login: string, on: boolean): Promise<{ user: UserRecord; secret?: string; uri?: string }> {
+export async function setTwoFactor(storage: Storage, login: string, on: boolean, options: CredentialsChangeOptions = {}): Promise<{ user: UserRecord; secret?: string; uri?: string }> {
   const user = await userByLogin(storage, login);
   if (!on) return { user: await changed(login, storage.users.setOtpSecret(user.id, null)) };
   const secret = newOtpSecret();
-  return { user: await changed(login, storage.users.setOtpSecret(user.id, secret)), secret, uri: provisioningUri(secret, user.username) };
+  const ended = await endWhatOldCredentialsGave(storage, await changed(login, storage.users.setOtpSecret(user.id, secret)), options);
+  return { ...ended, secret, uri: provisioningUri(secret, user.username) };
 }
 
 /**

@@ -28,6 +28,20 @@ describe.each(everyBackend)('session storage on %s', (name) => {
     expect(await dump()).not.toContain(sid);
   });
 
+  it('ends every session of one user, signed in or halfway through a two-factor sign-in, and no one else\'s', async () => {
+    const { storage, reopen } = await subject();
+    const keys = ['a', 'b', 'half', 'other', 'anonymous'].map((k) => digest(`session ${k}`));
+    await storage.save(keys[0]!, session, now + 1000);
+    await storage.save(keys[1]!, { ...session, signedInAt: 1_795_000_100 }, now + 1000);
+    await storage.save(keys[2]!, { cookie: session.cookie, twoFactor: { userId: 7, until: 1_795_000_300 } }, now + 1000);
+    await storage.save(keys[3]!, { ...session, userId: 70 }, now + 1000);
+    await storage.save(keys[4]!, { cookie: session.cookie }, now + 1000);
+    expect(await storage.endAllOf(7)).toBe(3);
+    const left = await reopen();
+    expect(await Promise.all(keys.map(async (k) => (await left.find(k, now)) !== null))).toEqual([false, false, false, true, true]);
+    expect(await left.endAllOf(7)).toBe(0);
+  });
+
   it('replaces a session on save, and refreshes only the cookie and the expiry of an existing one', async () => {
     const { storage } = await subject();
     await storage.save(key, session, now + 1000);

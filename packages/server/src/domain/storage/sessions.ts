@@ -13,4 +13,6 @@ export interface SessionStorage {
   /** Replaces the cookie of an existing session and pushes its expiry back; a no-op for an unknown one. */
   refresh(sidDigest: string, cookie: unknown, expiresMs: number): Promise<void>;
   remove(sidDigest: string): Promise<void>;
+  /** Ends every session of the user, signed in or halfway through a two-factor sign-in; answers how many. */
+  endAllOf(userId: number): Promise<number>;
 }

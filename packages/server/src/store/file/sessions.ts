@@ -32,5 +32,9 @@ export function fileSessionStorage(store: Store): SessionStorage {
         store.remove('sessions', (s) => s.sid_digest === sidDigest);
       });
     },
+    endAllOf(userId) {
+      const of = (session: StoredSession) => session.userId === userId || (session.twoFactor as { userId?: unknown } | undefined)?.userId === userId;
+      return store.commit(() => store.remove('sessions', (s) => of(s.session as StoredSession)).length);
+    },
   };
 }

@@ -28,5 +28,9 @@ export function postgresSessionStorage(pool: pg.Pool): SessionStorage {
     async remove(sidDigest) {
       await pool.query('DELETE FROM sessions WHERE sid_digest = $1', [sidDigest]);
     },
+    async endAllOf(userId) {
+      const { rowCount } = await pool.query(`DELETE FROM sessions WHERE session->>'userId' = $1 OR session->'twoFactor'->>'userId' = $1`, [String(userId)]);
+      return rowCount ?? 0;
+    },
   };
 }
