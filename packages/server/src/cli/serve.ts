@@ -134,7 +134,11 @@ function stopOnSignal(stop: () => Promise<void>, logger: Logger): void {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, `${signal}: shutting down`);
-    stop().then(() => process.exit(0), fail);
+    stop().then(() => {
+      // The last line, once every request has been answered and the store closed; written out before the exit.
+      logger.info('stopped');
+      logger.flush(() => process.exit(0));
+    }, fail);
   };
   process.on('SIGINT', () => onSignal('SIGINT'));
   process.on('SIGTERM', () => onSignal('SIGTERM'));

@@ -58,6 +58,16 @@ export interface AppOptions {
 
 const wallClock = () => Math.floor(Date.now() / 1000);
 
+/**
+ * HEAD is answered wherever GET is (RFC 9110 section 9.3.2), by the GET's route and checks: the document declares GETs
+ * only, and the validator would refuse a HEAD with 405. Node leaves out the body of a HEAD request's answer whatever
+ * the handler writes, as it decided when the request came in; the observers before this noted the method as sent.
+ */
+const headAsGet: RequestHandler = (req, _res, next) => {
+  if (req.method === 'HEAD') req.method = 'GET';
+  next();
+};
+
 /** Clients written for the newer API path work unchanged: /api/v4/... is answered as /api/v3/... */
 const apiV4Alias: RequestHandler = (req, _res, next) => {
   req.url = apiV3Url(req.url);
@@ -132,7 +142,7 @@ export function createApp(options: AppOptions): express.Express {
   const app = express();
   applySettings(app, parts.config);
   // What every request passes before the areas part, in turn in one step of the app's router rather than a step each.
-  const front = [...observers(parts, options.requestLog), apiV4Alias];
+  const front = [...observers(parts, options.requestLog), headAsGet, apiV4Alias];
   if (parts.kit) front.push(faultInjection(parts.kit.faults, parts.bodies));
   app.use(sequence([...front, areaBranches(apiBranch(parts, options.mailDelivery), oauthBranch(parts))]));
   usePageHeadersAndCommonRoutes(app, parts, options.stopping);

@@ -10,6 +10,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry, type Metric
 import proxyAddr from 'proxy-addr';
 import { limits, type LogFormat } from '../config.js';
 import { dispatchedRoute } from './dispatch.js';
+import { documentRouteOf } from './request-validation.js';
 import type { DeliveryOutcome, MailDelivery } from '../domain/mail-delivery.js';
 import type { MailStorage, MaintenanceStorage, OutboxSummary } from '../domain/storage/index.js';
 import { version } from '../version.js';
@@ -44,7 +45,7 @@ function processMetrics(): Registry {
  * Express route that matched (pages, operations endpoints, test helpers); none for a request no route took.
  */
 function routeOf(req: Request): string | undefined {
-  return dispatchedRoute(req) ?? (req.route ? `${req.baseUrl}${String(req.route.path)}` : undefined);
+  return dispatchedRoute(req) ?? (req.route ? `${req.baseUrl}${String(req.route.path)}` : documentRouteOf(req.url));
 }
 
 /** The server's metrics, in a registry of its own, so that several servers in one process do not mix theirs. */
@@ -171,9 +172,11 @@ export class Metrics {
   /** Counts every request once answered, by the route that matched (a bounded set) rather than its raw path. */
   readonly observeRequests: RequestHandler = (req, res, next) => {
     const started = performance.now();
+    // As sent: a HEAD is answered as a GET from here on (app.ts).
+    const { method } = req;
     res.once('finish', () => {
       const route = routeOf(req) ?? 'unmatched';
-      const series = this.#series(req.method, route, res.statusCode);
+      const series = this.#series(method, route, res.statusCode);
       series.requests.inc();
       series.latency.observe((performance.now() - started) / 1000);
     });
@@ -239,6 +242,8 @@ export function operationsRouter({ maintenance, metrics, allowlist, stopping, te
     // A stopping server still finishes its requests, but a load balancer should send it no more.
     const { ready, problem } = stopping?.aborted ? { ready: false, problem: 'the server is shutting down; its store closes once the requests in flight finish' } : await probe();
     const check = ready ? { status: 'ok' } : { status: 'failed', message: problem };
+    // Not ready is the probe doing its job, not a failure of this request: the request log warns (not errors) with why.
+    if (!ready) res.locals.notReady = problem;
     res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'failed', store_check: [check], test_helpers: testHelpers });
   });
   router.get('/-/metrics', async (req, res) => {
@@ -338,14 +343,14 @@ export function requestLogger({ level, format, destination }: RequestLogOptions)
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && requestIdPattern.test(given) ? given : randomUUID();
     res.setHeader('X-Request-Id', id);
-    // As the client sent it: the API's v4 alias rewrites req.url on the way.
-    const url = req.url;
+    // As the client sent them: the API's v4 alias rewrites req.url on the way, and a HEAD is answered as a GET.
+    const { url, method } = req;
     const done = () => {
       res.removeListener('close', done);
       res.removeListener('finish', done);
       const status = res.headersSent ? res.statusCode : null;
       const line = {
-        req: { id, method: req.method, url: loggedUrl(url) },
+        req: { id, method, url: loggedUrl(url) },
         route: routeOf(req),
         res: { statusCode: status },
         responseTime: Date.now() - started,
@@ -355,6 +360,7 @@ export function requestLogger({ level, format, destination }: RequestLogOptions)
       if (status === null) logger.warn(line, 'request aborted');
       // Not the server's fault but its store's, and alike for every request while it lasts: a warning, without a stack.
       else if (unavailable !== undefined) logger.warn({ ...line, err: unavailable }, 'store unavailable');
+      else if (res.locals.notReady !== undefined) logger.warn({ ...line, problem: res.locals.notReady as string }, 'not ready');
       else if (status >= 500) logger.error({ ...line, err: new Error(`failed with status code ${status}`) }, 'request errored');
       else logger[status >= 400 ? 'warn' : 'info'](line, 'request completed');
     };

@@ -52,6 +52,7 @@ export function requestJournal(journal: RequestJournal, now: () => number, stora
     if (isTestHelperPath(path)) return next();
     const at = new Date(now() * 1000).toISOString();
     const started = performance.now();
+    const { method } = req;
 
     const record = async (status: number) => {
       const duration_ms = Math.round((performance.now() - started) * 10) / 10;
@@ -59,7 +60,7 @@ export function requestJournal(journal: RequestJournal, now: () => number, stora
       const [client_id, username] = await Promise.all([clientIdOf(req, principal, storage), usernameOf(res, principal, storage)]);
       const entry: RecordedRequest = {
         at,
-        method: req.method,
+        method,
         path,
         status,
         duration_ms,

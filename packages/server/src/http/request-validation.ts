@@ -93,6 +93,16 @@ function findOperation(req: Request): number {
   throw new ValidatorRefusal(404, 'Not Found', req.path, 'not found');
 }
 
+/**
+ * The document's route of a path that no handler took (an API request refused 401 before its checks, say), for logs
+ * and metrics, so that it is counted under its route rather than as unmatched; undefined outside the document.
+ */
+export function documentRouteOf(url: string): string | undefined {
+  const path = url.split('?')[0]!;
+  const candidates = routesByFirstSegment.get(firstSegment(path)) ?? anyFirstSegment;
+  return candidates.find((route) => route.regexp.test(path))?.expressRoute;
+}
+
 /** A Content-Type as the validator reads it (its ContentType class): the media type and its parameters. */
 class ContentType {
   readonly mediaType: string | null = null;

@@ -114,6 +114,10 @@ describe('SIGTERM', () => {
     expect(ready.connection).toBe('close');
     expect(await cli.exited).toEqual({ code: 0, signal: null });
     expect(cli.output()).not.toMatch(/cut \d+ request/);
+    // Not being ready is the probe's answer, not the server's failure: a warning saying why.
+    expect(cli.output()).toMatch(/"level":40[^\n]*"url":"\/-\/readiness"[^\n]*"problem":"the server is shutting down[^\n]*"msg":"not ready"/);
+    // The log ends by saying so, once the requests are answered and the store closed.
+    expect(cli.stdout().trim().split('\n').at(-1)).toMatch(/"msg":"stopped"/);
   }, 30_000);
 
   it('cuts what is still running when --shutdown-timeout runs out, then closes the store and exits 0', async () => {

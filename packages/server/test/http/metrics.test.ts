@@ -63,6 +63,21 @@ const outbox = (exposition: string, status: string) => sample(exposition, `token
 const attempts = (exposition: string, outcome: string) => sample(exposition, `tokenbell_mail_delivery_attempts_total{outcome="${outcome}"}`);
 const oldestAge = (exposition: string) => sample(exposition, 'tokenbell_mail_outbox_oldest_queued_age_seconds');
 
+describe('requests', () => {
+  it('are counted by the method sent and the route, a HEAD and an API request refused before its checks included', async () => {
+    const counted = (exposition: string, method: string, route: string, status: number) => sample(exposition, `tokenbell_http_requests_total{method="${method}",route="${route}",status="${status}"}`) ?? 0;
+    const before = await text();
+    expect((await fetch(`${server.baseUrl}/api/v4/projects/acme%2Fwidgets`)).status).toBe(401);
+    expect((await fetch(`${server.baseUrl}/api/v3/user`, { method: 'HEAD' })).status).toBe(401);
+    expect((await fetch(`${server.baseUrl}/.well-known/openid-configuration`, { method: 'HEAD' })).status).toBe(200);
+    const after = await text();
+    expect(counted(after, 'GET', '/api/v3/projects/:id', 401) - counted(before, 'GET', '/api/v3/projects/:id', 401)).toBe(1);
+    expect(counted(after, 'HEAD', '/api/v3/user', 401) - counted(before, 'HEAD', '/api/v3/user', 401)).toBe(1);
+    expect(counted(after, 'HEAD', '/.well-known/openid-configuration', 200) - counted(before, 'HEAD', '/.well-known/openid-configuration', 200)).toBe(1);
+    expect(after).not.toMatch(/route="unmatched",status="401"/);
+  });
+});
+
 describe('the mail outbox', () => {
   it('counts messages queued, sent and failed, the oldest queued one\'s age, and delivery attempts by outcome', async () => {
     const empty = await text();
