@@ -42,7 +42,7 @@ it('runs the Python example (unittest, standard library) against the test helper
     execFile(
       python,
       ['-m', 'unittest', '-v', 'test_tokenbell'],
-      { cwd: here, timeout: 60_000, env: { ...process.env, TOKENBELL_URL: baseUrl, TOKENBELL_ADMIN_TOKEN: adminToken } },
+      { cwd: here, timeout: 60_000, env: { ...process.env, TOKENBELL_URL: baseUrl, TOKENBELL_TEST_HELPERS_TOKEN: adminToken } },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, output: `${stdout}${stderr}` }),
     );
   });

@@ -1,12 +1,12 @@
 """tokenbell's test helpers from another language: the same operations as startTokenbell's helpers, over HTTP.
 
 Needs a server started with --test-helpers and, in the environment, TOKENBELL_URL (its base URL) and
-TOKENBELL_ADMIN_TOKEN (the administrator's token: the server's --test-helpers-token, or the one it printed at start).
+TOKENBELL_TEST_HELPERS_TOKEN (the administrator's token: the server's --test-helpers-token, or the one it printed at start).
 No seed: each test makes what it needs. Standard library only:
 
     export TOKENBELL_TEST_HELPERS_TOKEN=tbpat-my-suite-token-0123456789
     npx tokenbell --memory --test-helpers &
-    TOKENBELL_URL=http://127.0.0.1:3000 TOKENBELL_ADMIN_TOKEN=$TOKENBELL_TEST_HELPERS_TOKEN python3 -m unittest -v test_tokenbell
+    TOKENBELL_URL=http://127.0.0.1:3000 python3 -m unittest -v test_tokenbell
 """
 
 import json
@@ -17,7 +17,7 @@ import urllib.parse
 import urllib.request
 
 BASE_URL = os.environ["TOKENBELL_URL"].rstrip("/")
-ADMIN_TOKEN = os.environ["TOKENBELL_ADMIN_TOKEN"]
+ADMIN_TOKEN = os.environ["TOKENBELL_TEST_HELPERS_TOKEN"]
 
 
 def call(method, path, body=None, headers=None):

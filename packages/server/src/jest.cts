@@ -5,7 +5,7 @@
 //   module.exports = { globalSetup: '@tokenbell/server/jest', globalTeardown: '@tokenbell/server/jest/teardown' };
 //
 // Jest runs the setup in its main process and the test files elsewhere, so what crosses is environment variables,
-// set here before the workers start: TOKENBELL_URL and TOKENBELL_TOKEN (an administrator's personal access token), the
+// set here before the workers start: TOKENBELL_URL and TOKENBELL_TEST_HELPERS_TOKEN (an administrator's personal access token), the
 // names `tokenbell test-helpers` reads. The seed is the file TOKENBELL_SEED names (relative to Jest's rootDir), else
 // tokenbell.seed.json in rootDir, else none.
 import type { RunningTokenbell } from './testing.js';
@@ -20,7 +20,7 @@ async function tokenbellJestGlobalSetup(globalConfig: { rootDir: string }, proje
   const tokenbell = await startTokenbell(optionsFromEnvironment(projectConfig?.rootDir ?? globalConfig.rootDir));
   (globalThis as Holder)[key] = tokenbell;
   process.env.TOKENBELL_URL = tokenbell.url;
-  process.env.TOKENBELL_TOKEN = tokenbell.adminToken;
+  process.env.TOKENBELL_TEST_HELPERS_TOKEN = tokenbell.adminToken;
 }
 
 /** Stops what the setup started; nothing when it started nothing. */

@@ -233,7 +233,7 @@ describe('the kit from an installed package', { timeout: 180_000 }, () => {
       // It is written once the server listens, so health may answer a moment before it.
       await expect.poll(() => /^ {2}(tbpat-\S+)$/m.exec(server.stderr())?.[1], { timeout: 10_000 }).toBeDefined();
       const token = /^ {2}(tbpat-\S+)$/m.exec(server.stderr())![1]!;
-      const result = await exec(python, ['-m', 'unittest', '-v', 'test_four_ways'], join(dir, 'python'), { TOKENBELL_URL: url, TOKENBELL_TOKEN: token }).catch(
+      const result = await exec(python, ['-m', 'unittest', '-v', 'test_four_ways'], join(dir, 'python'), { TOKENBELL_URL: url, TOKENBELL_TEST_HELPERS_TOKEN: token }).catch(
         (error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: `${error.stderr ?? String(error)}\nserver:\n${server.output()}` }),
       );
       expect(result.stderr).toMatch(/Ran 1 test[\s\S]*\nOK\s*$/);

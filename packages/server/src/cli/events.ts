@@ -17,7 +17,7 @@ export const eventsUsage = `Usage: tokenbell events <command> --url URL --token 
                         the mail queued, newest first, with its delivery status
 
   --url URL             the instance (TOKENBELL_URL, default http://127.0.0.1:3000), started with --test-helpers
-  --token TOKEN         an administrator's personal access token (TOKENBELL_TOKEN); tokenbell users token makes one
+  --token TOKEN         an administrator's personal access token (TOKENBELL_TEST_HELPERS_TOKEN); tokenbell users token makes one
   KIND                  ${notificationEvents.join(', ')}
 `;
 

@@ -24,7 +24,7 @@ ${testHelperOperations.map((op) => `  ${op.command.padEnd(column)}${op.summary}`
 
 ${[
   ['--url URL', 'the instance (TOKENBELL_URL, default http://127.0.0.1:3000)'],
-  ['--token TOKEN', "an administrator's personal access token (TOKENBELL_TOKEN); tokenbell users token makes one"],
+  ['--token TOKEN', "an administrator's personal access token (TOKENBELL_TEST_HELPERS_TOKEN); tokenbell users token makes one"],
   ['--path-param NAME=VALUE', 'a parameter of the operation\'s path, e.g. id=acme/widgets (URL-encoded here)'],
   ['--query NAME=VALUE', 'a query parameter, repeatable'],
 ]
@@ -54,8 +54,8 @@ export interface TestHelperRemote {
 
 /** The instance and token from --url/--token or the environment, as every command against the area takes them. */
 export function testHelperRemote(flags: { url?: string; token?: string }, env: NodeJS.ProcessEnv, command: string): TestHelperRemote {
-  const token = flags.token ?? env.TOKENBELL_TOKEN;
-  if (!token) throw new ConfigError(`${command} needs --token (or TOKENBELL_TOKEN): an administrator's personal access token`);
+  const token = flags.token ?? env.TOKENBELL_TEST_HELPERS_TOKEN;
+  if (!token) throw new ConfigError(`${command} needs --token (or TOKENBELL_TEST_HELPERS_TOKEN): an administrator's personal access token`);
   return { url: (flags.url ?? env.TOKENBELL_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, ''), token };
 }
 

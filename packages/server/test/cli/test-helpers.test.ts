@@ -57,7 +57,7 @@ describe('tokenbell test-helpers', () => {
   it('resets the instance and prints nothing for the 204', async () => {
     await tb.helpers.createUser({ username: 'bob', email: 'bob@example.com', name: 'Bob', password: 'correct horse battery' });
     // The token and URL from the environment, as a shell session would set them once.
-    expect(await run(['resetTestState'], { TOKENBELL_URL: tb.url, TOKENBELL_TOKEN: tb.adminToken })).toBe('');
+    expect(await run(['resetTestState'], { TOKENBELL_URL: tb.url, TOKENBELL_TEST_HELPERS_TOKEN: tb.adminToken })).toBe('');
     // bob is gone: the same user can be added again.
     await expect(tb.helpers.createUser({ username: 'bob', email: 'bob@example.com', name: 'Bob', password: 'correct horse battery' })).resolves.toMatchObject({ username: 'bob' });
     expect((await tb.helpers.clock()).offset_seconds).toBe(0);
@@ -85,7 +85,7 @@ describe('tokenbell test-helpers', () => {
     const nowhere = `http://127.0.0.1:${await freePort()}`;
     await expect(run(['get-test-clock', '--url', nowhere, '--token', 'x'])).rejects.toThrow(new RegExp(`^cannot reach ${nowhere} \\(--url\\): .*ECONNREFUSED`));
     await expect(run(['get-test-clock', '--url', off.baseUrl, '--token', 'tbpat-jsmith-example-token-000000000000000000'])).rejects.toThrow(/404 Not Found \(is the server running with --test-helpers\?\)$/);
-    await expect(run(['get-test-clock', '--url', tb.url])).rejects.toThrow(/needs --token \(or TOKENBELL_TOKEN\)/);
+    await expect(run(['get-test-clock', '--url', tb.url])).rejects.toThrow(/needs --token \(or TOKENBELL_TEST_HELPERS_TOKEN\)/);
     await expect(run(['advance-test-clock', ...against()])).rejects.toThrow(/needs a JSON body, e\.g\. '\{"seconds":7200\}'/);
     await expect(run(['advance-test-clock', '{seconds: 1}', ...against()])).rejects.toThrow(/the JSON argument is not JSON/);
     await expect(run(['reset', '{}', ...against()])).rejects.toThrow(/takes no JSON body/);

@@ -2,7 +2,7 @@ import { beforeEach, expect, it } from '@jest/globals';
 import { createTokenbellTestHelpers } from '@tokenbell/sdk/test-helpers';
 
 const baseUrl = process.env.TOKENBELL_URL!;
-const helpers = createTokenbellTestHelpers({ baseUrl, token: process.env.TOKENBELL_TOKEN! });
+const helpers = createTokenbellTestHelpers({ baseUrl, token: process.env.TOKENBELL_TEST_HELPERS_TOKEN! });
 beforeEach(() => helpers.reset());
 
 it("answers the token's user until the token expires", async () => {

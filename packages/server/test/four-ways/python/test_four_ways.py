@@ -1,6 +1,6 @@
 """The fourth way: Python's standard library over HTTP, against `tokenbell --memory --test-helpers --seed ...`.
 
-TOKENBELL_URL is the instance and TOKENBELL_TOKEN an administrator's personal access token from the seed.
+TOKENBELL_URL is the instance and TOKENBELL_TEST_HELPERS_TOKEN an administrator's personal access token from the seed.
 """
 
 import json
@@ -10,7 +10,7 @@ import urllib.error
 import urllib.request
 
 BASE_URL = os.environ["TOKENBELL_URL"].rstrip("/")
-ADMIN_TOKEN = os.environ["TOKENBELL_TOKEN"]
+ADMIN_TOKEN = os.environ["TOKENBELL_TEST_HELPERS_TOKEN"]
 
 
 def call(method, path, body=None, headers=None):
