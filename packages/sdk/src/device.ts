@@ -48,14 +48,14 @@ export type PollDeviceTokenOptions = EndpointOptions &
     /** Stops polling; the promise rejects with the signal's reason. */
     signal?: AbortSignal;
     /**
-     * How to wait between polls: by default a timer. A test can pass one that moves the server's clock instead (the
-     * test helpers' `advanceClock`), so that minutes of polling take no time.
+     * How to wait between polls, in seconds (the unit of `interval`): by default a timer. A test can pass the test
+     * helpers' `advanceClock` as it is, which moves the server's clock instead, so that minutes of polling take no time.
      */
-    wait?: (milliseconds: number, signal?: AbortSignal) => Promise<void>;
+    wait?: (seconds: number, signal?: AbortSignal) => Promise<unknown>;
   };
 
 /** RFC 8628 section 3.5: after `slow_down` the interval grows by 5 seconds, for this and every later poll. */
-const slowDownStepMs = 5000;
+const slowDownStep = 5;
 
 /**
  * Polls the token endpoint with the device code (RFC 8628 section 3.4), waiting `interval` seconds before each poll
@@ -67,15 +67,15 @@ const slowDownStepMs = 5000;
  */
 export async function pollDeviceToken(options: PollDeviceTokenOptions): Promise<TokenResponse> {
   const { signal, wait = waitFor } = options;
-  const deadlineMs = options.expiresIn === undefined ? Infinity : options.expiresIn * 1000;
-  let intervalMs = options.interval * 1000;
-  let waitedMs = 0;
+  const deadline = options.expiresIn ?? Infinity;
+  let interval = options.interval;
+  let waited = 0;
   for (;;) {
-    if (waitedMs + intervalMs > deadlineMs) {
+    if (waited + interval > deadline) {
       throw new OAuthError({ error: 'expired_token', error_description: 'The device code expired before the user answered (expires_in has passed).' });
     }
-    await wait(intervalMs, signal);
-    waitedMs += intervalMs;
+    await wait(interval, signal);
+    waited += interval;
     try {
       return await tokenRequest(
         { ...options, signal },
@@ -85,14 +85,14 @@ export async function pollDeviceToken(options: PollDeviceTokenOptions): Promise<
       // An abort during the request reaches here as a network error; it is the caller's abort all the same.
       if (signal?.aborted) throw signal.reason;
       if (!(error instanceof OAuthError)) throw error;
-      if (error.error === 'slow_down') intervalMs += slowDownStepMs;
+      if (error.error === 'slow_down') interval += slowDownStep;
       else if (error.error !== 'authorization_pending') throw error;
     }
   }
 }
 
 /** A timer that an abort ends early, rejecting with the signal's reason. */
-function waitFor(milliseconds: number, signal?: AbortSignal): Promise<void> {
+function waitFor(seconds: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const onAbort = () => {
@@ -102,7 +102,7 @@ function waitFor(milliseconds: number, signal?: AbortSignal): Promise<void> {
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
-    }, milliseconds);
+    }, seconds * 1000);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -30,9 +30,9 @@ afterAll(() => tokenbell?.close());
  */
 function clockWait(steps: Record<number, () => Promise<unknown>> = {}) {
   const waits: number[] = [];
-  const wait = async (milliseconds: number) => {
-    waits.push(milliseconds);
-    await tokenbell.helpers.advanceClock(Math.ceil(milliseconds / 1000));
+  const wait = async (seconds: number) => {
+    waits.push(seconds);
+    await tokenbell.helpers.advanceClock(seconds);
     await steps[waits.length]?.();
   };
   return { waits, wait };
@@ -69,8 +69,17 @@ describe('pollDeviceToken', () => {
     const tokens = await pollDeviceToken({ baseUrl: tokenbell.url, ...cli, deviceCode: started.device_code, interval: started.interval, expiresIn: started.expires_in, wait });
     expect(tokens).toMatchObject({ token_type: 'bearer', scope: 'api read_user', refresh_token: expect.any(String) });
     // Pending after the first wait; approved during the second.
-    expect(waits).toEqual([5000, 5000]);
+    expect(waits).toEqual([5, 5]);
     expect(await me(tokens.access_token)).toMatchObject({ username: 'alice' });
+  });
+
+  it('takes the test helpers\' advanceClock as its wait, as it is: both count in seconds', async () => {
+    const started = await startDeviceAuthorization({ baseUrl: tokenbell.url, ...cli });
+    await tokenbell.helpers.decideDeviceAuthorization({ user_code: started.user_code, username: 'alice', decision: 'approve' });
+    const before = (await tokenbell.helpers.clock()).offset_seconds;
+    const tokens = await pollDeviceToken({ baseUrl: tokenbell.url, ...cli, deviceCode: started.device_code, interval: started.interval, wait: tokenbell.helpers.advanceClock });
+    expect(await me(tokens.access_token)).toMatchObject({ username: 'alice' });
+    expect((await tokenbell.helpers.clock()).offset_seconds - before).toBe(started.interval);
   });
 
   it('adds 5 seconds to the interval at every slow_down, as RFC 8628 section 3.5 says', async () => {
@@ -79,7 +88,7 @@ describe('pollDeviceToken', () => {
     const { waits, wait } = clockWait({ 4: approve });
     // A device that polls every second where the server asks for five: pending, slow_down, then every 6 seconds.
     const tokens = await pollDeviceToken({ baseUrl: tokenbell.url, ...cli, deviceCode: started.device_code, interval: 1, wait });
-    expect(waits).toEqual([1000, 1000, 6000, 6000]);
+    expect(waits).toEqual([1, 1, 6, 6]);
     expect(tokens.access_token).toEqual(expect.any(String));
   });
 
@@ -105,14 +114,14 @@ describe('pollDeviceToken', () => {
     expect(stopped).toBeInstanceOf(OAuthError);
     // Two polls, pending both times; a third wait would end past expires_in, so it stops without it.
     expect(stopped).toMatchObject({ error: 'expired_token', status: undefined });
-    expect(waits).toEqual([5000, 5000]);
+    expect(waits).toEqual([5, 5]);
   });
 
   it('throws invalid_grant for a code that is not the client\'s, without polling again', async () => {
     const started = await startDeviceAuthorization({ baseUrl: tokenbell.url, ...cli });
     const { waits, wait } = clockWait();
     await expect(pollDeviceToken({ baseUrl: tokenbell.url, ...confidential, deviceCode: started.device_code, interval: 5, wait })).rejects.toMatchObject({ error: 'invalid_grant' });
-    expect(waits).toEqual([5000]);
+    expect(waits).toEqual([5]);
   });
 
   it('waits on a real timer by default: with automatic approval the first poll gets the tokens', async () => {
