@@ -1,6 +1,6 @@
 // What every page must be in a browser, checked the same way by each browser test: the layout's header (tokenbell's
-// name, who is signed in) and footer (the version, the API reference), no sideways scrolling at the width in use nor
-// at 320 px, and no serious or critical accessibility violation by axe-core. A screenshot of each lands in
+// name, who is signed in) and footer (the version, the API reference), no literal Markdown, no sideways scrolling at
+// the width in use nor at 320 px, and no serious or critical accessibility violation by axe-core. A screenshot of each lands in
 // test-results/screenshots/ for people to look at.
 import { join } from 'node:path';
 import axe from 'axe-core';
@@ -60,6 +60,8 @@ export async function checkPage(page: Page, name: string, width: Width, { signed
   expect(await footer.textContent(), `${name}: the footer's version`).toContain(`tokenbell ${version}`);
   expect(await footer.getByRole('link', { name: 'API reference' }).getAttribute('href'), `${name}: the footer's API reference link`).toBe('/help/api');
 
+  // The document's descriptions are Markdown; a page shows them as words, never with their backticks.
+  expect(await page.locator('main').textContent(), `${name}: literal Markdown`).not.toMatch(/`/);
   expect(await overflow(page), `${name}: scrolls sideways at ${width} width`).toBeLessThanOrEqual(0);
   expect(await accessibilityViolations(page), `${name}: axe-core at ${width} width`).toEqual([]);
   await page.screenshot({ path: join(screenshotsDir, `${name}-${width}.png`), fullPage: true });
