@@ -1,7 +1,8 @@
 // OpenID Connect for apps that sign users in with tokenbell (or the service it mirrors): discovery, id_token
-// verification against the published keys, and userinfo. jose does the JOSE work; it is imported here only, so an app
-// that never calls these functions bundles none of it (the package has no side effects).
-import { createRemoteJWKSet, customFetch, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+// verification against the published keys, and userinfo. jose does the JOSE work. It is imported here only, and only
+// when an id_token is verified: jose is ECMAScript modules only, so a CommonJS loader without them (Jest's, by default)
+// can still require the SDK, and an app that never verifies bundles none of it (the package has no side effects).
+import type { JWTVerifyGetKey } from 'jose';
 import { OAuthError } from './errors.js';
 import type { components } from './generated/openapi.js';
 import { type FetchLike, isObject, parseJson, trimSlash, typedClient } from './internal.js';
@@ -54,13 +55,13 @@ export interface VerifyIdTokenOptions extends Endpoint {
 const keySets = new Map<string, WeakMap<object, JWTVerifyGetKey>>();
 const defaultFetch = {};
 
-function keySetFor(url: string, fetch: FetchLike | undefined): JWTVerifyGetKey {
+function keySetFor(jose: typeof import('jose'), url: string, fetch: FetchLike | undefined): JWTVerifyGetKey {
   let byFetch = keySets.get(url);
   if (!byFetch) keySets.set(url, (byFetch = new WeakMap()));
   const key = fetch ?? defaultFetch;
   let keys = byFetch.get(key);
   if (!keys) {
-    keys = createRemoteJWKSet(new URL(url), fetch ? { [customFetch]: (input: string, init: RequestInit) => fetch(new Request(input, init)) } : {});
+    keys = jose.createRemoteJWKSet(new URL(url), fetch ? { [jose.customFetch]: (input: string, init: RequestInit) => fetch(new Request(input, init)) } : {});
     byFetch.set(key, keys);
   }
   return keys;
@@ -73,13 +74,14 @@ function keySetFor(url: string, fetch: FetchLike | undefined): JWTVerifyGetKey {
  */
 export async function verifyIdToken(idToken: string, options: VerifyIdTokenOptions): Promise<IdTokenClaims> {
   const issuer = trimSlash(options.baseUrl);
-  const keys = keySetFor(options.jwksUri ?? `${issuer}/oauth/discovery/keys`, options.fetch);
+  const jose = await import('jose');
+  const keys = keySetFor(jose, options.jwksUri ?? `${issuer}/oauth/discovery/keys`, options.fetch);
   let claims: IdTokenClaims;
   try {
-    const { payload } = await jwtVerify(idToken, keys, { issuer, audience: options.clientId, algorithms: ['RS256'], clockTolerance: options.clockTolerance ?? 0 });
+    const { payload } = await jose.jwtVerify(idToken, keys, { issuer, audience: options.clientId, algorithms: ['RS256'], clockTolerance: options.clockTolerance ?? 0 });
     claims = payload as unknown as IdTokenClaims;
   } catch (error) {
-    if (!(error instanceof joseErrors.JOSEError)) throw error;
+    if (!(error instanceof jose.errors.JOSEError)) throw error;
     throw new OAuthError({ error: 'invalid_id_token', error_description: `The id_token was refused: ${error.message}`, cause: error });
   }
   if (options.nonce !== undefined && claims.nonce !== options.nonce) {

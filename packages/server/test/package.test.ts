@@ -197,7 +197,11 @@ describe('the kit from an installed package', { timeout: 180_000 }, () => {
     const dir = await project();
     await exec(bin(dir, 'tsc'), ['-p', 'jest'], dir);
     const { stderr } = await exec(bin(dir, 'jest'), ['--ci'], dir);
-    expect(stderr).toMatch(/Tests:\s+1 passed, 1 total/);
+    expect(stderr).toMatch(/Tests:\s+2 passed, 2 total/);
+    // The plain JavaScript suite, which requires the SDK's main entry too, is the test-kit guide's Jest example.
+    const guide = await readFile(fileURLToPath(new URL('../../../docs/test-kit.md', import.meta.url)), 'utf8');
+    const plain = await readFile(fileURLToPath(new URL('four-ways/jest/plain/tokenbell.test.js', import.meta.url)), 'utf8');
+    expect(guide).toContain(`\`\`\`js\n${plain}\`\`\``);
   });
 
   it('runs the suite with vitest and the one-line globalSetup', async () => {
