@@ -65,6 +65,9 @@ export default defineConfig({
             // Server processes started as an operator starts them, on the store each case names (a data file, memory,
             // or a database of its own): the same in both projects.
             'packages/server/test/hardening/operator-start.test.ts',
+            // `tokenbell users` reading its secrets and printing to a closed output, on a data file: the store makes no
+            // difference there (users-cli.test.ts runs the commands on both).
+            'packages/server/test/hardening/users-secrets.test.ts',
           ],
           env: { TOKENBELL_TEST_STORE: 'postgres' },
           globalSetup: ['test/support/postgres-global-setup.ts'],

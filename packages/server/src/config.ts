@@ -104,8 +104,8 @@ export const settings = [
   { flag: 'mail-from', arg: 'ADDRESS', env: 'TOKENBELL_MAIL_FROM', default: 'tokenbell <notifications@HOST>', help: 'the From address of notification mail (HOST: the base URL\'s host name)' },
   { flag: 'gitlab-version', arg: 'VERSION', env: 'TOKENBELL_GITLAB_VERSION', default: '17.11.0', help: 'the GitLab release that /api/v4/version and /api/v4/metadata answer as (MAJOR.MINOR.PATCH, with an optional suffix such as -ee), for clients that check it' },
   { flag: 'shutdown-timeout', arg: 'SECONDS', env: 'TOKENBELL_SHUTDOWN_TIMEOUT', default: '10', help: 'on SIGTERM or SIGINT, how long requests in flight may take to finish before their connections are cut' },
-  { flag: 'test-helpers', env: 'TOKENBELL_TEST_HELPERS', default: 'off', help: 'serve the test-helper API for administrators (shape state, mint tokens, move the clock, reset, the request journal, faults, notification events and mail); never in production (1/true/yes/on to turn on); refused on a --host other than loopback or an https --base-url without the next setting' },
-  { flag: 'test-helpers-on-public-host', env: 'TOKENBELL_TEST_HELPERS_ON_PUBLIC_HOST', default: 'off', help: 'allow --test-helpers where others can reach it (a --host other than loopback, an https --base-url), for a shared test environment (1/true/yes/on to turn on)' },
+  { flag: 'test-helpers', env: 'TOKENBELL_TEST_HELPERS', default: 'off', help: 'serve the test-helper API for administrators (shape state, mint tokens, move the clock, reset, the request journal, faults, notification events and mail); never in production (1/true/yes/on to turn on); refused on a --host other than loopback, a --base-url not http on loopback, or with --trust-proxy, without the next setting' },
+  { flag: 'test-helpers-on-public-host', env: 'TOKENBELL_TEST_HELPERS_ON_PUBLIC_HOST', default: 'off', help: 'allow --test-helpers where others can reach it (a --host other than loopback, a --base-url not http on loopback, --trust-proxy), for a shared test environment (1/true/yes/on to turn on)' },
   { flag: 'test-helpers-token', arg: 'TOKEN', env: 'TOKENBELL_TEST_HELPERS_TOKEN', default: 'none', help: 'with --test-helpers: the personal access token (20 to 255 printable characters) of the administrator root (made when absent) for the test-helper area, kept across restarts; without it, a new one is written to standard error at start' },
   { flag: 'demo', env: 'TOKENBELL_DEMO', default: 'auto', help: 'on an empty store, create a demo account, group, project and application and write their credentials to standard error (1/true/yes/on, 0/false/no/off); auto is on for the data file or memory when standard output is a terminal (npm start turns it on)' },
 ] as const satisfies readonly { flag: string; arg?: string; env: string | undefined; default: string; help: string }[];
@@ -223,7 +223,7 @@ export function configFrom(argv: string[], env: NodeJS.ProcessEnv = process.env,
   const host = read('host');
   const baseUrl = baseUrlFrom(given('base-url'), host, port);
   const testHelpers = on('test-helpers');
-  if (testHelpers && !on('test-helpers-on-public-host')) refuseExposedTestHelpers(host, baseUrl);
+  if (testHelpers && !on('test-helpers-on-public-host')) refuseExposedTestHelpers(host, baseUrl, given('trust-proxy'));
   const testHelpersToken = given('test-helpers-token');
   if (testHelpersToken !== undefined && !testHelpers) throw new ConfigError(`${testHelpersToken.name} is the test-helper area's token: it needs --test-helpers (TOKENBELL_TEST_HELPERS=true)`);
   const dataFile = values.memory || databaseUrl !== null ? null : read('data').value;
@@ -286,12 +286,22 @@ export function isLoopbackHost(host: string): boolean {
 
 /**
  * The test-helper area mints tokens for anyone, moves the clock and empties the store: it is meant for a test run on
- * this machine. Listening beyond loopback or behind https looks like a real deployment, so it takes a second setting.
+ * this machine. Listening beyond loopback, a public base URL (a host other than loopback, or https) or a reverse
+ * proxy in front (--trust-proxy) look like a real deployment, so they take a second setting.
  */
-function refuseExposedTestHelpers(host: Given, baseUrl: string): void {
-  const exposure = !isLoopbackHost(host.value) ? `${host.name} ${host.value} is reachable from other machines` : baseUrl.startsWith('https:') ? `the base URL ${baseUrl} is https, as a deployment's is` : null;
+function refuseExposedTestHelpers(host: Given, baseUrl: string, trustProxy: Given | undefined): void {
+  const { hostname, protocol } = new URL(baseUrl);
+  const exposure = !isLoopbackHost(host.value)
+    ? `${host.name} ${host.value} is reachable from other machines`
+    : protocol === 'https:'
+      ? `the base URL ${baseUrl} is https, as a deployment's is`
+      : !isLoopbackHost(hostname)
+        ? `the base URL ${baseUrl} names a host other than loopback`
+        : trustProxy !== undefined && trustProxyFrom(trustProxy) !== false
+          ? `${trustProxy.name} says a reverse proxy forwards other machines' requests`
+          : null;
   if (exposure === null) return;
-  throw new ConfigError(`--test-helpers lets any administrator token mint tokens, move the clock and reset the store, and ${exposure}: listen on loopback (--host 127.0.0.1), or add --test-helpers-on-public-host (TOKENBELL_TEST_HELPERS_ON_PUBLIC_HOST=true) if this is a test environment meant to be shared`);
+  throw new ConfigError(`--test-helpers lets any administrator token mint tokens, move the clock and reset the store, and ${exposure}: listen on loopback (--host 127.0.0.1) with a loopback http base URL and no proxy, or add --test-helpers-on-public-host (TOKENBELL_TEST_HELPERS_ON_PUBLIC_HOST=true) if this is a test environment meant to be shared`);
 }
 
 function idTokenTtlFrom(given: Given): number {

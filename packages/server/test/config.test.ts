@@ -210,6 +210,15 @@ describe('the test-helper area on a reachable host', () => {
     expect(configFrom(['--test-helpers', '--host', '0.0.0.0', '--test-helpers-on-public-host'], {}).testHelpers).toBe(true);
     expect(configFrom(['--host', '0.0.0.0'], {}).testHelpers).toBe(false);
   });
+  it('is refused on a loopback listener whose base URL names another host, or behind a trusted proxy, unless told', () => {
+    expect(() => configFrom(['--test-helpers', '--base-url', 'http://tokenbell.test:3000'], {})).toThrow(/the base URL http:\/\/tokenbell\.test:3000 names a host other than loopback: .* add --test-helpers-on-public-host/);
+    expect(() => configFrom(['--test-helpers', '--trust-proxy', 'loopback'], {})).toThrow(/--trust-proxy says a reverse proxy forwards other machines' requests: .* add --test-helpers-on-public-host/);
+    expect(() => configFrom(['--test-helpers'], { TOKENBELL_TRUST_PROXY: '1' })).toThrow(/TOKENBELL_TRUST_PROXY says a reverse proxy/);
+    for (const allowed of [['--base-url', 'http://127.0.0.1:3000'], ['--base-url', 'http://[::1]:3000'], ['--base-url', 'http://localhost:3000'], ['--trust-proxy', 'false']]) {
+      expect(configFrom(['--test-helpers', ...allowed], {}).testHelpers).toBe(true);
+    }
+    expect(configFrom(['--test-helpers', '--trust-proxy', 'loopback', '--base-url', 'http://tokenbell.test'], { TOKENBELL_TEST_HELPERS_ON_PUBLIC_HOST: 'yes' }).testHelpers).toBe(true);
+  });
 });
 
 describe('the guides', () => {

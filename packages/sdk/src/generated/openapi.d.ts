@@ -194,10 +194,12 @@ export interface paths {
         };
         /**
          * The public keys that verify id_tokens (JWK set, RFC 7517).
-         * @description The RSA keys that sign OpenID Connect id_tokens (RS256), public members only: the key that signs now first,
-         *     then any key a rotation retired less than a day ago, so that an id_token signed before the rotation still
-         *     verifies. Each key's `kid` is its RFC 7638 SHA-256 thumbprint, which an id_token's header names. As on the
-         *     service, the set may be cached for a day.
+         * @description The RSA keys that sign OpenID Connect id_tokens (RS256), public members only, the newest first: a key a
+         *     rotation made, published ten minutes before it signs so that no cached copy of the set lacks it; the key that
+         *     signs now; and any key retired less than a day ago, so that an id_token signed before the rotation still
+         *     verifies. Each key's `kid` is its RFC 7638 SHA-256 thumbprint, which an id_token's header names. The set may
+         *     be cached for ten minutes (the service lets it be cached for a day), which is what lets a new key be published
+         *     before it signs.
          */
         get: operations["getJsonWebKeySet"];
         put?: never;
@@ -4015,10 +4017,10 @@ export interface operations {
             200: {
                 headers: {
                     /**
-                     * @description The set may be cached for a day, as long as a retired key stays in it.
-                     * @example public, max-age=86400
+                     * @description The set may be cached for ten minutes, as long as a new key is published before it signs.
+                     * @example public, max-age=600
                      */
-                    "Cache-Control": "public, max-age=86400";
+                    "Cache-Control": "public, max-age=600";
                     [name: string]: unknown;
                 };
                 content: {

@@ -8,7 +8,7 @@ import { callTestHelper, testHelperRemote } from './test-helpers.js';
 
 type Schemas = components['schemas'];
 
-export const eventsUsage = `Usage: tokenbell events <command> --url URL --token TOKEN ...
+export const eventsUsage = `Usage: tokenbell events <command> --url URL --token-file FILE ...
 
   emit --project ID_OR_PATH --kind KIND --title TITLE --author USERNAME
        [--participants U1,U2] [--mentioned U1,U2] [--pipeline-user USERNAME]
@@ -17,7 +17,9 @@ export const eventsUsage = `Usage: tokenbell events <command> --url URL --token 
                         the mail queued, newest first, with its delivery status
 
   --url URL             the instance (TOKENBELL_URL, default http://127.0.0.1:3000), started with --test-helpers
-  --token TOKEN         an administrator's personal access token (TOKENBELL_TEST_HELPERS_TOKEN); tokenbell users token makes one
+  --token-file FILE     a file holding an administrator's personal access token (- for standard input), else
+                        TOKENBELL_TEST_HELPERS_TOKEN; tokenbell users token makes one (--token TOKEN works, but other users of
+                        the machine can read it)
   KIND                  ${notificationEvents.join(', ')}
 `;
 
@@ -27,8 +29,8 @@ export async function runEventsCommand(args: string[], env: NodeJS.ProcessEnv, p
   const chosen = subcommand(args, 'events', ['emit', 'messages'], eventsUsage, print);
   if (!chosen) return;
   const { command, rest } = chosen;
-  const { values } = parseFlags(rest, { url: 'string', token: 'string', project: 'string', kind: 'string', title: 'string', author: 'string', participants: 'string', mentioned: 'string', 'pipeline-user': 'string', username: 'string', 'event-id': 'string', 'per-page': 'string' });
-  const remote = testHelperRemote(values, env, `events ${command}`);
+  const { values } = parseFlags(rest, { url: 'string', token: 'string', 'token-file': 'string', project: 'string', kind: 'string', title: 'string', author: 'string', participants: 'string', mentioned: 'string', 'pipeline-user': 'string', username: 'string', 'event-id': 'string', 'per-page': 'string' });
+  const remote = await testHelperRemote(values, env, `events ${command}`);
 
   if (command === 'emit') {
     const need = required(values, 'events emit');

@@ -1,31 +1,35 @@
-// `tokenbell keys rotate`: a new id_token signing key, the previous one still published for a day. On the data file
-// the server must be stopped first, as for `tokenbell users` (the file's lock refuses a second writer, naming the
-// running one); on PostgreSQL the instances keep running and sign with the new key from their next id_token, since
-// each asks the database which key signs.
+// `tokenbell keys rotate`: a new id_token signing key, published at once and signing ten minutes later (the JWK set's
+// cache lifetime), the previous one still published for a day after it hands over; `--drop-retired` for a key that
+// leaked. On the data file the server must be stopped first, as for `tokenbell users` (the file's lock refuses a second
+// writer, naming the running one); on PostgreSQL the instances keep running and follow the rotation, since each asks
+// the database which key signs.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { databaseUrlOf, defaultOf } from '../config.js';
-import { rotateSigningKey } from '../domain/oidc/signing-keys.js';
+import { handoverMargin, keySetLifetime, rotateSigningKey, type Rotation } from '../domain/oidc/signing-keys.js';
 import { ConfigError } from '../explained-error.js';
 import { parseFlags, subcommand } from '../flags.js';
 import { openBackend } from '../store/backend.js';
 import { StoreLockedError } from '../store/errors.js';
 
-export const keysUsage = `Usage: tokenbell keys rotate [--data FILE | --database-url URL]
+export const keysUsage = `Usage: tokenbell keys rotate [--drop-retired] [--data FILE | --database-url URL]
 
-  rotate                make a new key to sign id_tokens with; the previous one stays published for a day, so that
-                        id_tokens it signed still verify, and older retired keys are dropped
+  rotate                make a new key to sign id_tokens with: published at once, it signs ${keySetLifetime / 60} minutes and
+                        ${handoverMargin} s later, once no client's cached copy of the key set lacks it; the previous key
+                        signs until then and stays published a day more, so that id_tokens it signed still verify;
+                        older keys are dropped
 
+  --drop-retired        for a key that leaked: the new key signs at once, and every other key is unpublished at once
+                        (id_tokens they signed stop verifying; verifiers fetch the set again on meeting the new kid)
   --data FILE           the data file (TOKENBELL_DATA, default ${defaultOf('data')}); stop the server first, it uses
                         the new key from its next start
-  --database-url URL    the PostgreSQL database (DATABASE_URL) instead; servers keep running and sign with the new key
-                        from their next id_token
+  --database-url URL    the PostgreSQL database (DATABASE_URL) instead; servers keep running and follow the rotation
 `;
 
 /** The flags, read strictly; a mistake is one line naming it, with the usage a command away. */
 function flagsOf(args: string[]) {
   try {
-    return parseFlags(args, { data: 'string', 'database-url': 'string', help: 'boolean' }).values;
+    return parseFlags(args, { data: 'string', 'database-url': 'string', 'drop-retired': 'boolean', help: 'boolean' }).values;
   } catch (error) {
     if (!(error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) throw error;
     // Node's first sentence names the flag; the rest is about positional arguments, which this command has none of.
@@ -52,10 +56,18 @@ export async function runKeysCommand(args: string[], env: NodeJS.ProcessEnv, pri
     throw new StoreLockedError(`${error.message}; a data file's keys change only while no server runs on it`);
   });
   try {
-    const { kid, retiredKid } = await rotateSigningKey(storage, Math.floor(Date.now() / 1000));
-    const next = databaseUrl === null ? 'the server signs with it from its next start' : 'every instance on the database signs with it from its next id_token, without a restart';
-    print(`new signing key ${kid}; ${retiredKid === null ? 'there was none before' : `${retiredKid} retired, still published for a day`}; ${next}`);
+    const rotation = await rotateSigningKey(storage, Math.floor(Date.now() / 1000), { dropRetired: values['drop-retired'] === true });
+    print(rotationReport(rotation, databaseUrl === null));
   } finally {
     await storage.maintenance.close();
   }
+}
+
+/** One line saying what changed and when it takes effect. */
+function rotationReport({ kid, signsFrom, retiredKid, droppedKids }: Rotation, onDataFile: boolean): string {
+  const where = onDataFile ? 'on the server from its next start' : 'on every instance on the database, without a restart';
+  const dropped = droppedKids.length === 0 ? '' : `; ${droppedKids.join(', ')} dropped: unpublished, what they signed no longer verifies`;
+  if (retiredKid === null || droppedKids.includes(retiredKid)) return `new signing key ${kid}, signing now${dropped}; ${where}`;
+  const at = new Date(signsFrom * 1000).toISOString();
+  return `new signing key ${kid}, published now and signing from ${at}; ${retiredKid} signs until then, then stays published for a day${dropped}; ${where}`;
 }

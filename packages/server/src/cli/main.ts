@@ -1,8 +1,8 @@
 // `tokenbell`, the package's bin and `npm start` (through index.ts): the first argument names the command; without a
 // name the arguments are the server's (`tokenbell --port 4000`), which is what most people run.
-import { fail, print } from './output.js';
+import { fail, print, type Print } from './output.js';
 
-type Command = (args: string[], env: NodeJS.ProcessEnv, print: (line: string) => void) => Promise<void>;
+type Command = (args: string[], env: NodeJS.ProcessEnv, print: Print) => Promise<void>;
 
 // Each loaded only when named: a server on the data file never loads the PostgreSQL driver that migrate needs, and a
 // command run from a shell does not wait for the server's modules.
@@ -20,7 +20,7 @@ async function main(args: string[]): Promise<void> {
   if (named) return (await named())(args.slice(1), process.env, print);
   // Asked among the server's flags, and answered without loading the server: a start's worth of modules otherwise.
   if (args.includes('--help') || args.includes('-h')) return void process.stdout.write((await import('../config.js')).usage);
-  if (args.includes('--version')) return print((await import('../version.js')).version);
+  if (args.includes('--version')) return void print((await import('../version.js')).version);
   await (await import('./serve.js')).runServeCommand(args, process.env);
 }
 

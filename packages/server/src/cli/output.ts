@@ -5,8 +5,21 @@
 // it uses, and the server's --help text is loaded only to explain a misspelt flag.
 import { ExplainedError } from '../explained-error.js';
 
-/** One line of a command's answer. */
-export const print = (line: string): void => void process.stdout.write(`${line}\n`);
+/**
+ * Prints a command's answer (one or more lines); answers whether it reached standard output. A secret printed once (a
+ * new token, a TOTP secret) is printed in one write and its command undoes what it made when the write fails, so the
+ * secret is not lost: the reader gone (`| head -c1` finished, EPIPE) is not worth a crash mid-command either.
+ */
+export type Print = (line: string) => void | Promise<boolean>;
+
+// Without a listener an EPIPE on standard output is thrown from nowhere and ends the process mid-command, before the
+// store is closed: the write that failed learns of it instead, and the command carries on.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+});
+
+/** One line (or lines) of a command's answer, on standard output; false once it is closed. */
+export const print = (line: string): Promise<boolean> => new Promise((resolve) => process.stdout.write(`${line}\n`, (error) => resolve(!error)));
 
 export const warn = (line: string): void => console.warn(`tokenbell: ${line}`);
 

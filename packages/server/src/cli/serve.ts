@@ -44,7 +44,7 @@ async function serve(config: Config): Promise<void> {
   }
   // The store's first signing key, made at the first start rather than by the first id_token's request; its key pair
   // is made off the main thread meanwhile. Marked handled at once: a failure is thrown below.
-  const keyMade = signingKey(storage);
+  const keyMade = signingKey(storage, Math.floor(Date.now() / 1000));
   keyMade.catch(() => undefined);
   const validation = config.validateResponses ? await warmedUpValidator({ testHelpers: config.testHelpers }) : requestValidation({ validateResponses: false });
   await keyMade;

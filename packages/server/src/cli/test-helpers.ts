@@ -5,6 +5,8 @@
 import { ConfigError, ExplainedError } from '../explained-error.js';
 import { parseFlags } from '../flags.js';
 import { type DocumentParameter, findTestHelperOperation, type TestHelperOperation, testHelperOperations } from '../openapi/test-helper-operations.js';
+import type { Print } from './output.js';
+import { readAll, readSecret } from './secrets.js';
 
 export { findTestHelperOperation, type TestHelperOperation, testHelperOperations };
 
@@ -13,18 +15,20 @@ export class RemoteError extends ExplainedError {}
 
 const column = Math.max(...testHelperOperations.map((op) => op.command.length)) + 2;
 
-export const testHelpersUsage = `Usage: tokenbell test-helpers <operation> [JSON] --url URL --token TOKEN [--path-param NAME=VALUE] [--query NAME=VALUE ...]
+export const testHelpersUsage = `Usage: tokenbell test-helpers <operation> [JSON | -] --url URL [--token-file FILE] [--path-param NAME=VALUE] [--query NAME=VALUE ...]
 
 Calls one operation of the test-helper area (/api/v3/test_helpers) of an instance started with --test-helpers, with
-JSON as the request body, and prints the answer as JSON (nothing when there is none). tokenbell test-helpers
-<operation> --help shows an operation's parameters and an example body.
+JSON as the request body (- reads it from standard input, for a body holding a password), and prints the answer as
+JSON (nothing when there is none). tokenbell test-helpers <operation> --help shows an operation's parameters and an
+example body.
 
 Operations (as the SDK names them; camelCase and the operationId work too):
 ${testHelperOperations.map((op) => `  ${op.command.padEnd(column)}${op.summary}`).join('\n')}
 
 ${[
   ['--url URL', 'the instance (TOKENBELL_URL, default http://127.0.0.1:3000)'],
-  ['--token TOKEN', "an administrator's personal access token (TOKENBELL_TEST_HELPERS_TOKEN); tokenbell users token makes one"],
+  ['--token-file FILE', "a file holding an administrator's personal access token (- for standard input), else TOKENBELL_TEST_HELPERS_TOKEN; tokenbell users token makes one"],
+  ['--token TOKEN', 'the token on the command line, where other users of the machine can read it (warned against)'],
   ['--path-param NAME=VALUE', 'a parameter of the operation\'s path, e.g. id=acme/widgets (URL-encoded here)'],
   ['--query NAME=VALUE', 'a query parameter, repeatable'],
 ]
@@ -52,10 +56,20 @@ export interface TestHelperRemote {
   token: string;
 }
 
-/** The instance and token from --url/--token or the environment, as every command against the area takes them. */
-export function testHelperRemote(flags: { url?: string; token?: string }, env: NodeJS.ProcessEnv, command: string): TestHelperRemote {
-  const token = flags.token ?? env.TOKENBELL_TEST_HELPERS_TOKEN;
-  if (!token) throw new ConfigError(`${command} needs --token (or TOKENBELL_TEST_HELPERS_TOKEN): an administrator's personal access token`);
+/** The instance and token from --url, --token-file (or --token) or the environment, as every command against the area takes them. */
+export async function testHelperRemote(flags: { url?: string; token?: string; 'token-file'?: string }, env: NodeJS.ProcessEnv, command: string): Promise<TestHelperRemote> {
+  const token = await readSecret({
+    label: 'token',
+    command,
+    commandLine: { flag: '--token', value: flags.token },
+    file: { flag: '--token-file', value: flags['token-file'] },
+    variable: 'TOKENBELL_TEST_HELPERS_TOKEN',
+    env,
+    input: process.stdin,
+    // Run from shell loops and test scripts: never waits on standard input unless told to (--token-file -).
+    inputByDefault: false,
+  });
+  if (!token) throw new ConfigError(`${command} needs --token-file FILE (or TOKENBELL_TEST_HELPERS_TOKEN): an administrator's personal access token`);
   return { url: (flags.url ?? env.TOKENBELL_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, ''), token };
 }
 
@@ -133,19 +147,20 @@ function checkNames(op: TestHelperOperation, flag: string, given: Record<string,
   }
 }
 
-export async function runTestHelpersCommand(args: string[], env: NodeJS.ProcessEnv, print: (line: string) => void): Promise<void> {
+export async function runTestHelpersCommand(args: string[], env: NodeJS.ProcessEnv, print: Print): Promise<void> {
   const [name, ...rest] = args;
-  if (name === undefined || name === '--help' || name === '-h') return print(testHelpersUsage);
+  if (name === undefined || name === '--help' || name === '-h') return void print(testHelpersUsage);
   const op = findTestHelperOperation(name);
   if (!op) throw new ConfigError(`test-helpers: unknown operation "${name}"; one of ${testHelperOperations.map((o) => o.command).join(', ')} (tokenbell test-helpers --help)`);
-  const { values, positionals } = parseFlags(rest, { url: 'string', token: 'string', 'path-param': 'strings', query: 'strings', help: 'boolean' }, { positionals: true });
-  if (values.help) return print(operationUsage(op));
+  const { values, positionals } = parseFlags(rest, { url: 'string', token: 'string', 'token-file': 'string', 'path-param': 'strings', query: 'strings', help: 'boolean' }, { positionals: true });
+  if (values.help) return void print(operationUsage(op));
   const path = pairs('path-param', values['path-param']);
   const query = pairs('query', values.query);
   checkNames(op, 'path-param', path, op.pathParams);
   checkNames(op, 'query', query, op.queryParams);
   if (positionals.length > 1) throw new ConfigError(`test-helpers ${op.command}: one JSON argument at most (quote it: '{"seconds": 60}')`);
-  const [json] = positionals;
+  if (positionals[0] === '-' && values['token-file'] === '-') throw new ConfigError(`test-helpers ${op.command}: standard input holds the JSON body or the token, not both`);
+  const json = positionals[0] === '-' ? await readAll(process.stdin) : positionals[0];
   let body: unknown;
   if (json !== undefined) {
     if (!op.body) throw new ConfigError(`test-helpers ${op.command} takes no JSON body; leave out ${JSON.stringify(json)}`);
@@ -157,7 +172,10 @@ export async function runTestHelpersCommand(args: string[], env: NodeJS.ProcessE
   } else if (op.body?.required) {
     throw new ConfigError(`test-helpers ${op.command} needs a JSON body, e.g. '${JSON.stringify(op.body.example ?? {})}'`);
   }
-  const remote = testHelperRemote(values, env, `test-helpers ${op.command}`);
+  const remote = await testHelperRemote(values, env, `test-helpers ${op.command}`);
   const answer = await callTestHelper(remote, op.operationId, { path, query, body });
-  if (answer !== undefined) print(JSON.stringify(answer, null, 2));
+  // The area's answers hold tokens (mint-*) made for a test: say so rather than end as if they had been shown.
+  if (answer !== undefined && (await print(JSON.stringify(answer, null, 2))) === false) {
+    throw new ExplainedError(`test-helpers ${op.command}: the answer could not be printed (standard output is closed)`);
+  }
 }

@@ -9,7 +9,7 @@ import { introspectToken, revokeToken } from '../domain/oauth/revocation.js';
 import { startDeviceAuthorization } from '../domain/oauth/device-authorization.js';
 import { deviceCodeGrant, exchangeAuthorizationCode, passwordGrant, refreshGrant } from '../domain/oauth/token-endpoint.js';
 import { tokenInfo } from '../domain/oauth/token-info.js';
-import { publishedKeys, retiredKeyLifetime } from '../domain/oidc/signing-keys.js';
+import { keySetLifetime, publishedKeys } from '../domain/oidc/signing-keys.js';
 import { accessDigestOf } from '../domain/oauth/tokens.js';
 import { type IdTokenSettings, withIdToken } from '../domain/oidc/id-token.js';
 import { userInfo } from '../domain/oidc/userinfo.js';
@@ -153,9 +153,9 @@ function oauthOperations(options: OAuthRouterOptions): OperationHandlers {
   };
 
   const keys: OperationHandler = async (_req, res) => {
-    // Cached as long as a retired key stays published (GitLab caches the set for a day too): a client that cached the
-    // set before a rotation refetches it when an id_token names a kid it lacks.
-    res.set('Cache-Control', `public, max-age=${retiredKeyLifetime}`).json(await publishedKeys(storage, now()));
+    // Cached ten minutes, not a day as GitLab lets it be: a rotated-in key is published that long before it signs
+    // (signing-keys.ts), which works only if no client keeps the set longer.
+    res.set('Cache-Control', `public, max-age=${keySetLifetime}`).json(await publishedKeys(storage, now()));
   };
 
   // One document under both names (RFC 8414 section 3, OpenID Connect Discovery 1.0 section 4).

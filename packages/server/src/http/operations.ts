@@ -227,8 +227,10 @@ export function operationsRouter({ maintenance, metrics, allowlist, stopping, te
   const allowed = proxyAddr.compile(allowlist);
   const router = Router();
   router.use('/-', (req, _res, next) => {
-    // The TCP peer, not X-Forwarded-For: a client must not be able to name itself an allowed address.
-    if (!allowed(req.socket.remoteAddress ?? '', 0)) throw new HttpError(404, '404 Not Found');
+    // The client as `trust proxy` (--trust-proxy) finds it: the TCP peer unless the peer is a trusted proxy, then the
+    // address that proxy reports. Behind a proxy on loopback the peer is always allowed, whoever the client is; a
+    // client's own X-Forwarded-For still names nobody, since only a trusted proxy's is read.
+    if (!allowed(req.ip ?? '', 0)) throw new HttpError(404, '404 Not Found');
     next();
   });
   router.get('/-/health', (_req, res) => {

@@ -1,7 +1,8 @@
 // `tokenbell keys rotate` run as an operator runs it (the CLI from source, through tsx): on a data file, refused while
 // a server runs on it and naming that server, then done with the server stopped, which publishes the new key and the
-// old one at its next start; on PostgreSQL beside nothing (two instances running is test/multi-instance's); and each
-// operator's mistake explained in one line that names the flag or the file, never a stack trace or key material.
+// old one at its next start; on PostgreSQL beside nothing (two instances running is test/multi-instance's), and with
+// --drop-retired, which leaves the new key alone; and each operator's mistake explained in one line that names the
+// flag or the file, never a stack trace or key material.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -50,8 +51,11 @@ describe('tokenbell keys rotate', () => {
 
     const rotated = await keys(['rotate', '--data', file]);
     expect(rotated.code).toBe(0);
-    const [, kid] = /^new signing key ([\w-]{43}); ([\w-]{43}) retired, still published for a day; the server signs with it from its next start\n$/.exec(rotated.output) ?? [];
-    expect(rotated.output).toContain(`; ${first} retired`);
+    const [, kid, from] = /^new signing key ([\w-]{43}), published now and signing from (\S+Z); ([\w-]{43}) signs until then, then stays published for a day; on the server from its next start\n$/.exec(rotated.output) ?? [];
+    expect(rotated.output).toContain(`; ${first} signs until then`);
+    // Ten minutes and the margin on, to the second.
+    expect(Date.parse(from!) / 1000 - Date.now() / 1000).toBeGreaterThan(600);
+    expect(Date.parse(from!) / 1000 - Date.now() / 1000).toBeLessThanOrEqual(605);
     expectOneCleanLine(rotated.output);
     expect((await readDurableData(file)).signing_keys.map((k) => [k.kid, k.retired_at === null])).toEqual([
       [first, false],
@@ -71,18 +75,29 @@ describe('tokenbell keys rotate', () => {
     const pool = new pg.Pool({ connectionString: database.url, max: 1 });
     try {
       const made = await keys(['rotate', '--database-url', database.url]);
-      expect(made).toMatchObject({ code: 0, output: expect.stringMatching(/^new signing key [\w-]{43}; there was none before; every instance on the database signs with it from its next id_token, without a restart\n$/) });
+      expect(made).toMatchObject({ code: 0, output: expect.stringMatching(/^new signing key [\w-]{43}, signing now; on every instance on the database, without a restart\n$/) });
       const [, first] = /^new signing key ([\w-]{43})/.exec(made.output)!;
       // From the environment, as a deploy step would have it.
       const rotated = await keys(['rotate'], { DATABASE_URL: database.url });
       expect(rotated.code).toBe(0);
-      expect(rotated.output).toContain(`; ${first} retired, still published for a day;`);
+      expect(rotated.output).toContain(`; ${first} signs until then, then stays published for a day;`);
       expectOneCleanLine(rotated.output);
-      const { rows } = await pool.query<{ kid: string; signing: boolean }>('SELECT kid, retired_at IS NULL AS signing FROM signing_keys ORDER BY signing DESC');
+      const [, second] = /^new signing key ([\w-]{43})/.exec(rotated.output)!;
+      const { rows } = await pool.query<{ kid: string; newest: boolean }>('SELECT kid, retired_at IS NULL AS newest FROM signing_keys ORDER BY newest DESC');
       expect(rows).toEqual([
-        { kid: expect.not.stringMatching(first!), signing: true },
-        { kid: first, signing: false },
+        { kid: second, newest: true },
+        { kid: first, newest: false },
       ]);
+
+      // A leaked key: the new one signs at once, and the two before it, the pending one too, are gone.
+      const dropped = await keys(['rotate', '--drop-retired', '--database-url', database.url]);
+      expect(dropped.code).toBe(0);
+      expectOneCleanLine(dropped.output);
+      const [, third] = /^new signing key ([\w-]{43}), signing now; (\S+), (\S+) dropped: unpublished, what they signed no longer verifies; on every instance on the database, without a restart\n$/.exec(dropped.output) ?? [];
+      expect(dropped.output).toContain(first);
+      expect(dropped.output).toContain(second);
+      const { rows: left } = await pool.query<{ kid: string }>('SELECT kid FROM signing_keys');
+      expect(left).toEqual([{ kid: third }]);
     } finally {
       await pool.end();
       await database.drop();
@@ -95,6 +110,7 @@ describe('tokenbell keys rotate', () => {
     const notAStore = join(dir.path, 'not-a-store.json');
     await writeFile(notAStore, '[1, 2, 3]');
     const mistakes: Array<[string[], RegExp]> = [
+      [['rotate', '--drop-retired=yes'], /^tokenbell: keys rotate: Option '--drop-retired' does not take an argument/],
       [['rotate', '--frob'], /^tokenbell: keys rotate: Unknown option '--frob'; it takes --data FILE or --database-url URL \(tokenbell keys --help\)\n$/],
       [['rotate', '--data', join(dir.path, 'missing.json')], /^tokenbell: there is no data file .*missing\.json; name the server's with --data FILE \(or TOKENBELL_DATA\), or start the server once to make it\n$/],
       [['rotate', '--data', directory], /^tokenbell: cannot read the data file .*a-directory\.json: EISDIR/],
@@ -117,7 +133,7 @@ describe('tokenbell keys rotate', () => {
     const [help, bare] = await Promise.all([keys(['rotate', '--help']), keys([])]);
     for (const answer of [help, bare]) {
       expect(answer.code).toBe(0);
-      expect(answer.output).toContain('Usage: tokenbell keys rotate [--data FILE | --database-url URL]');
+      expect(answer.output).toContain('Usage: tokenbell keys rotate [--drop-retired] [--data FILE | --database-url URL]');
     }
   });
 });

@@ -1,10 +1,13 @@
 // `tokenbell test-helpers`: the command function against real instances (startTokenbell, and a server with the area
 // off), its operations and help read from the document.
+import { spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { document } from '../../src/openapi/document.js';
 import { runTestHelpersCommand, testHelperOperations } from '../../src/cli/test-helpers.js';
 import { type RunningTokenbell, startTokenbell } from '../../src/testing.js';
-import { freePort } from '../hardening/support.js';
+import { cliPath, freePort, repoRoot, tempDir } from '../hardening/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let tb: RunningTokenbell;
@@ -21,7 +24,7 @@ afterAll(async () => {
 /** Runs the command; what it printed, or the error it threw. */
 async function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
   const lines: string[] = [];
-  await runTestHelpersCommand(args, env, (line) => lines.push(line));
+  await runTestHelpersCommand(args, env, (line) => void lines.push(line));
   return lines.join('\n');
 }
 const against = () => ['--url', tb.url, '--token', tb.adminToken];
@@ -85,12 +88,54 @@ describe('tokenbell test-helpers', () => {
     const nowhere = `http://127.0.0.1:${await freePort()}`;
     await expect(run(['get-test-clock', '--url', nowhere, '--token', 'x'])).rejects.toThrow(new RegExp(`^cannot reach ${nowhere} \\(--url\\): .*ECONNREFUSED`));
     await expect(run(['get-test-clock', '--url', off.baseUrl, '--token', 'tbpat-jsmith-example-token-000000000000000000'])).rejects.toThrow(/404 Not Found \(is the server running with --test-helpers\?\)$/);
-    await expect(run(['get-test-clock', '--url', tb.url])).rejects.toThrow(/needs --token \(or TOKENBELL_TEST_HELPERS_TOKEN\)/);
+    await expect(run(['get-test-clock', '--url', tb.url])).rejects.toThrow(/needs --token-file FILE \(or TOKENBELL_TEST_HELPERS_TOKEN\)/);
     await expect(run(['advance-test-clock', ...against()])).rejects.toThrow(/needs a JSON body, e\.g\. '\{"seconds":7200\}'/);
     await expect(run(['advance-test-clock', '{seconds: 1}', ...against()])).rejects.toThrow(/the JSON argument is not JSON/);
     await expect(run(['reset', '{}', ...against()])).rejects.toThrow(/takes no JSON body/);
     await expect(run(['list-faults', '--query', 'nope=1', ...against()])).rejects.toThrow(/--query nope: faults has no query parameters/);
     await expect(run(['emit-notification-event', '{}', ...against()])).rejects.toThrow(/needs --path-param id=VALUE/);
     await expect(run(['no-such-operation'])).rejects.toThrow(/unknown operation "no-such-operation"; one of .*advance-clock/);
+  });
+});
+
+/** `tokenbell test-helpers ...` as a process, `stdin` on its standard input; standard output closed at once with `closedOutput`. */
+function asProcess(args: string[], { stdin = '', closedOutput = false }: { stdin?: string; closedOutput?: boolean } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', cliPath, 'test-helpers', ...args], { cwd: repoRoot, env: { ...process.env, TOKENBELL_TEST_HELPERS_TOKEN: undefined }, stdio: 'pipe' });
+  const out = { stdout: '', stderr: '' };
+  if (closedOutput) child.stdout.destroy();
+  else child.stdout.on('data', (chunk: Buffer) => (out.stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (out.stderr += chunk.toString('utf8')));
+  child.stdin.end(stdin);
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, ...out })));
+}
+
+describe('tokenbell test-helpers with no secret on the command line', () => {
+  it('reads the token from --token-file (- for standard input) and a body holding a password from standard input (-); --token warns', { timeout: 60_000 }, async () => {
+    const dir = await tempDir();
+    try {
+      const tokenFile = join(dir.path, 'token');
+      await writeFile(tokenFile, `${tb.adminToken}\n`, { mode: 0o600 });
+      const body = JSON.stringify({ username: 'stdinuser', email: 'stdinuser@example.com', name: 'Stdin', password: 'a password from stdin' });
+      const created = await asProcess(['create-user', '-', '--url', tb.url, '--token-file', tokenFile], { stdin: body });
+      expect(created).toMatchObject({ code: 0, stderr: '' });
+      expect(JSON.parse(created.stdout)).toMatchObject({ username: 'stdinuser' });
+      const grant = await fetch(`${tb.url}/oauth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'password', username: 'stdinuser', password: 'a password from stdin' }) });
+      expect(grant.status).toBe(200);
+
+      const clock = await asProcess(['clock', '--url', tb.url, '--token-file', '-'], { stdin: tb.adminToken });
+      expect(clock).toMatchObject({ code: 0, stderr: '' });
+      const both = await asProcess(['create-user', '-', '--url', tb.url, '--token-file', '-'], { stdin: body });
+      expect(both).toMatchObject({ code: 1, stderr: 'tokenbell: test-helpers create-user: standard input holds the JSON body or the token, not both\n' });
+      const flagged = await asProcess(['clock', '--url', tb.url, '--token', tb.adminToken]);
+      expect(flagged.code).toBe(0);
+      expect(flagged.stderr).toBe("tokenbell: --token puts the token where other users of this machine can read it (ps) and in your shell's history; give it on standard input, in TOKENBELL_TEST_HELPERS_TOKEN or with --token-file FILE instead\n");
+    } finally {
+      await dir.remove();
+    }
+  });
+
+  it('fails, naming why, when the answer cannot be printed (standard output closed), instead of ending as if it had been shown', { timeout: 30_000 }, async () => {
+    const minted = await asProcess(['mint-personal-access-token', '{"username": "alice", "name": "unread", "scopes": ["read_api"]}', '--url', tb.url, '--token-file', '-'], { stdin: tb.adminToken, closedOutput: true });
+    expect(minted).toMatchObject({ code: 1, stderr: 'tokenbell: test-helpers mint-personal-access-token: the answer could not be printed (standard output is closed)\n' });
   });
 });

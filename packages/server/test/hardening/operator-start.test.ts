@@ -72,7 +72,7 @@ describe('a first start on an empty store', () => {
     expect((await readDurableData(file)).users).toEqual([]);
     await stopCli(cli);
     expect((await cli.exited).code).toBe(0);
-    expect(messages(cli)).toEqual([expect.stringMatching(/^tokenbell listening on http:\/\/127\.0\.0\.1:\d+ \(data: .*empty\.json; mail: to the log/), 'request completed', 'SIGTERM: shutting down']);
+    expect(messages(cli)).toEqual([expect.stringMatching(/^tokenbell listening on http:\/\/127\.0\.0\.1:\d+ \(data: .*empty\.json; mail: to the log/), 'request completed', 'SIGTERM: shutting down', 'stopped']);
     expect(cli.stderr()).toBe('');
   });
 
@@ -128,7 +128,7 @@ describe('the log', () => {
     const cli = await start(['--memory', '--log-level', 'warn']);
     await readiness(cli);
     await stopCli(cli);
-    expect(messages(cli)).toEqual([expect.stringMatching(/^tokenbell listening on /), 'SIGTERM: shutting down']);
+    expect(messages(cli)).toEqual([expect.stringMatching(/^tokenbell listening on /), 'SIGTERM: shutting down', 'stopped']);
   });
 
   it('is readable lines with --log-format pretty', async () => {
@@ -170,6 +170,8 @@ describe('the test-helper area', () => {
   it.each([
     [['--host', '0.0.0.0'], /--host 0\.0\.0\.0 is reachable from other machines/],
     [['--base-url', 'https://tokenbell.example'], /the base URL https:\/\/tokenbell\.example is https/],
+    [['--base-url', 'http://tokenbell.test:3000'], /the base URL http:\/\/tokenbell\.test:3000 names a host other than loopback/],
+    [['--trust-proxy', 'loopback'], /--trust-proxy says a reverse proxy forwards other machines' requests/],
   ])('refuses to start where others reach it (%j) unless told it is meant', async (args, reason) => {
     // Refused before it listens: nothing is ever bound beyond loopback here.
     const cli = runCli(['--memory', '--test-helpers', ...args], await freePort());
@@ -183,6 +185,11 @@ describe('the test-helper area', () => {
 
   it('starts behind https when told it is meant, and readiness says the area is on', async () => {
     const cli = await start(['--memory', '--test-helpers', '--base-url', 'https://tokenbell.example'], { TOKENBELL_TEST_HELPERS_ON_PUBLIC_HOST: 'true' });
+    expect(await readiness(cli)).toEqual({ status: 'ok', store_check: [{ status: 'ok' }], test_helpers: true });
+  });
+
+  it('starts behind a trusted proxy with a public base URL when told it is meant', async () => {
+    const cli = await start(['--memory', '--test-helpers', '--trust-proxy', 'loopback', '--base-url', 'http://tokenbell.test', '--test-helpers-on-public-host']);
     expect(await readiness(cli)).toEqual({ status: 'ok', store_check: [{ status: 'ok' }], test_helpers: true });
   });
 });

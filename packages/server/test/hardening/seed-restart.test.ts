@@ -42,7 +42,7 @@ it('starts again with the same seed, and refuses a seed whose entries conflict w
   try {
     await stopCli(await startCli(withSeed), 'SIGTERM');
     // An operator's reset since seeding is kept: the password is the store's, not the fixture's.
-    expect((await usersCommand(['reset-password', ...store.args, '--username', 'alice', '--password', 'the operator reset it'])).code).toBe(0);
+    expect((await usersCommand(['reset-password', ...store.args, '--username', 'alice'], { TOKENBELL_PASSWORD: 'the operator reset it' })).code).toBe(0);
 
     const again = await startCli(withSeed);
     try {

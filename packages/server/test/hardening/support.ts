@@ -133,8 +133,8 @@ export async function startCli(args: string[], timeoutMs = 15_000, wrapper: stri
 }
 
 /** `tokenbell users ...` as an operator types it: its exit code and what it printed. */
-export async function usersCommand(args: string[]): Promise<{ code: number | null; output: string }> {
-  const cli = spawnProcess(process.execPath, ['--import', 'tsx', cliPath, 'users', ...args], { cwd: repoRoot, env: { NODE_ENV: 'production' } });
+export async function usersCommand(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; output: string }> {
+  const cli = spawnProcess(process.execPath, ['--import', 'tsx', cliPath, 'users', ...args], { cwd: repoRoot, env: { NODE_ENV: 'production', ...env } });
   const { code } = await cli.exited;
   return { code, output: cli.output() };
 }

@@ -26,14 +26,14 @@ it('creates a user and a token that a server on the same store then accepts, and
 });
 
 async function usersOn({ kind, args: where }: Awaited<ReturnType<typeof cliStore>>): Promise<void> {
-  const created = await users(['create', ...where, '--username', 'ops', '--email', 'ops@example.com', '--name', 'Ops Person', '--password', 'a long first password']);
+  const created = await users(['create', ...where, '--username', 'ops', '--email', 'ops@example.com', '--name', 'Ops Person'], { TOKENBELL_PASSWORD: 'a long first password' });
   expect(created).toMatchObject({ code: 0, output: expect.stringMatching(/^created user ops \(id 1\)/) });
   const token = await users(['token', ...where, '--username', 'ops', '--name', 'ci', '--scopes', 'read_user']);
   expect(token.code).toBe(0);
   const pat = token.output.trim().split('\n').at(-1)!;
   expect(pat.length).toBeGreaterThanOrEqual(20);
 
-  const refusal = await users(['create', ...where, '--username', 'ops', '--email', 'other@example.com', '--name', 'Again', '--password', 'another long password']);
+  const refusal = await users(['create', ...where, '--username', 'ops', '--email', 'other@example.com', '--name', 'Again'], { TOKENBELL_PASSWORD: 'another long password' });
   expect(refusal.code).toBe(1);
   expect(refusal.output).toMatch(/the username "ops" is already taken/);
   expect(refusal.output).not.toMatch(/\n\s+at /);
@@ -44,12 +44,12 @@ async function usersOn({ kind, args: where }: Awaited<ReturnType<typeof cliStore
     expect(await me.json()).toMatchObject({ username: 'ops', name: 'Ops Person' });
     if (kind === 'file') {
       // One writer per file: the command names the running server instead of writing behind its back.
-      const busy = await users(['reset-password', ...where, '--username', 'ops', '--password', 'a long second password']);
+      const busy = await users(['reset-password', ...where, '--username', 'ops'], { TOKENBELL_PASSWORD: 'a long second password' });
       expect(busy.code).toBe(1);
       expect(busy.output).toMatch(/is in use by process \d+/);
     } else {
       // A database has many writers: the command works beside the running server, which sees the change at once.
-      const reset = await users(['reset-password', ...where, '--username', 'ops', '--password', 'a long interim password']);
+      const reset = await users(['reset-password', ...where, '--username', 'ops'], { TOKENBELL_PASSWORD: 'a long interim password' });
       expect(reset.code).toBe(0);
       expect((await grant(server, 'a long first password')).status).toBe(400);
       expect((await grant(server, 'a long interim password')).status).toBe(200);
@@ -58,7 +58,7 @@ async function usersOn({ kind, args: where }: Awaited<ReturnType<typeof cliStore
     await stopCli(server, 'SIGTERM');
   }
 
-  expect((await users(['reset-password', ...where, '--username', 'ops@example.com', '--password', 'a long second password'])).code).toBe(0);
+  expect((await users(['reset-password', ...where, '--username', 'ops@example.com'], { TOKENBELL_PASSWORD: 'a long second password' })).code).toBe(0);
   const again = await startCli(where);
   try {
     expect((await grant(again, 'a long first password')).status).toBe(400);

@@ -60,6 +60,30 @@ describe('from an address outside the allowlist', () => {
   });
 });
 
+describe('behind a reverse proxy (--trust-proxy)', () => {
+  const xff = (on: TestServer, address: string) => fetch(`${on.baseUrl}/-/metrics`, { headers: { 'x-forwarded-for': address } });
+
+  it('judges the client address the trusted proxy reports, not the proxy on loopback that connects', async () => {
+    // The test's requests come from loopback, as from a proxy on the same machine.
+    const proxied = await startTestServer({ proxy: { baseUrl: 'https://tokenbell.example', trustProxy: 'loopback' } });
+    const allowingTen = await startTestServer({ proxy: { baseUrl: 'https://tokenbell.example', trustProxy: 'loopback' }, monitoringAllowlist: ['10.0.0.0/8'] });
+    try {
+      expect((await xff(proxied, '203.0.113.9')).status).toBe(404);
+      expect((await xff(proxied, '127.0.0.1')).status).toBe(200);
+      expect((await xff(allowingTen, '10.1.2.3')).status).toBe(200);
+      expect((await xff(allowingTen, '192.0.2.7')).status).toBe(404);
+      // The proxy's own health check, without the header, is the peer's: loopback.
+      expect((await get(proxied, '/-/health')).status).toBe(200);
+    } finally {
+      await Promise.all([proxied.close(), allowingTen.close()]);
+    }
+  });
+
+  it('ignores X-Forwarded-For without --trust-proxy: the peer on loopback is judged', async () => {
+    expect((await xff(server, '203.0.113.9')).status).toBe(200);
+  });
+});
+
 describe('readiness', () => {
   it('answers 503 with the reason once the store cannot take writes', async () => {
     const other = await startTestServer();

@@ -46,7 +46,7 @@ export async function idTokenFor(storage: Storage, issued: IssuedFor, now: numbe
     ...(issued.nonce === null ? {} : { nonce: issued.nonce }),
     ...(await idTokenUserClaims(storage, user, issued.scopes, settings)),
   };
-  const key = await signingKey(storage);
+  const key = await signingKey(storage, now);
   return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: key.kid }).sign(key.privateKey);
 }
 

@@ -239,6 +239,14 @@ export interface SigningKeyRecord {
   /** The public key's JWK members, as the JWK set publishes them. */
   readonly public_jwk: { readonly kty: 'RSA'; readonly n: string; readonly e: string };
   readonly created_at: EpochSeconds;
-  /** When a rotation replaced it; null for the key that signs now (there is at most one). */
+  /**
+   * When it starts to sign: its creation for the store's first key and after `keys rotate --drop-retired`, otherwise
+   * the JWK set's cache lifetime after it (until then it is the next key, published but not signing).
+   */
+  readonly signs_from: EpochSeconds;
+  /**
+   * When it stops signing: set by the rotation that made the key after it, to that key's `signs_from` (so it may be
+   * ahead of the clock); null for the newest key (there is at most one).
+   */
   readonly retired_at: EpochSeconds | null;
 }

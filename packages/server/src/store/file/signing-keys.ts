@@ -3,30 +3,28 @@
 import type { SigningKeyRecord, SigningKeyStorage } from '../../domain/storage/index.js';
 import type { Store } from './store.js';
 
-const signingOf = (store: Store) => store.data.signing_keys.find((key) => key.retired_at === null);
+const newestOf = (store: Store) => store.data.signing_keys.find((key) => key.retired_at === null);
 
-/** The signing key first, then the most recently retired; a handful of keys at most, so sorting them is free. */
-const newestFirst = (a: SigningKeyRecord, b: SigningKeyRecord) =>
-  a.retired_at === b.retired_at ? b.created_at - a.created_at : a.retired_at === null ? -1 : b.retired_at === null ? 1 : b.retired_at - a.retired_at;
+/** A handful of keys at most, so sorting them is free; the kid breaks ties, as PostgreSQL's ORDER BY does. */
+const newestFirst = (a: SigningKeyRecord, b: SigningKeyRecord) => b.signs_from - a.signs_from || (a.kid < b.kid ? -1 : a.kid > b.kid ? 1 : 0);
 
 export function fileSigningKeyStorage(store: Store): SigningKeyStorage {
   return {
-    async signing() {
-      return signingOf(store);
-    },
     async kept() {
       return [...store.data.signing_keys].sort(newestFirst);
     },
     addFirst(key) {
-      return store.commit(() => signingOf(store) ?? store.insert('signing_keys', { ...key, retired_at: null }));
+      return store.commit(() => newestOf(store) ?? store.insert('signing_keys', { ...key, retired_at: null }));
     },
-    rotate(key, now, cutoff) {
+    rotate(key, cutoff) {
       return store.commit(() => {
-        const previous = signingOf(store);
-        if (previous) store.update('signing_keys', previous, { retired_at: now });
+        const previous = newestOf(store);
+        for (const handing of store.data.signing_keys.filter((k) => k.retired_at === null || k.retired_at > key.signs_from)) {
+          store.update('signing_keys', handing, { retired_at: key.signs_from });
+        }
         store.insert('signing_keys', { ...key, retired_at: null });
-        store.remove('signing_keys', (k) => k.retired_at !== null && k.retired_at < cutoff);
-        return { retiredKid: previous?.kid ?? null };
+        const dropped = store.remove('signing_keys', (k) => k.retired_at !== null && k.retired_at <= cutoff);
+        return { retiredKid: previous?.kid ?? null, droppedKids: dropped.map((k) => k.kid) };
       });
     },
   };

@@ -80,8 +80,10 @@ export function upgradeOp(op: JournalOp): JournalOp {
 export const collectionsAddedInVersion3: readonly string[] = ['notification_events', 'outbox', 'device_grants', 'signing_keys'];
 
 /** Fields added within version 3, by collection, with what a record written before them holds. */
-const addedInVersion3: Record<string, Record<string, () => unknown>> = {
+const addedInVersion3: Record<string, Record<string, (record: Record<string, unknown>) => unknown>> = {
   users: { secondary_emails: () => [] },
+  // Keys made before the next state signed from their making on.
+  signing_keys: { signs_from: (record) => record.created_at },
 };
 
 /** The collections that have fields added within version 3. */
@@ -92,7 +94,7 @@ export function withAddedFields(collection: string, record: unknown): unknown {
   const added = addedInVersion3[collection];
   if (!added || typeof record !== 'object' || record === null || Array.isArray(record)) return record;
   const missing = Object.entries(added).filter(([field]) => !(field in record));
-  return missing.length === 0 ? record : { ...record, ...Object.fromEntries(missing.map(([field, value]) => [field, value()])) };
+  return missing.length === 0 ? record : { ...record, ...Object.fromEntries(missing.map(([field, value]) => [field, value(record as Record<string, unknown>)])) };
 }
 
 /** A journal operation of version 3 whose inserted record has the fields added within version 3. */

@@ -3,7 +3,7 @@
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { idTokenFor, withIdToken, type IssuedFor } from '../../../src/domain/oidc/id-token.js';
-import { publishedKeys } from '../../../src/domain/oidc/signing-keys.js';
+import { publishedKeys, signingKey } from '../../../src/domain/oidc/signing-keys.js';
 import type { ApplicationRecord } from '../../../src/domain/storage/records.js';
 import { StoreBuilder } from '../fixtures.js';
 
@@ -27,7 +27,7 @@ describe('idTokenFor', () => {
     const keys = createLocalJWKSet(await publishedKeys(storage, now));
     const { payload } = await jwtVerify(token, keys, { issuer: settings.issuer, audience: 'the-client', currentDate: new Date(now * 1000) });
     expect(payload).toMatchObject({ sub: String(jane.id), iat: now, exp: now + 300, nonce: 'n1', auth_time: now - 60, email: 'jane@example.com' });
-    expect(decodeProtectedHeader(token)).toEqual({ alg: 'RS256', typ: 'JWT', kid: (await storage.signingKeys.signing())!.kid });
+    expect(decodeProtectedHeader(token)).toEqual({ alg: 'RS256', typ: 'JWT', kid: (await signingKey(storage, now)).kid });
 
     const bare = (await idTokenFor(storage, { ...issued, nonce: null, auth_time: null }, now, settings))!;
     const { payload: plain } = await jwtVerify(bare, keys, { currentDate: new Date(now * 1000) });

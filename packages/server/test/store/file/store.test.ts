@@ -444,6 +444,23 @@ describe('journal', () => {
     expect(readJson(file).users).toEqual([user(1, 'alice'), user(2, 'bob')]);
   });
 
+  it('reads signing keys written before the next state, in the file and in its journal, as signing from their making', async () => {
+    const file = t.file();
+    const store = await t.open(file);
+    await store.commit(() => store.nextId('users'));
+    await store.close();
+    const older = (kid: string, createdAt: number, retiredAt: number | null) => ({ kid, private_key: 'pem', public_jwk: { kty: 'RSA' as const, n: 'n', e: 'AQAB' }, created_at: createdAt, retired_at: retiredAt });
+    const data = readJson(file);
+    await writeFile(file, JSON.stringify({ ...data, signing_keys: [older('kid-old', 100, 200)] }));
+    await writeFile(journalFileOf(file), `${JSON.stringify({ journal: data.journal })}\n${JSON.stringify([['insert', 'signing_keys', older('kid-new', 200, null)]])}\n`);
+    const reopened = await t.open(file);
+    expect(reopened.data.signing_keys).toEqual([
+      { ...older('kid-old', 100, 200), signs_from: 100 },
+      { ...older('kid-new', 200, null), signs_from: 200 },
+    ]);
+    await reopened.close();
+  });
+
   it('reads a file written before signing keys existed as having none, and writes them once there are some', async () => {
     const file = t.file();
     const store = await t.open(file);
@@ -454,7 +471,7 @@ describe('journal', () => {
     const reopened = await t.open(file);
     expect(reopened.data.signing_keys).toEqual([]);
     expect(reopened.data.users).toEqual([user(1, 'alice')]);
-    const key = { kid: 'kid-1', private_key: 'pem', public_jwk: { kty: 'RSA' as const, n: 'n', e: 'AQAB' }, created_at: 1, retired_at: null };
+    const key = { kid: 'kid-1', private_key: 'pem', public_jwk: { kty: 'RSA' as const, n: 'n', e: 'AQAB' }, created_at: 1, signs_from: 1, retired_at: null };
     await reopened.commit(() => reopened.insert('signing_keys', key));
     await reopened.close();
     expect(readJson(file).signing_keys).toEqual([key]);
