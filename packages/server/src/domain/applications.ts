@@ -127,10 +127,12 @@ export function deleteApplication(storage: Storage, ownerId: number, id: number,
   return storage.applications.deleteOwned(ownerId, id, now);
 }
 
+/**
+ * An application may have no redirect URI at all: a command-line tool on the device flow, or a script on the password
+ * grant, never sends a browser back; the authorization endpoint then refuses it, as any unregistered URI.
+ */
 function checkRedirectUris(value: unknown): string[] {
-  if (!Array.isArray(value) || value.length === 0) {
-    throw new InputError('redirect_uris', 'must list at least one redirect URI');
-  }
+  if (!Array.isArray(value)) throw new InputError('redirect_uris', 'must be a list of redirect URIs');
   const unique = [...new Set(value as unknown[])];
   if (unique.length > maxRedirectUris) {
     throw new InputError('redirect_uris', `must list at most ${maxRedirectUris} redirect URIs`);

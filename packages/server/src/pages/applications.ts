@@ -87,8 +87,8 @@ ${csrfField(csrf)}
 <div class="field"><label for="application-name">Name</label>
 <input id="application-name" name="name" type="text" required maxlength="255" value="${form.name ?? ''}"></div>
 <div class="field"><label for="application-redirect-uri">Redirect URIs</label>
-<textarea id="application-redirect-uri" name="redirect_uri" required rows="3" maxlength="8192" aria-describedby="redirect-uri-hint">${form.redirect_uri ?? ''}</textarea>
-<p class="hint" id="redirect-uri-hint">One absolute URI per line, without a fragment.</p></div>
+<textarea id="application-redirect-uri" name="redirect_uri" rows="3" maxlength="8192" aria-describedby="redirect-uri-hint">${form.redirect_uri ?? ''}</textarea>
+<p class="hint" id="redirect-uri-hint">One absolute URI per line, without a fragment. Leave it empty for a command-line tool that signs in with the device flow.</p></div>
 ${scopeCheckboxes('application-scope', form.scopes ?? ['api'])}
 ${confidentialChoice(form.confidential ?? true)}
 <button type="submit">Save application</button>

@@ -218,6 +218,21 @@ describe('polling the token endpoint (RFC 8628 section 3.4-3.5)', () => {
     expect(me.status).toBe(401);
   });
 
+  it('serves a command-line tool registered on the applications page without a redirect URI, which no browser flow may use', async () => {
+    const page = await (await jsmith.get('/profile/applications')).text();
+    expect(page).toContain('Leave it empty for a command-line tool that signs in with the device flow.');
+    const created = await jsmith.post('/profile/applications', { _csrf: csrfOf(page), name: 'Form CLI', redirect_uri: '', scopes: ['read_user'], confidential: 'false' });
+    expect(created.status).toBe(201);
+    const registered = (await server.storage.applications.ownedBy((await server.storage.users.byUsername('jsmith'))!.id)).find((a) => a.name === 'Form CLI')!;
+    expect(registered.redirect_uris).toEqual([]);
+    expect(await created.text()).toContain(registered.uid);
+    const device = await startDevice({ client_id: registered.uid });
+    expect((await answerDeviceCode(jsmith, device.user_code, 'approve')).status).toBe(200);
+    expect(await polled(device.device_code, { client_id: registered.uid })).toMatchObject({ status: 200, error: null });
+    const browser = await jsmith.get(`/oauth/authorize?client_id=${registered.uid}&redirect_uri=${encodeURIComponent('http://127.0.0.1/cb')}&response_type=code&code_challenge=${'a'.repeat(43)}&code_challenge_method=S256`);
+    expect(browser.status).toBe(400);
+  });
+
   it('gives no tokens to a device approved before the user revoked the application', async () => {
     const device = await startDevice();
     expect((await answerDeviceCode(jsmith, device.user_code, 'approve')).status).toBe(200);
