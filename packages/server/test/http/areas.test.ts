@@ -1,6 +1,7 @@
 // Every documented operation, asked for with its path in other cases, is answered exactly as with the path as
 // written: Express and the validator match paths whatever their case, so the format of the answer (API JSON,
 // RFC 6749 JSON, HTML pages) and its headers must not depend on it either.
+import { keySetLifetime } from '../../src/domain/oidc/signing-keys.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { areaOf, errorFormatOf, isPublicDocument, isServedApiPath, oauthEndpointOf } from '../../src/http/areas.js';
 import { document } from '../../src/openapi/document.js';
@@ -116,8 +117,9 @@ describe.each(operations.filter(({ path }) => /[a-z]/.test(path)))('$method $pat
     } else {
       expect(canonical.type).toBe('application/json');
       expect(canonical.nosniff).toBe('nosniff');
-      // The public documents may be cached: the metadata for as long as a client likes, the JWK set for a day.
-      if (oauthEndpointOf(path) === 'keys') expect(canonical.cacheControl).toBe('public, max-age=86400');
+      // The public documents may be cached: the metadata for as long as a client likes, the JWK set for ten minutes
+      // (a new key is published that long before it signs, domain/oidc/signing-keys.ts).
+      if (oauthEndpointOf(path) === 'keys') expect(canonical.cacheControl).toBe(`public, max-age=${keySetLifetime}`);
       else if (oauthEndpointOf(path) !== 'metadata') expect(canonical.cacheControl).toBe('no-store');
     }
     if (area === 'api') {
