@@ -2,9 +2,9 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 
-// Tests that build a package's dist (the benchmark and the pack tests) share it with each other, so they run one at
-// a time, after everything else; nothing else reads dist.
-const builds = ['bench/**/*.test.ts', 'packages/*/test/package.test.ts'];
+// Tests that build a package's dist (the benchmark, the pack tests, and `npm start`'s, which copies the checkout's last
+// build) share it with each other, so they run one at a time, beside everything else; nothing else reads dist.
+const builds = ['bench/**/*.test.ts', 'packages/*/test/package.test.ts', 'test/scripts/start.test.ts'];
 
 export default defineConfig({
   // The examples import the packages as an app would; here those names are this checkout's sources, not a build.
@@ -80,7 +80,9 @@ export default defineConfig({
           name: 'builds',
           include: builds,
           fileParallelism: false,
-          sequence: { groupOrder: 1 },
+          // Beside the rest rather than after it: one after the other, they take a worker for about four minutes, and
+          // at the end of the run the other core would have nothing to do meanwhile.
+          sequence: { groupOrder: 0 },
         },
       },
     ],
