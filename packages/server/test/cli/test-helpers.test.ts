@@ -1,13 +1,12 @@
 // `tokenbell test-helpers`: the command function against real instances (startTokenbell, and a server with the area
 // off), its operations and help read from the document.
-import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { document } from '../../src/openapi/document.js';
 import { runTestHelpersCommand, testHelperOperations } from '../../src/cli/test-helpers.js';
 import { type RunningTokenbell, startTokenbell } from '../../src/testing.js';
-import { cliPath, freePort, repoRoot, tempDir } from '../hardening/support.js';
+import { commandProcess, freePort, tempDir } from '../hardening/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let tb: RunningTokenbell;
@@ -98,16 +97,9 @@ describe('tokenbell test-helpers', () => {
   });
 });
 
-/** `tokenbell test-helpers ...` as a process, `stdin` on its standard input; standard output closed at once with `closedOutput`. */
-function asProcess(args: string[], { stdin = '', closedOutput = false }: { stdin?: string; closedOutput?: boolean } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', cliPath, 'test-helpers', ...args], { cwd: repoRoot, env: { ...process.env, TOKENBELL_TEST_HELPERS_TOKEN: undefined }, stdio: 'pipe' });
-  const out = { stdout: '', stderr: '' };
-  if (closedOutput) child.stdout.destroy();
-  else child.stdout.on('data', (chunk: Buffer) => (out.stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (out.stderr += chunk.toString('utf8')));
-  child.stdin.end(stdin);
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, ...out })));
-}
+/** `tokenbell test-helpers ...` as a process (commandProcess), with no token in its environment but what a case gives. */
+const asProcess = (args: string[], options: { stdin?: string; closedOutput?: boolean } = {}) =>
+  commandProcess(['test-helpers', ...args], { ...options, env: { TOKENBELL_TEST_HELPERS_TOKEN: undefined } });
 
 describe('tokenbell test-helpers with no secret on the command line', () => {
   it('reads the token from --token-file (- for standard input) and a body holding a password from standard input (-); --token warns', { timeout: 60_000 }, async () => {

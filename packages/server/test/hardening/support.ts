@@ -1,6 +1,6 @@
 // Helpers for the hardening tests: raw HTTP on loopback (bytes exactly as given, no client-side fixing) and the real
 // CLI as a child process on a temporary data file.
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
@@ -137,6 +137,26 @@ export async function usersCommand(args: string[], env: NodeJS.ProcessEnv = {}):
   const cli = spawnProcess(process.execPath, ['--import', 'tsx', cliPath, 'users', ...args], { cwd: repoRoot, env: { NODE_ENV: 'production', ...env } });
   const { code } = await cli.exited;
   return { code, output: cli.output() };
+}
+
+export interface CommandRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * `tokenbell <args>` as a process, from source: `stdin` on its standard input, `env` over this process's, and with
+ * `closedOutput` its standard output closed at once, as by a reader that went away (`| head -c1` done).
+ */
+export function commandProcess(args: string[], { stdin = '', env = {}, closedOutput = false }: { stdin?: string; env?: NodeJS.ProcessEnv; closedOutput?: boolean } = {}): Promise<CommandRun> {
+  const child = spawn(process.execPath, ['--import', 'tsx', cliPath, ...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: 'pipe' });
+  const out = { stdout: '', stderr: '' };
+  if (closedOutput) child.stdout.destroy();
+  else child.stdout.on('data', (chunk: Buffer) => (out.stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (out.stderr += chunk.toString('utf8')));
+  child.stdin.end(stdin);
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, ...out })));
 }
 
 /** Ends a child this test started (by its own handle), whatever state it is in. */

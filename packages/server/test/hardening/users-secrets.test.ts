@@ -2,12 +2,11 @@
 // `reset-password` from standard input, TOKENBELL_PASSWORD or --password-file, never echoed; --password still taken,
 // with a warning on standard error; and a secret printed once (`token`, `two-factor --on`) that cannot reach standard
 // output (closed: EPIPE) taken back rather than lost, with no crash, no stack and nothing left beside the data file.
-import { spawn } from 'node:child_process';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDurableData } from '../../src/store/file/store.js';
-import { cliPath, repoRoot, startCli, stopCli, tempDir } from './support.js';
+import { commandProcess, startCli, stopCli, tempDir } from './support.js';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
 let file: string;
@@ -17,25 +16,9 @@ beforeAll(async () => {
 });
 afterAll(() => dir?.remove());
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * `tokenbell users ...` on the test's data file, with `stdin` written to its standard input (then closed) and, with
- * `closedOutput`, its standard output closed at once, as by a reader that went away (`| head -c1` done).
- */
-function users(args: string[], { stdin = '', env = {}, closedOutput = false }: { stdin?: string; env?: NodeJS.ProcessEnv; closedOutput?: boolean } = {}): Promise<Run> {
-  const child = spawn(process.execPath, ['--import', 'tsx', cliPath, 'users', ...args, '--data', file], { cwd: repoRoot, env: { ...process.env, NODE_ENV: 'production', ...env }, stdio: 'pipe' });
-  const out = { stdout: '', stderr: '' };
-  if (closedOutput) child.stdout.destroy();
-  else child.stdout.on('data', (chunk: Buffer) => (out.stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (out.stderr += chunk.toString('utf8')));
-  child.stdin.end(stdin);
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, ...out })));
-}
+/** `tokenbell users ...` on the test's data file (commandProcess: standard input, environment, a closed output). */
+const users = (args: string[], options: Parameters<typeof commandProcess>[1] = {}) =>
+  commandProcess(['users', ...args, '--data', file], { ...options, env: { NODE_ENV: 'production', ...options.env } });
 
 const create = (username: string, options: Parameters<typeof users>[1] = {}, extra: string[] = []) =>
   users(['create', '--username', username, '--email', `${username}@example.com`, '--name', username, ...extra], options);
