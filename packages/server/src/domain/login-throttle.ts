@@ -37,7 +37,9 @@
 // limits: only someone who knew the password gets that far, so the account's id reveals nothing. For such an account
 // the right password alone completes nothing, and where no second factor can follow (the password grant) it is
 // a failure like any wrong password, so that neither the answer nor the count tells a guesser it was right.
-import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+// The one class needed at run time, alone (src/rate-limiter-flexible-parts.d.ts says why).
+import RateLimiterRes from 'rate-limiter-flexible/lib/RateLimiterRes.js';
 import type { Storage, ThrottleBacking } from './storage/index.js';
 import type { UserRecord } from './storage/records.js';
 import { authenticate } from './accounts.js';

@@ -1,6 +1,7 @@
 // The server listens with what serving the API needs and no more: the pages and the API reference (their routers,
 // markup and Swagger UI's routes) load at the first request for one of them, the PostgreSQL driver only with a
-// database, nodemailer only with an SMTP server, and express-openapi-validator only with --validate-responses.
+// database, nodemailer only with an SMTP server, express-openapi-validator only with --validate-responses, jose with
+// the first id_token, and of rate-limiter-flexible only the memory limiter.
 // Checked on the real CLI, from what its process has loaded.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -12,8 +13,11 @@ const cli = fileURLToPath(new URL('../../src/cli/index.ts', import.meta.url));
 const src = fileURLToPath(new URL('../../src/', import.meta.url));
 /** The small page modules the start does load: error pages, the stylesheet, and where the pages and the reference are. */
 const loadedAtStart = ['pages/html.ts', 'pages/assets.ts', 'pages/reference-paths.ts', 'http/pages/shared.ts', 'http/pages/resume-paths.ts'];
-/** Loaded only when used: the drivers, the reference's bundle, and the validator (the compiled contract checks requests). */
-const notAtStart = ['pg', 'pg-pool', 'node-pg-migrate', 'nodemailer', 'swagger-ui-dist', 'express-openapi-validator'];
+/**
+ * Loaded only when used: the drivers, the reference's bundle, the validator (the compiled contract checks requests),
+ * and jose (the first id_token loads it; the first signing key, made at start, needs only node:crypto).
+ */
+const notAtStart = ['pg', 'pg-pool', 'node-pg-migrate', 'nodemailer', 'swagger-ui-dist', 'express-openapi-validator', 'jose'];
 
 let server: SpawnedProcess;
 let baseUrl = '';
@@ -48,6 +52,8 @@ it('answers with neither the pages, the reference, pg, nodemailer nor the valida
   expect(ofServer(atStart)).toContain('http/app.ts');
   expect(packages(atStart)).toContain('express');
   expect(packages(atStart).filter((name) => notAtStart.includes(name))).toEqual([]);
+  // Of the throttle's library, the memory limiter and its answer alone: its index loads every backend it has.
+  expect(atStart.filter((path) => path.includes('/node_modules/rate-limiter-flexible/')).map((path) => path.split('/rate-limiter-flexible/')[1])).not.toContain('index.js');
   expect(pageModules(atStart).filter((path) => !loadedAtStart.includes(path))).toEqual([]);
 
   expect((await fetch(`${baseUrl}/users/sign_in`)).status).toBe(200);

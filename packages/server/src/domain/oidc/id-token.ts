@@ -1,6 +1,5 @@
 // The id_token (OpenID Connect Core 1.0 section 2), as the service issues it: RS256 under the instance's signing key
 // (signing-keys.ts), header `typ: JWT` and the key's `kid`, lifetime `--id-token-ttl` (120 s, the service's).
-import { SignJWT } from 'jose';
 import type { components } from '@tokenbell/sdk';
 import type { Storage } from '../storage/index.js';
 import type { ApplicationRecord, Scope } from '../storage/records.js';
@@ -47,6 +46,8 @@ export async function idTokenFor(storage: Storage, issued: IssuedFor, now: numbe
     ...(await idTokenUserClaims(storage, user, issued.scopes, settings)),
   };
   const key = await signingKey(storage, now);
+  // jose (some forty modules) is loaded by the first id_token, not by every start.
+  const { SignJWT } = await import('jose');
   return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: key.kid }).sign(key.privateKey);
 }
 

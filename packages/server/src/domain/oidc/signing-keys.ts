@@ -4,8 +4,7 @@
 // life is a timeline its record holds, read against the instance's clock, so no instance has to switch anything:
 // next (published, not signing yet), from `signs_from` the signing key, retired from `retired_at` (published for a
 // day more), then dropped by a later rotation.
-import { createPrivateKey, generateKeyPair, type KeyObject } from 'node:crypto';
-import { calculateJwkThumbprint, exportJWK } from 'jose';
+import { createHash, createPrivateKey, generateKeyPair, type KeyObject } from 'node:crypto';
 import type { components } from '@tokenbell/sdk';
 import type { NewSigningKey, SigningKeyRecord, Storage } from '../storage/index.js';
 
@@ -64,9 +63,12 @@ async function newSigningKey(createdAt: number, signsFrom: number): Promise<NewS
   const { publicKey, privateKey } = await new Promise<{ publicKey: KeyObject; privateKey: KeyObject }>((resolve, reject) =>
     generateKeyPair('rsa', { modulusLength }, (error, publicKey, privateKey) => (error ? reject(error) : resolve({ publicKey, privateKey }))),
   );
-  const { n, e } = await exportJWK(publicKey);
-  const publicJwk = { kty: 'RSA' as const, n: n!, e: e! };
-  const kid = await calculateJwkThumbprint(publicJwk, 'sha256');
+  // Node exports the JWK and hashes its thumbprint itself, so that a start (which makes the first key) loads no JOSE
+  // library for it; the tests hold the kid to jose's calculateJwkThumbprint.
+  const { n, e } = publicKey.export({ format: 'jwk' }) as { n: string; e: string };
+  const publicJwk = { kty: 'RSA' as const, n, e };
+  // RFC 7638 section 3.2: the required members (e, kty, n for RSA) in lexicographic order, with no white space.
+  const kid = createHash('sha256').update(JSON.stringify({ e, kty: 'RSA', n })).digest('base64url');
   return { kid, private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, public_jwk: publicJwk, created_at: createdAt, signs_from: signsFrom };
 }
 

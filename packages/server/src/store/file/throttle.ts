@@ -1,6 +1,6 @@
 // The sign-in throttle's backing for one process (the memory and file stores): rate-limiter-flexible's memory limiter
 // for the counts, a map for the addresses each account signed in from.
-import { RateLimiterMemory } from 'rate-limiter-flexible';
+import RateLimiterMemory from 'rate-limiter-flexible/lib/RateLimiterMemory.js';
 import { knownAddressesPerAccount, type ThrottleBacking } from '../../domain/storage/index.js';
 
 export function memoryThrottleBacking(): ThrottleBacking {
