@@ -6,7 +6,13 @@ import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { Router } from 'express';
 import { pino, stdTimeFunctions, type Logger, type LoggerOptions } from 'pino';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry, type Metric, type OpenMetricsContentType } from 'prom-client';
+// prom-client's parts alone, not its index (src/prom-client-parts.d.ts says why); the runtime's collectors at a scrape.
+// The types are the package's own, so that the declarations this module ships name nothing but prom-client.
+import type { Counter, Histogram, Metric, OpenMetricsContentType, Registry } from 'prom-client';
+import CounterClass from 'prom-client/lib/counter.js';
+import Gauge from 'prom-client/lib/gauge.js';
+import HistogramClass from 'prom-client/lib/histogram.js';
+import RegistryClass from 'prom-client/lib/registry.js';
 import proxyAddr from 'proxy-addr';
 import { limits, type LogFormat } from '../config.js';
 import { dispatchedRoute } from './dispatch.js';
@@ -31,12 +37,13 @@ export interface MetricsOptions {
  * servers it runs, and prom-client's collector starts a GC observer and an event-loop monitor that it never stops,
  * so one per server would outlive every server a test suite starts and closes.
  */
-let processRegistry: Registry | undefined;
-function processMetrics(): Registry {
-  if (!processRegistry) {
-    processRegistry = new Registry();
-    collectDefaultMetrics({ register: processRegistry });
-  }
+let processRegistry: Promise<Registry> | undefined;
+function processMetrics(): Promise<Registry> {
+  processRegistry ??= import('prom-client/lib/defaultMetrics.js').then(({ default: collectDefaultMetrics }) => {
+    const registry = new RegistryClass();
+    collectDefaultMetrics({ register: registry });
+    return registry;
+  });
   return processRegistry;
 }
 
@@ -50,25 +57,25 @@ function routeOf(req: Request): string | undefined {
 
 /** The server's metrics, in a registry of its own, so that several servers in one process do not mix theirs. */
 export class Metrics {
-  readonly registry = new Registry();
-  readonly requests = new Counter({ name: 'tokenbell_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [this.registry] });
-  readonly latency = new Histogram({
+  readonly registry: Registry = new RegistryClass();
+  readonly requests: Counter<'method' | 'route' | 'status'> = new CounterClass({ name: 'tokenbell_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [this.registry] });
+  readonly latency: Histogram<'method' | 'route'> = new HistogramClass({
     name: 'tokenbell_http_request_duration_seconds',
     help: 'Time to answer an HTTP request, by route',
     labelNames: ['method', 'route'],
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [this.registry],
   });
-  readonly grants = new Counter({ name: 'tokenbell_token_grants_total', help: 'Tokens issued, by grant type', labelNames: ['grant_type'], registers: [this.registry] });
-  readonly throttled = new Counter({ name: 'tokenbell_login_throttle_refusals_total', help: 'Password and code checks refused by the brute-force limits', registers: [this.registry] });
-  readonly storeWrites = new Histogram({
+  readonly grants: Counter<'grant_type'> = new CounterClass({ name: 'tokenbell_token_grants_total', help: 'Tokens issued, by grant type', labelNames: ['grant_type'], registers: [this.registry] });
+  readonly throttled: Counter = new CounterClass({ name: 'tokenbell_login_throttle_refusals_total', help: 'Password and code checks refused by the brute-force limits', registers: [this.registry] });
+  readonly storeWrites: Histogram = new HistogramClass({
     name: 'tokenbell_store_commit_duration_seconds',
     help: 'Time from a change to its durable write',
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
     registers: [this.registry],
   });
 
-  readonly deliveryAttempts = new Counter({
+  readonly deliveryAttempts: Counter<'outcome'> = new CounterClass({
     name: 'tokenbell_mail_delivery_attempts_total',
     help: 'Attempts to deliver notification mail by this instance, by outcome (sent, retry: queued again for later, failed: given up)',
     labelNames: ['outcome'],
@@ -152,10 +159,10 @@ export class Metrics {
    * prom-client renames each counter on the metric itself (it drops `_total` from its name, for good), so the one
    * registry cannot write both formats; nor can it switch formats, with scrapes of both kinds under way at once.
    */
-  openMetrics(): Promise<string> {
-    const registry = new Registry<OpenMetricsContentType>();
-    registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
-    const all = [...this.registry.getMetricsAsArray(), ...processMetrics().getMetricsAsArray()];
+  async openMetrics(): Promise<string> {
+    const registry = new RegistryClass<OpenMetricsContentType>();
+    registry.setContentType(RegistryClass.OPENMETRICS_CONTENT_TYPE);
+    const all = [...this.registry.getMetricsAsArray(), ...(await processMetrics()).getMetricsAsArray()];
     for (const metric of all as unknown as Array<{ name: string; help: string; type: string; get(): Promise<object> }>) {
       // Named as prom-client renames the stand-in, not the metric.
       const standIn = { name: metric.name, help: metric.help, type: metric.type, get: async () => ({ ...(await metric.get()), name: standIn.name }) };
@@ -165,8 +172,8 @@ export class Metrics {
   }
 
   /** The Prometheus text: this server's metrics and the process's. */
-  prometheus(): Promise<string> {
-    return Registry.merge([this.registry, processMetrics()]).metrics();
+  async prometheus(): Promise<string> {
+    return RegistryClass.merge([this.registry, await processMetrics()]).metrics();
   }
 
   /** Counts every request once answered, by the route that matched (a bounded set) rather than its raw path. */
@@ -253,7 +260,7 @@ export function operationsRouter({ maintenance, metrics, allowlist, stopping, te
     const text = openMetrics ? await metrics.openMetrics() : await metrics.prometheus();
     res.vary('Accept');
     // Exactly as prom-client names the format: res.type() and send() of a string would rewrite it (charset first).
-    res.setHeader('Content-Type', openMetrics ? Registry.OPENMETRICS_CONTENT_TYPE : metrics.registry.contentType);
+    res.setHeader('Content-Type', openMetrics ? RegistryClass.OPENMETRICS_CONTENT_TYPE : metrics.registry.contentType);
     res.send(Buffer.from(text));
   });
   return router;

@@ -1,7 +1,8 @@
 // The server listens with what serving the API needs and no more: the pages and the API reference (their routers,
 // markup and Swagger UI's routes) load at the first request for one of them, the PostgreSQL driver only with a
 // database, nodemailer only with an SMTP server, express-openapi-validator only with --validate-responses, jose with
-// the first id_token, and of rate-limiter-flexible only the memory limiter.
+// the first id_token, prom-client's runtime collectors with the first scrape, and of rate-limiter-flexible only the
+// memory limiter.
 // Checked on the real CLI, from what its process has loaded.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -15,9 +16,10 @@ const src = fileURLToPath(new URL('../../src/', import.meta.url));
 const loadedAtStart = ['pages/html.ts', 'pages/assets.ts', 'pages/reference-paths.ts', 'http/pages/shared.ts', 'http/pages/resume-paths.ts'];
 /**
  * Loaded only when used: the drivers, the reference's bundle, the validator (the compiled contract checks requests),
- * and jose (the first id_token loads it; the first signing key, made at start, needs only node:crypto).
+ * jose (the first id_token loads it; the first signing key, made at start, needs only node:crypto), and the runtime's
+ * collectors of prom-client with @opentelemetry/api under them (the first scrape loads them).
  */
-const notAtStart = ['pg', 'pg-pool', 'node-pg-migrate', 'nodemailer', 'swagger-ui-dist', 'express-openapi-validator', 'jose'];
+const notAtStart = ['pg', 'pg-pool', 'node-pg-migrate', 'nodemailer', 'swagger-ui-dist', 'express-openapi-validator', 'jose', '@opentelemetry/api'];
 
 let server: SpawnedProcess;
 let baseUrl = '';
@@ -52,8 +54,12 @@ it('answers with neither the pages, the reference, pg, nodemailer nor the valida
   expect(ofServer(atStart)).toContain('http/app.ts');
   expect(packages(atStart)).toContain('express');
   expect(packages(atStart).filter((name) => notAtStart.includes(name))).toEqual([]);
-  // Of the throttle's library, the memory limiter and its answer alone: its index loads every backend it has.
-  expect(atStart.filter((path) => path.includes('/node_modules/rate-limiter-flexible/')).map((path) => path.split('/rate-limiter-flexible/')[1])).not.toContain('index.js');
+  // Of the throttle's library and of prom-client, the parts in use alone: their indexes load everything they have.
+  for (const library of ['rate-limiter-flexible', 'prom-client']) {
+    expect(atStart.filter((path) => path.includes(`/node_modules/${library}/`)).map((path) => path.split(`/${library}/`)[1]), library).not.toContain('index.js');
+  }
+  // The first scrape loads the runtime's collectors, and has their metrics.
+  expect(await (await fetch(`${baseUrl}/-/metrics`)).text()).toContain('process_cpu_user_seconds_total');
   expect(pageModules(atStart).filter((path) => !loadedAtStart.includes(path))).toEqual([]);
 
   expect((await fetch(`${baseUrl}/users/sign_in`)).status).toBe(200);
