@@ -34,6 +34,11 @@ async function serve(config: Config): Promise<void> {
   const logger = config.logLevel === 'silent' ? requestLog.logger : requestLog.logger.child({}, { level: 'info' });
   const backend = await openBackend(config);
   const { storage } = backend;
+  // The store's first signing key, made at the first start rather than by the first id_token's request. Its key pair is
+  // made off the main thread while the seed's passwords are hashed, also off it. Marked handled at once: a failure is
+  // thrown below.
+  const keyMade = signingKey(storage, Math.floor(Date.now() / 1000));
+  keyMade.catch(() => undefined);
   if (config.seedFile) {
     const loaded = await loadSeedFile(storage, config.seedFile);
     logger.info({ seed: config.seedFile, loaded }, `loaded seed ${config.seedFile}`);
@@ -42,10 +47,6 @@ async function serve(config: Config): Promise<void> {
   for (const id of config.introspectionClients) {
     if (!(await findApplicationByUid(storage, id))) logger.warn(`--introspection-clients names "${id}", which is not the App ID of any application here (yet)`);
   }
-  // The store's first signing key, made at the first start rather than by the first id_token's request; its key pair
-  // is made off the main thread meanwhile. Marked handled at once: a failure is thrown below.
-  const keyMade = signingKey(storage, Math.floor(Date.now() / 1000));
-  keyMade.catch(() => undefined);
   const validation = config.validateResponses ? await warmedUpValidator({ testHelpers: config.testHelpers }) : requestValidation({ validateResponses: false });
   await keyMade;
   if (config.testHelpers) logger.warn({ testHelpers: true }, testHelpersWarning);
