@@ -345,7 +345,9 @@ export function requestLogger({ level, format, destination }: RequestLogOptions)
   const logger =
     format === 'pretty'
       ? pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, ignore: 'pid,hostname' } } })
-      : pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
+      : // minLength 1 writes every line as soon as it comes, as 0 does, but makes flush(cb) wait until what was written
+        // has reached standard output (with 0 it calls back at once): the last line before an exit is not lost.
+        pino(options, destination ?? pino.destination({ dest: 1, sync: false, minLength: 1 }));
   const middleware: RequestHandler = (req, res, next) => {
     const started = Date.now();
     // A sane X-Request-Id from a proxy in front is kept, so one id follows the request through both logs.
