@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { cliPath, freePort, repoRoot, runCli, stopCli, tempDir, type CliProcess } from '../../packages/server/test/hardening/support.js';
+import { defaultLeaseSeconds } from '../../packages/server/src/domain/mail-delivery.js';
 import { freshMigratedDatabase } from '../support/postgres.js';
 import { startInProcessSmtpServer, type InProcessSmtpServer } from '../support/smtp-in-process.js';
 import { startSmtpServer, type ReceivedMessage, type TestSmtpServer } from '../support/smtp.js';
@@ -254,8 +255,6 @@ const rounds = 5;
 const burst = 20;
 // 5 x 20 events at most: the whole outbox fits in one page of the listing (per_page at most 100).
 const deliveryWaitMs = 90_000;
-/** How long a worker's claim on a message lasts (mail-delivery.ts leaseSeconds). */
-const claimSeconds = 60;
 
 async function sigkillRounds(started: Started, store: 'postgres' | 'file', storeArgs: string[]) {
   const seedValue = Number(process.env.TOKENBELL_MAIL_CRASH_SEED ?? Date.now() % 1_000_000);
@@ -310,7 +309,7 @@ async function sigkillRounds(started: Started, store: 'postgres' | 'file', store
   const moved = await fetch(`${server.baseUrl}/api/v3/test_helpers/clock`, {
     method: 'POST',
     headers: { 'PRIVATE-TOKEN': rootPat, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ seconds: claimSeconds + 1 }),
+    body: JSON.stringify({ seconds: defaultLeaseSeconds + 1 }),
   });
   expect(moved.status).toBe(200);
   const waitStarted = Date.now();

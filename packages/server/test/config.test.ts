@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
 import { ConfigError, configFrom, configWarnings, isLoopbackHost, limits, settings, usage } from '../src/config.js';
+import { document } from '../src/openapi/document.js';
 
 describe('--trust-proxy', () => {
   it.each([
@@ -262,6 +263,10 @@ describe('the guides', () => {
     expect(security).toContain(`more than ${throttle.deviceStartsPerAddress.requests} a ${inWords(throttle.deviceStartsPerAddress.windowSeconds)} from one address`);
     expect(security).toContain(`one more while ${device.pendingPerClient} of the application's wait`);
     expect(text).toContain(`Device codes live ${inWords(device.expiresInSeconds)}, and a device polls at most every ${inWords(device.intervalSeconds)}`);
+    // The document states the same limits to the device authorization endpoint's callers.
+    const endpoint = (document.paths['/oauth/authorize_device'].post.description as string).replace(/\s+/g, ' ');
+    expect(endpoint).toContain(`more than ${throttle.deviceStartsPerAddress.requests} a ${inWords(throttle.deviceStartsPerAddress.windowSeconds)} from one client address`);
+    expect(endpoint).toContain(`or a ${device.pendingPerClient}th of one application's still waiting`);
   });
 
   it('spells durations as the guides do', () => {

@@ -7,6 +7,9 @@ import type { OutboxMessageRecord } from './storage/records.js';
 import type { MailStorage } from './storage/index.js';
 import { epochSeconds } from './time.js';
 
+/** How long a worker's claim on a message lasts unless told otherwise: longer than a send can take. */
+export const defaultLeaseSeconds = 60;
+
 export interface MailTransport {
   /** Resolves once the server accepted the message; rejects with `permanent` set when it refused it for good. */
   send(message: OutboxMessageRecord): Promise<void>;
@@ -77,7 +80,7 @@ export interface MailDelivery {
 }
 
 export function startMailDelivery(mail: MailStorage, transport: MailTransport, options: DeliveryOptions = {}): MailDelivery {
-  const { pollMs = 1_000, batch = 20, leaseSeconds = 60, backoffSeconds = 2, maxBackoffSeconds = 600, maxAttempts = 10, now = () => epochSeconds() } = options;
+  const { pollMs = 1_000, batch = 20, leaseSeconds = defaultLeaseSeconds, backoffSeconds = 2, maxBackoffSeconds = 600, maxAttempts = 10, now = () => epochSeconds() } = options;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let round: Promise<void> = Promise.resolve();
