@@ -3,19 +3,17 @@ import { type Config, configFrom, configWarnings, limits } from '../config.js';
 import { findApplicationByUid } from '../domain/applications.js';
 import { logTransport, smtpTransport, startMailDelivery } from '../domain/mail-delivery.js';
 import { signingKey } from '../domain/oidc/signing-keys.js';
-import { TestKit, testHelpersWarning } from '../domain/testing/test-kit.js';
+import type { TestKit } from '../domain/testing/test-kit.js';
 import { ExplainedError } from '../explained-error.js';
 import { createApp } from '../http/app.js';
 import { GracefulStop } from '../http/shutdown.js';
 import { requestLogger } from '../http/operations.js';
 import { requestValidation, warmedUpValidator } from '../http/validation.js';
-import { type DemoCredentials, ensureDemoData } from '../domain/seed/demo.js';
-import { loadSeedFile } from '../domain/seed/load.js';
+import type { DemoCredentials } from '../domain/seed/demo.js';
 import { openBackend } from '../store/backend.js';
 import type { Logger } from 'pino';
 import { fail } from './output.js';
 import { referenceOAuthRedirectPath } from '../pages/reference-paths.js';
-import { testHelpersAdministratorToken } from '../domain/testing/administrator.js';
 import type { Storage } from '../domain/storage/index.js';
 import { ConfigError, InputError } from '../explained-error.js';
 
@@ -39,7 +37,9 @@ async function serve(config: Config): Promise<void> {
   // thrown below.
   const keyMade = signingKey(storage, Math.floor(Date.now() / 1000));
   keyMade.catch(() => undefined);
+  // The seed's, the demo's and the test helpers' modules load only for a start that uses them.
   if (config.seedFile) {
+    const { loadSeedFile } = await import('../domain/seed/load.js');
     const loaded = await loadSeedFile(storage, config.seedFile);
     logger.info({ seed: config.seedFile, loaded }, `loaded seed ${config.seedFile}`);
   }
@@ -49,8 +49,7 @@ async function serve(config: Config): Promise<void> {
   }
   const validation = config.validateResponses ? await warmedUpValidator({ testHelpers: config.testHelpers }) : requestValidation({ validateResponses: false });
   await keyMade;
-  if (config.testHelpers) logger.warn({ testHelpers: true }, testHelpersWarning);
-  const testKit = config.testHelpers ? new TestKit(storage) : undefined;
+  const testKit = config.testHelpers ? await startTestKit(storage, logger) : undefined;
   // Every instance delivers; on a database they share the outbox, and each message is claimed by one of them.
   const mailTransport = config.smtpUrl ? smtpTransport(config.smtpUrl, config.mailFrom) : logTransport((line) => requestLog.logger.info(line));
   const mailDelivery = startMailDelivery(storage.mail, mailTransport, testKit ? { now: testKit.clock.now } : {});
@@ -65,7 +64,7 @@ async function serve(config: Config): Promise<void> {
   // Only now, with the server really listening: credentials printed for a server that failed to start would be lost,
   // since the store keeps only their digests.
   // The API reference's own redirect page too, so that its "Authorize" button works on a fresh instance.
-  const demo = config.demo ? await ensureDemoData(storage, config.baseUrl, [`${config.baseUrl}${referenceOAuthRedirectPath}`]) : null;
+  const demo = config.demo ? await (await import('../domain/seed/demo.js')).ensureDemoData(storage, config.baseUrl, [`${config.baseUrl}${referenceOAuthRedirectPath}`]) : null;
   if (demo) {
     process.stderr.write(`${demoGreeting(demo, config.baseUrl)}\n`);
     logger.info({ demo: { username: demo.username, client_id: demo.client_id } }, 'created the demo account, group, project and application (their credentials went to standard error, once)');
@@ -90,6 +89,12 @@ async function serve(config: Config): Promise<void> {
   }, logger);
 }
 
+async function startTestKit(storage: Storage, logger: Logger): Promise<TestKit> {
+  const { TestKit, testHelpersWarning } = await import('../domain/testing/test-kit.js');
+  logger.warn({ testHelpers: true }, testHelpersWarning);
+  return new TestKit(storage);
+}
+
 /**
  * The administrator's token a suite calls the test-helper area with: the one given, or a new one on standard error
  * (a secret: never in the log), so that a suite in any language needs no seed to begin. Part of the seeded state, so
@@ -97,6 +102,7 @@ async function serve(config: Config): Promise<void> {
  */
 async function greetTestHelpers(storage: Storage, config: Config, logger: Logger): Promise<void> {
   const given = config.testHelpersToken ?? undefined;
+  const { testHelpersAdministratorToken } = await import('../domain/testing/administrator.js');
   let token: string;
   try {
     token = await testHelpersAdministratorToken(storage, { ...(given === undefined ? {} : { token: given }), who: given === undefined ? '--test-helpers' : '--test-helpers-token', tokenName: 'test helpers' });

@@ -7,26 +7,26 @@ import { grantRegistry, type GrantRegistry } from '../domain/oauth/grants.js';
 import type { MailDelivery } from '../domain/mail-delivery.js';
 import type { Backend } from '../store/backend.js';
 import type { Storage } from '../domain/storage/index.js';
-import { testHelperRouter, testHelpersOff } from './test-helper-routes.js';
-import { TestKit } from '../domain/testing/test-kit.js';
-import { faultInjection } from './faults.js';
-import { requestJournal } from './request-journal.js';
+import type { TestKit } from '../domain/testing/test-kit.js';
+import type { TestHelperArea } from './test-helper-area.js';
+import type { TestHelperOptions } from '../domain/testing/helpers.js';
+import { lazyRouter } from './lazy-router.js';
 import { apiDispatch, insufficientScope } from './api-routes.js';
 import { sequence } from './sequence.js';
 import { apiV3Url } from '../domain/api-paths.js';
-import { areaOf, isServedApiPath, oauthEndpointOf } from './areas.js';
+import { areaOf, isServedApiPath, oauthEndpointOf, testHelpersPath } from './areas.js';
 import { type ErrorLog, HttpError, errorHandler, lastResortHandler } from './errors.js';
+import type { Viewer } from '../pages/html.js';
 import { oauthDispatch } from './oauth-routes.js';
 import { requestValidation, routingSettings } from './validation.js';
 import { queryOnce } from './request-validation.js';
-import { pageAssets, pageHeaders, pagePaths, pageSessions, pagesRouter } from './pages-routes.js';
-import { viewerOf } from './pages/shared.js';
+import { pageAssets, pageHeaders, pagePaths, pagesArea } from './pages-routes.js';
 import { documentRouter } from './document-routes.js';
 import { answerJsonExactly } from './json-answers.js';
 import { answersAnyOrigin, crossOrigin } from './cors.js';
 import { referenceRouter } from './reference-routes.js';
 import { Metrics, operationsRouter } from './operations.js';
-import { signInCsrf, type SessionBacking } from './session.js';
+import type { SessionBacking } from './session.js';
 
 export interface AppOptions {
   /** Where state lives (store/backend.ts): the data file's, or a database's shared by every instance on it. */
@@ -40,8 +40,9 @@ export interface AppOptions {
   /** The clock, in seconds since the epoch; tests move it to expire codes and tokens. With a test kit, the kit's. */
   now?: () => number;
   /**
-   * With test helpers on: the kit their area works on (domain/testing/test-kit.ts), made here when not given. The
-   * caller that seeds the store passes one, to mark the state a reset goes back to.
+   * With test helpers on (`config.testHelpers`), required: the kit their area works on (`new TestKit(storage)`, from
+   * domain/testing/test-kit.ts), whose `markSeeded()` marks the state a reset goes back to. The area's modules load at
+   * the instance's first request, so a server without test helpers never loads them.
    */
   testKit?: TestKit;
   log?: ErrorLog;
@@ -98,6 +99,20 @@ function apiAuthentication(storage: Storage, now: () => number): RequestHandler 
   };
 }
 
+/** With test helpers off the area does not exist: the API's plain 404, before validation could say otherwise. */
+const testHelpersOff: RequestHandler = (req, _res, next) => (testHelpersPath.test(req.path) ? next(new HttpError(404, '404 Not Found')) : next());
+
+/** The test-helper area's steps, from one module loaded at the instance's first request (test-helper-area.ts). */
+function testHelperArea(helpers: TestHelperOptions, now: () => number, bodies: RequestHandler): TestHelperArea {
+  let area: Promise<TestHelperArea> | undefined;
+  const load = () => (area ??= import('./test-helper-area.js').then((module) => module.testHelperArea(helpers, now, bodies)));
+  return {
+    journal: lazyRouter(async () => (await load()).journal),
+    faults: lazyRouter(async () => (await load()).faults),
+    routes: lazyRouter(async () => (await load()).routes),
+  };
+}
+
 const noSniff = { 'X-Content-Type-Options': 'nosniff' };
 const noStore = { ...noSniff, 'Cache-Control': 'no-store' };
 
@@ -126,6 +141,8 @@ interface AppParts {
   storage: Storage;
   config: AppOptions['config'];
   kit: TestKit | undefined;
+  /** With a kit: the test-helper area's steps, loaded at the first request. */
+  helperArea: TestHelperArea | undefined;
   now: () => number;
   throttle: LoginThrottle;
   sessions: SessionBacking;
@@ -143,47 +160,48 @@ export function createApp(options: AppOptions): express.Express {
   applySettings(app, parts.config);
   // What every request passes before the areas part, in turn in one step of the app's router rather than a step each.
   const front = [...observers(parts, options.requestLog), headAsGet, apiV4Alias];
-  if (parts.kit) front.push(faultInjection(parts.kit.faults, parts.bodies));
-  app.use(sequence([...front, areaBranches(apiBranch(parts, options.mailDelivery), oauthBranch(parts))]));
+  if (parts.helperArea) front.push(parts.helperArea.faults);
+  app.use(sequence([...front, areaBranches(apiBranch(parts), oauthBranch(parts))]));
   usePageHeadersAndCommonRoutes(app, parts, options.stopping);
-  usePages(app, parts);
-  app.use(errorHandler(options.log, parts.grants, parts.metrics, (req) => viewerOf(parts.storage, req)));
+  const viewer = usePages(app, parts);
+  app.use(errorHandler(options.log, parts.grants, parts.metrics, viewer));
   app.use(lastResortHandler(options.log));
   return app;
 }
 
 function appParts({ backend, config, now: givenNow = wallClock, throttle: givenThrottle, validation, testKit, mailDelivery }: AppOptions): AppParts {
   const { storage } = backend;
-  // A kit made here goes back to the state the store has now, as the caller seeded it before making the app.
-  const kit = config.testHelpers ? (testKit ?? new TestKit(storage, givenNow)) : undefined;
-  // A failure to take it resurfaces at the first reset.
-  if (kit && !testKit) kit.markSeeded().catch(() => undefined);
+  if (config.testHelpers && !testKit) throw new Error('createApp: config.testHelpers needs options.testKit (new TestKit(storage), then markSeeded() once the store is seeded)');
+  const kit = config.testHelpers ? testKit : undefined;
   const now = kit ? kit.clock.now : givenNow;
   const throttle = givenThrottle ?? new LoginThrottle(limits.loginThrottle, backend.throttleBacking, () => now() * 1000);
   kit?.attachThrottle(throttle, limits.loginThrottle);
+  const bodies = bodyParsers(config.bodyLimit);
+  const openId = { idTokenTtl: config.idTokenTtl ?? Number(defaultOf('id-token-ttl')), instanceSecret: backend.sessionSecret };
   return {
     storage,
     config,
     kit,
+    helperArea: kit ? testHelperArea({ storage, kit, baseUrl: config.baseUrl, codeTtl: config.codeTtl, tokenTtl: config.tokenTtl, openId, onMailQueued: () => mailDelivery?.kick() }, now, bodies) : undefined,
     now,
     throttle,
     sessions: { storage: storage.sessions, secret: backend.sessionSecret },
     // The clock the CLI gives the delivery worker too (the kit's with test helpers on).
     metrics: new Metrics({ maintenance: storage.maintenance, mail: storage.mail, now, testHelpers: kit !== undefined, ...(mailDelivery ? { mailDelivery } : {}) }),
-    bodies: bodyParsers(config.bodyLimit),
+    bodies,
     // One validator for the branches and the pages: its compiled schemas and route table are shared.
     validation: validation ?? requestValidation({ validateResponses: config.validateResponses }),
     grants: grantRegistry(config.passwordGrant),
     // The session secret is the instance's one secret (every instance on a database shares it); sub_legacy derives from it.
-    openId: { idTokenTtl: config.idTokenTtl ?? Number(defaultOf('id-token-ttl')), instanceSecret: backend.sessionSecret },
+    openId,
   };
 }
 
-function observers({ kit, now, storage, metrics }: AppParts, requestLog: RequestHandler | undefined): RequestHandler[] {
+function observers({ helperArea, metrics }: AppParts, requestLog: RequestHandler | undefined): RequestHandler[] {
   const steps: RequestHandler[] = [];
   if (requestLog) steps.push(requestLog);
   // First, so that it records the path the client called and every answer, a queued fault's included.
-  if (kit) steps.push(requestJournal(kit.journal, now, storage));
+  if (helperArea) steps.push(helperArea.journal);
   steps.push(metrics.observeRequests);
   return steps;
 }
@@ -202,16 +220,12 @@ function applySettings(app: express.Express, config: AppOptions['config']): void
  * API request, so they run in turn without a router (sequence.ts), and the handler is the one the validation's
  * compiled route table chose (apiDispatch). The validator sees the whole path; authentication needs no mount.
  */
-function apiBranch({ storage, config, kit, now, bodies, validation, openId }: AppParts, mailDelivery: AppOptions['mailDelivery']): RequestHandler {
+function apiBranch({ storage, config, helperArea, now, bodies, validation }: AppParts): RequestHandler {
   // Authentication comes before validation, so an anonymous caller learns nothing about parameters (401 first).
   const steps: RequestHandler[] = [bodies, apiAuthentication(storage, now)];
   if (!config.testHelpers) steps.push(testHelpersOff);
   steps.push(...validation, apiDispatch(storage, config.baseUrl, config.gitlabVersion ?? defaultOf('gitlab-version')));
-  if (kit) {
-    const helpers = express.Router();
-    helpers.use('/api/v3/test_helpers', testHelperRouter({ storage, kit, baseUrl: config.baseUrl, codeTtl: config.codeTtl, tokenTtl: config.tokenTtl, openId, onMailQueued: () => mailDelivery?.kick() }));
-    steps.push(helpers);
-  }
+  if (helperArea) steps.push(helperArea.routes);
   return sequence(steps);
 }
 
@@ -254,20 +268,22 @@ function usePageHeadersAndCommonRoutes(app: express.Express, { config, storage, 
   app.use(operationsRouter({ maintenance: storage.maintenance, metrics, allowlist: config.monitoringAllowlist ?? ['loopback'], stopping, testHelpers: config.testHelpers === true }), documentRouter(), referenceRouter(config.baseUrl));
 }
 
-function usePages(app: express.Express, { storage, config, kit, now, throttle, sessions, validation }: AppParts): void {
-  const pages = {
+/** Mounts the pages and their session layer, which load at the first request that reaches them; returns who is signed in. */
+function usePages(app: express.Express, { storage, config, kit, now, throttle, sessions, validation }: AppParts): (req: Request) => Promise<Viewer> {
+  const area = pagesArea({
     storage,
     now,
     codeTtl: config.codeTtl,
     secureCookies: config.secureCookies,
     throttle,
     sessionLifetimes: { idleSeconds: limits.sessionIdleSeconds, lifetimeSeconds: config.sessionLifetime ?? Number(defaultOf('session-lifetime')) },
-    signInCsrf: signInCsrf(sessions.secret, config.secureCookies),
     sessions,
     autoApproval: () => kit?.autoApproval ?? null,
-  };
+    baseUrl: config.baseUrl,
+  });
   // Sessions and CSRF only on the pages, and before validation: a forged form gets 403 whatever its fields.
-  app.use(pageSessions(pages));
+  app.use(area.sessions);
   app.use(validation);
-  app.use(pagesRouter({ ...pages, baseUrl: config.baseUrl }));
+  app.use(area.pages);
+  return area.viewer;
 }

@@ -13,6 +13,8 @@ const apiPath = /^\/api(?:\/|$)/i;
 /** Health, readiness and metrics, under /-/ as the service has them. */
 const operationsPath = /^\/-(?:\/|$)/;
 const servedApiPath = /^\/api\/v3(?:\/|$)/i;
+/** The test-helper area, in any case, as Express routes (isServedApiPath's rule). */
+export const testHelpersPath = /^\/api\/v3\/test_helpers(?:\/|$)/i;
 
 // As Express matches them (non-strict routing): a trailing slash names the same route.
 const oauthEndpoints: Array<[RegExp, OAuthEndpoint]> = [

@@ -7,8 +7,7 @@ import type { components } from '@tokenbell/sdk';
 import { basicChallenge, basicClientId } from '../domain/oauth/client-authentication.js';
 import type { FaultAnswer, FaultErrorCode, FaultQueue, RequestFacts } from '../domain/testing/faults.js';
 import { apiV3Url } from '../domain/api-paths.js';
-import { errorFormatOf, oauthEndpointOf } from './areas.js';
-import { testHelpersPath } from './test-helper-routes.js';
+import { errorFormatOf, oauthEndpointOf, testHelpersPath } from './areas.js';
 
 type Schemas = components['schemas'];
 

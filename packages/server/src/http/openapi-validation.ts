@@ -4,10 +4,10 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { testHelpersPath } from './areas.js';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { document } from '../openapi/document.js';
-import { testHelpersPath } from './test-helper-routes.js';
 import { compileDocumentCheckOnUse, refusalsWithoutStacks, withCachedRouteLookup } from './validator-route-cache.js';
 import { routingSettings } from './validation.js';
 

@@ -8,7 +8,8 @@ import compression from 'compression';
 import { Router, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import { referenceAssetsPath, referenceOAuthRedirectPath, referencePage, referencePath, referenceScript, referenceStylesheet } from '../pages/reference.js';
-import { baseDirectives, html } from './pages/shared.js';
+import { baseDirectives } from './pages/headers.js';
+import { html } from './pages/shared.js';
 
 /**
  * Where Swagger UI's files are: copied beside the built server (scripts/copy-assets.mjs), or, when running from

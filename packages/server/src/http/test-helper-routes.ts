@@ -8,11 +8,6 @@ import { testHelpers, type TestHelperOptions } from '../domain/testing/helpers.j
 import { principalOf, requireDocumentedScope } from './api-routes.js';
 import { HttpError } from './errors.js';
 
-/** Matches the area in any case, as Express routes (isServedApiPath's rule). */
-export const testHelpersPath = /^\/api\/v3\/test_helpers(?:\/|$)/i;
-
-/** With test helpers off the area does not exist: the API's plain 404, before validation could say otherwise. */
-export const testHelpersOff: RequestHandler = (req, _res, next) => (testHelpersPath.test(req.path) ? next(new HttpError(404, '404 Not Found')) : next());
 
 const requireAdmin: RequestHandler = (_req, res, next) => {
   if (!principalOf(res).user.is_admin) throw new HttpError(403, '403 Forbidden - test helpers are for administrators');

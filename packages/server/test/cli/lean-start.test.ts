@@ -1,5 +1,6 @@
-// The server listens with what serving the API needs and no more: the pages and the API reference (their routers,
-// markup and Swagger UI's routes) load at the first request for one of them, the PostgreSQL driver only with a
+// The server listens with what serving the API needs and no more: the pages (their sessions, CSRF checks, routers and
+// markup) and the API reference (Swagger UI's routes) load at the first request for one of them, the seed's, the
+// demo's and the test helpers' modules only for a start that uses them, the PostgreSQL driver only with a
 // database, nodemailer only with an SMTP server, express-openapi-validator only with --validate-responses, jose with
 // the first id_token, prom-client's runtime collectors with the first scrape, and of rate-limiter-flexible only the
 // memory limiter.
@@ -12,14 +13,16 @@ import { freePort, spawnProcess, stopProcess, waitForHttp, type SpawnedProcess }
 const probe = fileURLToPath(new URL('./loaded-modules-probe.mjs', import.meta.url));
 const cli = fileURLToPath(new URL('../../src/cli/index.ts', import.meta.url));
 const src = fileURLToPath(new URL('../../src/', import.meta.url));
-/** The small page modules the start does load: error pages, the stylesheet, and where the pages and the reference are. */
-const loadedAtStart = ['pages/html.ts', 'pages/assets.ts', 'pages/reference-paths.ts', 'http/pages/shared.ts', 'http/pages/resume-paths.ts'];
+/** The small page modules the start does load: error pages, the stylesheet, the pages' headers, and where the pages and the reference are. */
+const loadedAtStart = ['pages/html.ts', 'pages/assets.ts', 'pages/reference-paths.ts', 'http/pages/paths.ts', 'http/pages/headers.ts'];
 /**
  * Loaded only when used: the drivers, the reference's bundle, the validator (the compiled contract checks requests),
  * jose (the first id_token loads it; the first signing key, made at start, needs only node:crypto), and the runtime's
  * collectors of prom-client with @opentelemetry/api under them (the first scrape loads them).
  */
-const notAtStart = ['pg', 'pg-pool', 'node-pg-migrate', 'nodemailer', 'swagger-ui-dist', 'express-openapi-validator', 'jose', '@opentelemetry/api'];
+const notAtStart = ['pg', 'pg-pool', 'node-pg-migrate', 'nodemailer', 'swagger-ui-dist', 'express-openapi-validator', 'jose', '@opentelemetry/api', 'express-session', 'csrf-sync', 'csrf-csrf', 'cookie-parser'];
+/** Of the server's own modules, the seed's, the demo's and the test-helper area's (this start has none of them). */
+const ownNotAtStart = /^(domain\/seed\/|domain\/testing\/|http\/test-helper|http\/faults|http\/request-journal|http\/session)/;
 
 let server: SpawnedProcess;
 let baseUrl = '';
@@ -61,9 +64,11 @@ it('answers with neither the pages, the reference, pg, nodemailer nor the valida
   // The first scrape loads the runtime's collectors, and has their metrics.
   expect(await (await fetch(`${baseUrl}/-/metrics`)).text()).toContain('process_cpu_user_seconds_total');
   expect(pageModules(atStart).filter((path) => !loadedAtStart.includes(path))).toEqual([]);
+  expect(ofServer(atStart).filter((path) => ownNotAtStart.test(path))).toEqual([]);
 
   expect((await fetch(`${baseUrl}/users/sign_in`)).status).toBe(200);
   expect((await fetch(`${baseUrl}/help/api`)).status).toBe(200);
   const afterPages = pageModules(await loaded());
-  expect(afterPages).toEqual(expect.arrayContaining(['http/pages/routers.ts', 'http/pages/sign-in-routes.ts', 'pages/sign-in.ts', 'http/reference-ui-routes.ts', 'pages/reference.ts']));
+  expect(packages(await loaded())).toEqual(expect.arrayContaining(['express-session', 'csrf-sync', 'csrf-csrf']));
+  expect(afterPages).toEqual(expect.arrayContaining(['http/pages/stack.ts', 'http/pages/routers.ts', 'http/pages/sign-in-routes.ts', 'pages/sign-in.ts', 'http/reference-ui-routes.ts', 'pages/reference.ts']));
 });

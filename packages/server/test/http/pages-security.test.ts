@@ -2,7 +2,7 @@
 // allows the form's redirect to reach.
 import { describe, expect, it } from 'vitest';
 import { formActionSource } from '../../src/http/pages/authorize-routes.js';
-import { localPath } from '../../src/http/pages-routes.js';
+import { localPath } from '../../src/http/pages/shared.js';
 
 describe('localPath', () => {
   it.each(['/profile/applications', '/oauth/authorize?client_id=a&state=%2F%2Fx', '/'])('keeps the local path %j', (path) => {

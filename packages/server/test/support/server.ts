@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { LoginThrottle, type LoginThrottlePolicy } from '../../src/domain/login-throttle.js';
 import { startMailDelivery, type MailTransport } from '../../src/domain/mail-delivery.js';
 import { createApp } from '../../src/http/app.js';
+import { TestKit } from '../../src/domain/testing/test-kit.js';
 import { fileBackend, type Backend } from '../../src/store/backend.js';
 import { openStore, type Store } from '../../src/store/file/store.js';
 import type { Storage } from '../../src/domain/storage/index.js';
@@ -141,9 +142,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
   const mailDelivery = options.mailTransport ? startMailDelivery(backend.storage.mail, options.mailTransport, { now, pollMs: 25, backoffSeconds: 1 }) : undefined;
+  // The state a reset goes back to is the store as seeded above.
+  const testKit = options.testHelpers ? new TestKit(backend.storage, now) : undefined;
+  await testKit?.markSeeded();
   const app = createApp({
     backend,
     now,
+    ...(testKit ? { testKit } : {}),
     ...(mailDelivery ? { mailDelivery } : {}),
     log: (m) => logs.push(m),
     ...(options.throttle ? { throttle: options.throttle } : {}),

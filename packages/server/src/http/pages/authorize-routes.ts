@@ -17,7 +17,8 @@ import { consentPage } from '../../pages/consent.js';
 import { HttpError } from '../errors.js';
 import { csrfToken, sessionSignedInAt, startSignedInSession } from '../session.js';
 import { authorizationParams, authorizationResumePath } from './resume-paths.js';
-import { baseDirectives, currentUser, html, localPath, type PagesOptions, redirect, signInLocation, userOf } from './shared.js';
+import { baseDirectives } from './headers.js';
+import { currentUser, html, localPath, type PagesOptions, redirect, signInLocation, userOf } from './shared.js';
 
 /**
  * The consent page's policy. CSP `form-action` governs not only where a form posts but, in Chromium, every

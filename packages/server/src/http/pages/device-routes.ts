@@ -14,7 +14,7 @@ import { LoginThrottledError } from '../../domain/login-throttle.js';
 import type { UserRecord } from '../../domain/storage/records.js';
 import { deviceAnsweredPage, deviceCodePage, deviceConfirmPage } from '../../pages/device.js';
 import { csrfToken } from '../session.js';
-import { devicePath } from './resume-paths.js';
+import { devicePath } from './paths.js';
 import { html, type PagesOptions, signedIn, userOf } from './shared.js';
 
 type Schemas = components['schemas'];

@@ -1,10 +1,9 @@
 // Where a form posted without a session resumes after sign-in, for the two pages that post for a user without one
-// (the consent and the device code forms). Apart from their routers because the session layer, set up at start,
-// needs them, while the routers and their markup load at the first page request (pages-routes.ts).
+// (the consent and the device code forms). Apart from their routers because the session layer (stack.ts) needs
+// them too.
 import { type AuthorizationRequest, authorizationParamNames } from '../../domain/oauth/authorization.js';
+import { devicePath } from './paths.js';
 import { queryString } from './shared.js';
-
-export const devicePath = '/oauth/device';
 
 /** The authorization request's parameters from the query or the consent form (strings only; the validator ran). */
 export function authorizationParams(source: Record<string, unknown>): AuthorizationRequest {

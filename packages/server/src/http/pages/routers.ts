@@ -1,4 +1,4 @@
-// Every page's router, composed; imported at the first page request (pages-routes.ts), with the markup they render.
+// Every page's router, composed; imported at the first page request (pages/stack.ts), with the markup they render.
 import { Router } from 'express';
 import { adminRoutes } from './admin-routes.js';
 import { applicationsRoutes } from './applications-routes.js';

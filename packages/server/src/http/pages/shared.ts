@@ -8,6 +8,7 @@ import type { Storage } from '../../domain/storage/index.js';
 import type { UserRecord } from '../../domain/storage/records.js';
 import type { Viewer } from '../../pages/html.js';
 import { HttpError } from '../errors.js';
+import { signInPath } from './paths.js';
 import { csrfToken, sessionUserId, type SessionBacking, type SessionLifetimes, type SignInCsrf } from '../session.js';
 
 export interface PagesOptions {
@@ -25,8 +26,7 @@ export interface PagesOptions {
   autoApproval?: () => string | null;
 }
 
-export const signInPath = '/users/sign_in';
-export const home = '/profile/applications';
+export { home, signInPath } from './paths.js';
 
 /**
  * A 302 with only its Location, as the document describes redirects: Express's res.redirect would add a small
@@ -38,19 +38,6 @@ export function redirect(res: Response, location: string): void {
 
 export const html = (res: Response, status: number, page: string) => res.status(status).type('html').send(page);
 
-/** The pages' Content-Security-Policy (helmet directives); the consent page widens form-action only. */
-export const baseDirectives = {
-  defaultSrc: ["'self'"],
-  baseUri: ["'none'"],
-  // No page needs JavaScript, so none may run, inline or not.
-  scriptSrc: ["'none'"],
-  styleSrc: ["'self'"],
-  imgSrc: ["'self'"],
-  objectSrc: ["'none'"],
-  formAction: ["'self'"],
-  // Nobody may frame a page: a framed consent page could be clickjacked into "Authorize".
-  frameAncestors: ["'none'"],
-};
 
 /**
  * A `return_to` worth following: a path on this instance. `//host` and `/\host` are read by browsers as another

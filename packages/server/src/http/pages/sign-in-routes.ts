@@ -7,7 +7,7 @@ import { signInPage, twoFactorPage } from '../../pages/sign-in.js';
 import { endSession, sessionCookieName, startSignedInSession, startTwoFactorStep } from '../session.js';
 import { applicationAsking } from './authorize-routes.js';
 import { deviceApplicationAsking } from './device-routes.js';
-import { devicePath } from './resume-paths.js';
+import { devicePath } from './paths.js';
 import { home, html, localPath, type PagesOptions, redirect, signInPath } from './shared.js';
 
 const noAuthenticator =
