@@ -2,6 +2,7 @@
 import { type Config, configFrom, configWarnings, limits } from '../config.js';
 import { findApplicationByUid } from '../domain/applications.js';
 import { logTransport, smtpTransport, startMailDelivery } from '../domain/mail-delivery.js';
+import { cheapHashing } from '../domain/passwords.js';
 import { signingKey } from '../domain/oidc/signing-keys.js';
 import type { TestKit } from '../domain/testing/test-kit.js';
 import { ExplainedError } from '../explained-error.js';
@@ -40,8 +41,12 @@ async function serve(config: Config): Promise<void> {
   // The seed's, the demo's and the test helpers' modules load only for a start that uses them.
   if (config.seedFile) {
     const { loadSeedFile } = await import('../domain/seed/load.js');
-    const loaded = await loadSeedFile(storage, config.seedFile);
-    logger.info({ seed: config.seedFile, loaded }, `loaded seed ${config.seedFile}`);
+    // In memory, a seed's hashes live as long as the process, beside the seed file that holds the passwords in plain
+    // text: the kit's cheap parameters (about 1 ms a password instead of 50) protect nothing less, and a password that
+    // signs in is rehashed with production's, as on any server. On a file or a database they are production's.
+    const inMemory = config.dataFile === null && config.databaseUrl === null;
+    const loaded = await loadSeedFile(storage, config.seedFile, inMemory ? { hashing: cheapHashing } : {});
+    logger.info({ seed: config.seedFile, loaded, passwordHashing: inMemory ? 'cheap' : 'production' }, `loaded seed ${config.seedFile}`);
   }
   for (const warning of configWarnings(config)) logger.warn(warning);
   for (const id of config.introspectionClients) {

@@ -8,6 +8,7 @@ import { readDurableData } from '../../src/store/file/store.js';
 import { freshMigratedDatabase } from '../../../../test/support/postgres.js';
 import { exampleSeed, freePort, runCli, startCli, stopCli, tempDir, type CliProcess } from './support.js';
 import { join } from 'node:path';
+import { exampleAccounts, exampleApplication } from '../support/example-seed.js';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
 beforeAll(async () => {
@@ -122,6 +123,22 @@ describe('the log', () => {
     const token = /^ {2}(tbpat-\S+)$/m.exec(cli.stderr())?.[1];
     expect(token).toBeDefined();
     expect(cli.stdout()).not.toContain(token);
+  });
+
+  it("hashes a seed's passwords with the kit's cheap parameters in memory only, and its users sign in either way", async () => {
+    for (const [args, hashing] of [[['--memory'], 'cheap'], [['--data', join(dir.path, 'seeded.json')], 'production']] as const) {
+      const cli = await start([...args, '--seed', exampleSeed]);
+      await readiness(cli);
+      expect(logLines(cli)[0]).toMatchObject({ seed: exampleSeed, passwordHashing: hashing });
+      const { username, password } = exampleAccounts.jsmith;
+      const response = await fetch(`${cli.baseUrl}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'password', username, password, client_id: exampleApplication.clientId, client_secret: exampleApplication.clientSecret }),
+      });
+      expect(response.status, args.join(' ')).toBe(200);
+      await stopCli(cli);
+    }
   });
 
   it('keeps the life-cycle lines at --log-level warn, which leaves out the requests that went well', async () => {
