@@ -58,6 +58,9 @@ const expected = [
   ...['cold.npm_start.spawn_to_ready_ms', 'cold.cli.spawn_to_ready_ms', 'ratio.npm_start_vs_cli'],
   ...['tokenbell', 'mock'].flatMap((k) => ['start_to_token_ms', 'import_ms'].map((m) => `testing.first_token.${k}.${m}`)),
   ...['ratio.testing_first_token_vs_oauth2_mock_server', 'ratio.testing_first_token_with_import_vs_oauth2_mock_server'],
+  // Issue 42: the kit's process once started, beside bare Express's.
+  ...['tokenbell', 'ceiling'].map((k) => `testing.first_token.${k}.rss_after_start_mib`),
+  'ratio.testing_rss_after_start_vs_bare_express',
   ...['cycles', 'resets', 'gc_exposed', 'after_first_mib', 'after_cycles_mib', 'after_resets_mib', 'growth_after_cycles_pct', 'growth_after_resets_pct', 'heap_after_first_mib', 'heap_after_cycles_mib', 'heap_after_resets_mib'].map((m) => `testing.kit_memory.${m}`),
   'ratio.rss_after_start.file_vs_ceiling',
 ];

@@ -9,9 +9,9 @@ import { administrator, publicApplication, writeContractSeed } from '../../test/
 import type { Config, Run } from '../lib/config.js';
 import { append, figures, fmt, log, notes, record, recordMedian } from '../lib/figures.js';
 import { median } from '../lib/load.js';
-import { waitFor200 } from '../lib/processes.js';
+import { rssMiB, waitFor200 } from '../lib/processes.js';
 import { pat, readPath, writeBody } from '../lib/requests.js';
-import { root, runOnServerCore, startSeeded } from '../lib/servers.js';
+import { root, runOnServerCore, startCeiling, startSeeded } from '../lib/servers.js';
 
 type StartTokenbell = typeof import('../../packages/server/src/testing.js').startTokenbell;
 
@@ -50,7 +50,7 @@ export async function testingBenchmark({ config, work }: Run): Promise<void> {
   record('ratio.testing_start_vs_spawned_cli', median(kit) / median(spawned));
   record('ratio.testing_start_vs_bare_http', median(kit) / median(bare));
   for (const store of ['memory', 'file'] as const) await kitResets(config, startTokenbell, seed, join(work, 'testing-kit.json'), store);
-  firstTokens(config, seed);
+  await firstTokens(config, seed);
   kitMemory(config, seed);
   record('testing.section_seconds', (performance.now() - began) / 1000);
   notes.push(
@@ -174,13 +174,20 @@ const testingJs = () => join(root, 'packages/server/dist/testing.js');
 /**
  * startTokenbell() -> kit.signIn() -> a first access token, against oauth2-mock-server's start() -> a first
  * client_credentials token, each first in a fresh process (bench/targets/kit-first-token.ts and
- * oauth2-mock-server.ts) on the servers' core, the two in turn in every round; each module's import timed apart.
+ * oauth2-mock-server.ts) on the servers' core, the two in turn in every round; each module's import timed apart. The
+ * kit's process's RSS once started, against a bare Express process's once listening (bench/targets/ceiling.ts).
  */
-function firstTokens(config: Config, seed: string): void {
+async function firstTokens(config: Config, seed: string): Promise<void> {
   log(`test kit: first token in a fresh process against oauth2-mock-server, ${config.coldStarts} round(s)`);
   const times = new Map<string, number[]>();
   for (let i = 0; i < config.coldStarts; i++) {
-    const kit = runOnServerCore<{ import_ms: number; start_to_token_ms: number }>('kit-first-token', [testingJs(), seed, publicApplication.clientId]);
+    const kit = runOnServerCore<{ import_ms: number; start_to_token_ms: number; rss_after_start_mib: number }>('kit-first-token', [testingJs(), seed, publicApplication.clientId]);
+    const ceiling = await startCeiling('bare Express (RSS after start)', ['{}']);
+    await waitFor200(ceiling, readPath, {}, 60_000);
+    append(times, 'ceiling.rss_after_start_mib', rssMiB(ceiling.pid));
+    await ceiling.stop();
+    append(times, 'tokenbell.rss_after_start_mib', kit.rss_after_start_mib);
+    append(times, 'ratio_rss', kit.rss_after_start_mib / times.get('ceiling.rss_after_start_mib')!.at(-1)!);
     const mock = runOnServerCore<{ import_ms: number; start_to_token_ms: number }>('oauth2-mock-server', []);
     for (const [key, value] of [['tokenbell', kit], ['mock', mock]] as const) {
       append(times, `${key}.start_to_token_ms`, value.start_to_token_ms);
@@ -194,6 +201,9 @@ function firstTokens(config: Config, seed: string): void {
   }
   recordMedian('ratio.testing_first_token_vs_oauth2_mock_server', times.get('ratio')!);
   recordMedian('ratio.testing_first_token_with_import_vs_oauth2_mock_server', times.get('ratio_with_import')!);
+  recordMedian('testing.first_token.tokenbell.rss_after_start_mib', times.get('tokenbell.rss_after_start_mib')!);
+  recordMedian('testing.first_token.ceiling.rss_after_start_mib', times.get('ceiling.rss_after_start_mib')!);
+  recordMedian('ratio.testing_rss_after_start_vs_bare_express', times.get('ratio_rss')!);
 }
 
 /**
