@@ -32,6 +32,7 @@ const expected = [
       ...['file', 'postgres'].flatMap((k) => [`ratio.token.${g}.c${c}.${k}_vs_peer`, `ratio.token.${g}.c${c}.${k}_vs_ceiling`]),
     ]),
   ),
+  ...[10, 50].flatMap((c) => ['acknowledged', 'file_writes', 'commits_per_file_write'].map((m) => `token.refresh_token.c${c}.file.${m}`)),
   ...['file', 'postgres'].flatMap((k) => load.map((m) => `token.authorization_code.c10.${k}.${m}`)),
   ...['token.pool.sizing_rps', 'token.pool.per_run'],
   ...[10, 50].flatMap((c) => [...load.map((m) => `token.password.c${c}.${m}`), `token.password.c${c}.status_429`, `token.kdf.c${c}.rps`, `ratio.password_vs_kdf.c${c}`]),

@@ -124,6 +124,10 @@ function apiExtras(config: Config): Pairs {
 function tokenAndKitExtras(config: Config): Pairs {
   const extra: Pairs = [['RSS: PostgreSQL server after its benchmark', `${fmt(figures['rss.postgres_server_mib'])} MiB`]];
   for (const c of tokenConnectionCounts) extra.push([`KDF alone (scrypt N=2^14, r=8, p=1, the server's verifyPassword), ${c} in flight`, `${fmt(figures[`token.kdf.c${c}.rps`])} checks/s`]);
+  for (const c of tokenConnectionCounts) {
+    const id = `token.refresh_token.c${c}.file`;
+    extra.push([`Refresh grant on the file store, ${c} connections: acknowledged rotations / file writes, all rounds`, `${fmt(figures[`${id}.acknowledged`])} / ${fmt(figures[`${id}.file_writes`])} = ${fmt(figures[`${id}.commits_per_file_write`], 1)} per file write`]);
+  }
   extra.push([
     'RSS: token servers after start / after their runs (file, PostgreSQL; pools loaded)',
     `${fmt(figures['rss.token_file_after_start_mib'])} / ${fmt(figures['rss.token_file_after_runs_mib'])} MiB, ${fmt(figures['rss.token_postgres_after_start_mib'])} / ${fmt(figures['rss.token_postgres_after_runs_mib'])} MiB`,

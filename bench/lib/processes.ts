@@ -2,6 +2,7 @@
 // with autocannon), listens on 127.0.0.1 on a port we found free, and is killed at the end whatever happens.
 import { type ChildProcess, spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
+import { readFile, unlink } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { connect } from 'node:net';
 import { spawnProcess, stopProcess, waitForHttp } from '../../scripts/lib/processes.js';
@@ -163,4 +164,21 @@ export function rssMiB(pid: number): number {
   const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
   if (!kb) throw new Error(`no VmRSS for process ${pid}`);
   return Number(kb) / 1024;
+}
+
+/**
+ * A file server's store stats so far: its acknowledged commits and durable writes (journal syncs and compactions),
+ * which it writes to `file` (its TOKENBELL_STORE_STATS) on SIGUSR2.
+ */
+export async function storeStats(target: Target, file: string): Promise<{ acknowledged: number; fileWrites: number }> {
+  await unlink(file).catch(() => undefined);
+  target.child.kill('SIGUSR2');
+  for (let i = 0; i < 500; i++) {
+    try {
+      return JSON.parse(await readFile(file, 'utf8')) as { acknowledged: number; fileWrites: number };
+    } catch {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+  throw new Error(`${target.name} wrote no store stats to ${file} after SIGUSR2`);
 }

@@ -1,11 +1,11 @@
 // The API rows: authenticated reads against the bare Express ceiling and Prism, the 401 and 400 floods beside them
 // on the same server, and durable writes on the 1k/10k/100k-user stores with the store's write coalescing.
-import { readFile, stat, unlink } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config, Run } from '../lib/config.js';
 import { append, figures, log, record, recordRounds, summarise } from '../lib/figures.js';
 import { type LoadFigures, load, roundRobin } from '../lib/load.js';
-import { type Target, freePort, rssMiB, startTarget, waitFor200 } from '../lib/processes.js';
+import { type Target, freePort, rssMiB, startTarget, storeStats, waitFor200 } from '../lib/processes.js';
 import { bearer, readPath, writePath, writeRequest } from '../lib/requests.js';
 import { root, startCeiling, startServer } from '../lib/servers.js';
 import { type GeneratedStore, generateStore } from '../lib/store.js';
@@ -79,19 +79,6 @@ async function errorBenchmark(config: Config, reference: Target, store: Generate
       append(ratios, `ratio.errors_vs_success.${key}.c${connections}`, rps[key]! / rps.success!);
     }
   }
-}
-
-async function storeStats(target: Target, file: string): Promise<{ acknowledged: number; fileWrites: number }> {
-  await unlink(file).catch(() => undefined);
-  target.child.kill('SIGUSR2');
-  for (let i = 0; i < 500; i++) {
-    try {
-      return JSON.parse(await readFile(file, 'utf8')) as { acknowledged: number; fileWrites: number };
-    } catch {
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }
-  throw new Error(`${target.name} wrote no store stats to ${file} after SIGUSR2`);
 }
 
 export async function writeBenchmark({ config, work }: Run): Promise<void> {

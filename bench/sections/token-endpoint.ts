@@ -6,7 +6,7 @@ import { type Config, type Run, tokenConnectionCounts, tokenConnections } from '
 import { append, fmt, log, notes, record, recordRounds } from '../lib/figures.js';
 import { type LoadFigures, Pool, load, roundRobin } from '../lib/load.js';
 import { storeDatabase } from '../lib/postgres.js';
-import { type Target, rssMiB, waitFor200 } from '../lib/processes.js';
+import { type Target, rssMiB, storeStats, waitFor200 } from '../lib/processes.js';
 import { basic, bearer, formPost, readPath } from '../lib/requests.js';
 import { startCeiling, startPeer, startPostgresServer, startServer } from '../lib/servers.js';
 import { type GeneratedStore, client, generateStore } from '../lib/store.js';
@@ -67,9 +67,16 @@ export async function tokenBenchmark(run: Run, cluster: TestCluster): Promise<vo
   record('token.pool.per_run', perRun);
   log(`token: generating the store (${codes} codes, ${refreshTokens} refresh tokens) and copying it into PostgreSQL`);
   const store = await generateStore(join(run.work, 'token.json'), { users: 1_000, codes, refreshTokens });
-  const { targets, codePools } = await startTokenTargets(store, await storeDatabase(cluster, store.file));
-  const requests = tokenRequests(config, targets, codePools, store.refreshTokens[0]!, perRun);
+  const statsFile = join(run.work, 'token-file-stats.json');
+  const { targets, codePools } = await startTokenTargets(store, await storeDatabase(cluster, store.file), statsFile);
+  const requests = tokenRequests(config, targets, codePools, store.refreshTokens[0]!, perRun, statsFile);
   await tokenRounds(config, targets, requests);
+  // How many rotations one durable write (a journal sync, or a compaction) carried on the file store, all rounds.
+  for (const [c, counts] of requests.coalescing) {
+    record(`token.refresh_token.c${c}.file.acknowledged`, counts.acknowledged);
+    record(`token.refresh_token.c${c}.file.file_writes`, counts.fileWrites);
+    record(`token.refresh_token.c${c}.file.commits_per_file_write`, counts.acknowledged / counts.fileWrites);
+  }
   record('rss.token_file_after_runs_mib', rssMiB(targets.file.target.pid));
   record('rss.token_postgres_after_runs_mib', rssMiB(targets.postgres.target.pid));
   await Promise.all(Object.values(targets).map((t) => t.target.stop()));
@@ -98,8 +105,8 @@ async function sizingRate({ config, work }: Run): Promise<number> {
   return fastest;
 }
 
-async function startTokenTargets(store: GeneratedStore, databaseUrl: string): Promise<{ targets: Record<TokenKey, TokenTarget>; codePools: Record<Stores, Pool> }> {
-  const file = await startServer('token server (file)', store.file);
+async function startTokenTargets(store: GeneratedStore, databaseUrl: string, statsFile: string): Promise<{ targets: Record<TokenKey, TokenTarget>; codePools: Record<Stores, Pool> }> {
+  const file = await startServer('token server (file)', store.file, { TOKENBELL_STORE_STATS: statsFile });
   const postgres = await startPostgresServer('token server (PostgreSQL)', databaseUrl);
   for (const t of [file, postgres]) await waitFor200(t, readPath, bearer(store.accessTokens[0]!), 60_000);
   record('rss.token_file_after_start_mib', rssMiB(file.pid));
@@ -153,12 +160,23 @@ async function startTokenCeiling(file: Target, store: GeneratedStore, refresh: P
 type TokenRequests = ReturnType<typeof tokenRequests>;
 
 /** One time-bounded run of each grant on a target, each checking afterwards that its pool did not run dry. */
-function tokenRequests(config: Config, targets: Record<TokenKey, TokenTarget>, codePools: Record<Stores, Pool>, ceilingRefresh: string, perRun: number) {
+function tokenRequests(config: Config, targets: Record<TokenKey, TokenTarget>, codePools: Record<Stores, Pool>, ceilingRefresh: string, perRun: number, statsFile: string) {
   let peerPerRun = perRun;
-  const refresh = async (t: TokenTarget, connections: number, duration: number) => {
+  /** The file store's acknowledged commits and durable writes over the measured refresh runs, per connection count. */
+  const coalescing = new Map<number, { acknowledged: number; fileWrites: number }>();
+  const refresh = async (t: TokenTarget, connections: number, duration: number, measured = false) => {
     await t.refill?.(peerPerRun);
     const body = t.key === 'ceiling' ? () => ({ grant_type: 'refresh_token', refresh_token: ceilingRefresh }) : refreshBody(t.refresh);
+    const counted = measured && t.key === 'file';
+    const before = counted ? await storeStats(t.target, statsFile) : null;
     const result = await load({ url: t.target.url, connections, duration, requests: formPost(t.tokenPath, body, auth) });
+    if (before) {
+      const after = await storeStats(t.target, statsFile);
+      const counts = coalescing.get(connections) ?? { acknowledged: 0, fileWrites: 0 };
+      counts.acknowledged += after.acknowledged - before.acknowledged;
+      counts.fileWrites += after.fileWrites - before.fileWrites;
+      coalescing.set(connections, counts);
+    }
     t.refresh.check();
     if (t.key === 'peer') peerPerRun = Math.max(peerPerRun, poolSize(config, result.rps));
     return result;
@@ -170,7 +188,7 @@ function tokenRequests(config: Config, targets: Record<TokenKey, TokenTarget>, c
     codePools[k].check();
     return result;
   };
-  return { refresh, introspect, code, peerPerRun: () => peerPerRun };
+  return { refresh, introspect, code, peerPerRun: () => peerPerRun, coalescing };
 }
 
 async function tokenRounds(config: Config, targets: Record<TokenKey, TokenTarget>, { refresh, introspect, code }: TokenRequests): Promise<void> {
@@ -193,7 +211,7 @@ async function tokenRounds(config: Config, targets: Record<TokenKey, TokenTarget
         log(`token round ${round + 1}/${config.rounds}: ${grant}, ${c} connections`);
         const rps = {} as Record<TokenKey, number>;
         for (const { key } of tokenTargets) {
-          const result = await run(targets[key], c, config.seconds);
+          const result = await (grant === 'refresh_token' ? refresh(targets[key], c, config.seconds, true) : run(targets[key], c, config.seconds));
           keep(`token.${grant}.c${c}.${key}`, result);
           rps[key] = result.rps;
         }

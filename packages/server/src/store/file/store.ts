@@ -74,7 +74,7 @@ export class Store {
    */
   readonly #positions = new Map<Collection, Map<unknown, number>>();
   readonly #lock: FileLock | null;
-  /** Journal appends and compactions, batched (writer.ts). */
+  /** Journal appends, syncs and compactions, batched and overlapped (writer.ts). */
   readonly #writer: Writer;
   /** Replaying a journal applies operations without recording them again. */
   #replaying = false;
@@ -96,8 +96,8 @@ export class Store {
 
   /**
    * Runs `mutate` now, synchronously, then resolves with its result once a write holding the change is durable.
-   * Commits made while a write is in flight share the next write, so a burst of N commits costs about two writes
-   * rather than N; a commit that changed nothing costs none.
+   * Commits made while the journal is busy share the next batch (writer.ts), so a burst of N commits costs a few
+   * syncs rather than N; a commit that changed nothing costs none, but waits for the batches before it.
    *
    * If `mutate` throws, the error propagates. Changes it made before throwing stay in memory (and reach the file
    * with the next commit), so callers validate everything first and only then mutate: a throw must never leave a
