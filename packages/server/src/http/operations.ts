@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { Router } from 'express';
-import { pino, stdTimeFunctions, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { pino, stdTimeFunctions, type Logger, type LoggerOptions } from 'pino';
 // prom-client's parts alone, not its index (src/prom-client-parts.d.ts says why); the runtime's collectors at a scrape.
 // The types are the package's own, so that the declarations this module ships name nothing but prom-client.
 import type { Counter, Histogram, Metric, OpenMetricsContentType, Registry } from 'prom-client';
@@ -392,42 +392,6 @@ export interface RequestLogOptions {
 const loggedRequest = Symbol('logged request');
 type LoggedResponse = Response & { [loggedRequest]?: { id: string; method: string; url: string; started: number } };
 
-/**
- * The log's lines of one turn of the event loop handed to the destination in one write at its end. On standard
- * output each write is a system call made on libuv's thread pool, which on a busy server cost more than the lines
- * themselves (a write per request, and the threads' wake-ups); a line waits no longer than the turn it was made in.
- * Flushing (before an exit) writes what waits first. A process that exits without flushing still writes what waits,
- * as the destination's own exit hook does for what it holds.
- */
-function linesByTurn(destination: { write(lines: string): unknown; flush?: (cb: (error?: Error) => void) => void }): DestinationStream & { flush(cb?: (error?: Error) => void): void } {
-  let waiting = '';
-  const writeWaiting = () => {
-    if (waiting === '') return;
-    const lines = waiting;
-    waiting = '';
-    destination.write(lines);
-  };
-  for (const writer of pendingAtExit) if (writer.deref() === undefined) pendingAtExit.delete(writer);
-  pendingAtExit.add(new WeakRef(writeWaiting));
-  return {
-    write(line: string) {
-      if (waiting === '') setImmediate(writeWaiting);
-      waiting += line;
-    },
-    flush(cb?: (error?: Error) => void) {
-      writeWaiting();
-      if (typeof destination.flush === 'function') destination.flush(cb ?? (() => undefined));
-      else cb?.();
-    },
-  };
-}
-
-/** What waits in each live log's turn, written at exit (registered before pino's own exit hooks, so it runs first). */
-const pendingAtExit = new Set<WeakRef<() => void>>();
-process.once('exit', () => {
-  for (const writer of pendingAtExit) writer.deref()?.();
-});
-
 /** The request log's middleware, and its logger for the server's other lines. */
 export type RequestLog = RequestHandler & { logger: Logger };
 
@@ -453,7 +417,7 @@ export function requestLogger({ level, format, destination }: RequestLogOptions)
       ? pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, ignore: 'pid,hostname' } } })
       : // minLength 1 writes every line as soon as it comes, as 0 does, but makes flush(cb) wait until what was written
         // has reached standard output (with 0 it calls back at once): the last line before an exit is not lost.
-        pino(options, linesByTurn(destination ?? pino.destination({ dest: 1, sync: false, minLength: 1 })));
+        pino(options, destination ?? pino.destination({ dest: 1, sync: false, minLength: 1 }));
   // Whether an answer below 400 is logged: at --log-level warn and above it is not, and its line is never built.
   const logsCompleted = logger.isLevelEnabled('info');
   function answered(this: LoggedResponse) {

@@ -74,18 +74,3 @@ it('builds no line for a completed answer at --log-level warn, and still logs re
   expect(warn).toHaveBeenCalledTimes(1);
   expect(lines).toEqual([expect.objectContaining({ level: 40, msg: 'request completed', res: { statusCode: 404 } })]);
 });
-
-it('writes the lines of one turn of the event loop in one write', async () => {
-  const writes: string[] = [];
-  const destination = { write: (chunk: string) => void writes.push(chunk) };
-  const log = requestLogger({ level: 'info', format: 'json', destination: destination as unknown as NodeJS.WritableStream });
-  for (let i = 0; i < 5; i++) log.logger.info({ i }, 'line');
-  expect(writes).toEqual([]);
-  await new Promise((resolve) => setImmediate(resolve));
-  expect(writes).toHaveLength(1);
-  expect(writes[0]!.trim().split('\n').map((line) => (JSON.parse(line) as { i: number }).i)).toEqual([0, 1, 2, 3, 4]);
-  // A flush (as before an exit) writes what waits at once.
-  log.logger.info({ i: 5 }, 'line');
-  await new Promise<void>((resolve) => log.logger.flush(() => resolve()));
-  expect(writes).toHaveLength(2);
-});
