@@ -18,7 +18,8 @@ const expected = [
   ...['memory', 'file'].flatMap((k) => ['spawn_to_first_200_ms', 'spawn_to_listening_ms', 'first_request_ms', 'second_request_ms'].map((m) => `cold.${k}.${m}`)),
   ...['ratio.cold_first_vs_second_request', 'postgres.spawn_to_first_200_ms'],
   ...['reference', 'ceiling', 'prism'].flatMap((t) => connections.flatMap((c) => load.map((m) => `read.${t}.c${c}.${m}`))),
-  ...connections.flatMap((c) => [`ratio.read_vs_ceiling.c${c}`, `ratio.read_vs_prism.c${c}`]),
+  ...connections.flatMap((c) => [`ratio.read_vs_ceiling.c${c}`, `ratio.read_vs_prism.c${c}`, `ratio.read_cpu_vs_ceiling.c${c}`]),
+  ...['reference', 'ceiling'].flatMap((t) => connections.map((c) => `read.${t}.c${c}.cpu_us_per_request`)),
   ...connections.flatMap((c) =>
     [...load, 'acknowledged', 'answered_2xx', 'file_writes', 'commits_per_file_write'].map((m) => `write.u1000.c${c}.${m}`),
   ),

@@ -162,6 +162,12 @@ function apiRatios(config: Config): Pairs {
   for (const c of config.connections) {
     ratioRows.push([`read: reference / Prism, ${c} conns (target >= 2.5x)`, `${times(`ratio.read_vs_prism.c${c}`)}`]);
   }
+  for (const c of config.connections) {
+    ratioRows.push([
+      `read: server CPU per request, reference / ceiling, ${c} conns`,
+      `${fmt(figures[`read.reference.c${c}.cpu_us_per_request`])} / ${fmt(figures[`read.ceiling.c${c}.cpu_us_per_request`])} us, ${times(`ratio.read_cpu_vs_ceiling.c${c}`)}`,
+    ]);
+  }
   const top = Math.max(...config.connections);
   if (config.stores.includes(10_000)) ratioRows.push([`write: 10k store, ${top} conns (target >= 2,000/s)`, `${fmt(figures[`write.u10000.c${top}.rps`])} writes/s`]);
   const smallest = config.stores[0]!;

@@ -3,9 +3,9 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config, Run } from '../lib/config.js';
-import { append, figures, log, record, recordRounds, summarise } from '../lib/figures.js';
+import { append, figures, log, record, recordMedian, recordRounds, summarise } from '../lib/figures.js';
 import { type LoadFigures, load, roundRobin } from '../lib/load.js';
-import { type Target, freePort, rssMiB, startTarget, storeStats, waitFor200 } from '../lib/processes.js';
+import { type Target, cpuMs, freePort, rssMiB, startTarget, storeStats, waitFor200 } from '../lib/processes.js';
 import { bearer, readPath, writePath, writeRequest } from '../lib/requests.js';
 import { root, startCeiling, startServer } from '../lib/servers.js';
 import { type GeneratedStore, generateStore } from '../lib/store.js';
@@ -32,16 +32,23 @@ export async function readBenchmark({ config }: Run, reference: Target, store: G
   }
   const runs = new Map<string, LoadFigures[]>();
   const ratios = new Map<string, number[]>();
+  // The servers' CPU time per answered request (user and system, all threads), reference and ceiling.
+  const cpuPerRequest = new Map<string, number[]>();
   for (let round = 0; round < config.rounds; round++) {
     for (const connections of config.connections) {
       const rps: Record<string, number> = {};
+      const cpu: Record<string, number> = {};
       for (const { key, target } of targets) {
         log(`read round ${round + 1}/${config.rounds}: ${key}, ${connections} connections`);
+        const cpuBefore = cpuMs(target.pid);
         const figures = await load({ url: `${target.url}${readPath}`, headers, connections, duration: config.seconds });
+        cpu[key] = ((cpuMs(target.pid) - cpuBefore) * 1000) / Math.max(figures.ok, 1);
         const id = `read.${key}.c${connections}`;
         append(runs, id, figures);
+        if (key !== 'prism') append(cpuPerRequest, `${id}.cpu_us_per_request`, cpu[key]);
         rps[key] = figures.rps;
       }
+      append(ratios, `ratio.read_cpu_vs_ceiling.c${connections}`, cpu.reference! / cpu.ceiling!);
       // Ratios per round, then the median: both sides of each ratio ran back to back under the same load.
       append(ratios, `ratio.read_vs_ceiling.c${connections}`, rps.reference! / rps.ceiling!);
       append(ratios, `ratio.read_vs_prism.c${connections}`, rps.reference! / rps.prism!);
@@ -49,6 +56,7 @@ export async function readBenchmark({ config }: Run, reference: Target, store: G
   }
   await errorBenchmark(config, reference, store, runs, ratios);
   recordRounds(runs, ratios);
+  for (const [id, values] of cpuPerRequest) recordMedian(id, values);
   record('rss.reference_after_read_mib', rssMiB(reference.pid));
   record('rss.prism_mib', rssMiB(prism.pid));
   await ceiling.stop();

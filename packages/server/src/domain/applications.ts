@@ -3,7 +3,7 @@ import { InputError } from '../explained-error.js';
 import { checkScopes } from './oauth/scopes.js';
 import type { NewApplicationRow, Storage } from './storage/index.js';
 import type { ApplicationRecord, Scope, UserRecord } from './storage/records.js';
-import { constantTimeEqual, digest, newClientId, newSecret } from './secrets.js';
+import { digest, matchesDigest, newClientId, newSecret } from './secrets.js';
 import { epochSeconds } from './time.js';
 
 export const maxRedirectUris = 10;
@@ -110,7 +110,7 @@ export async function findApplicationByUid(storage: Storage, uid: string): Promi
 export async function authenticateClient(storage: Storage, uid: string, secret: string): Promise<ApplicationRecord | null> {
   const application = await findApplicationByUid(storage, uid);
   // Compared even for an unknown App ID, so timing does not tell which App IDs exist.
-  const matches = constantTimeEqual(digest(secret), application?.secret_digest ?? '');
+  const matches = matchesDigest(secret, application?.secret_digest);
   return application && matches ? application : null;
 }
 

@@ -39,6 +39,20 @@ export function digest(secret: string): string {
   return hash('sha256', secret, 'hex');
 }
 
+const noDigest = Buffer.alloc(32);
+
+/**
+ * Whether `secret` is the one whose digest is stored, compared without leaking, through timing, where they differ.
+ * Both sides are SHA-256 digests already, of one length, so they are compared as they are, not hashed again as
+ * constantTimeEqual would (two more digests on every client authentication). A missing or malformed stored digest
+ * is compared against zeros, taking the same time, and never matches.
+ */
+export function matchesDigest(secret: string, storedDigest: string | null | undefined): boolean {
+  const presented = hash('sha256', secret, 'buffer');
+  const stored = typeof storedDigest === 'string' && /^[0-9a-f]{64}$/.test(storedDigest) ? Buffer.from(storedDigest, 'hex') : undefined;
+  return timingSafeEqual(presented, stored ?? noDigest) && stored !== undefined;
+}
+
 /** Compares two strings without leaking, through timing, where they first differ. */
 export function constantTimeEqual(a: string, b: string): boolean {
   const da = hash('sha256', a, 'buffer');

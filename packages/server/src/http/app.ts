@@ -113,9 +113,6 @@ function testHelperArea(helpers: TestHelperOptions, now: () => number, bodies: R
   };
 }
 
-const noSniff = { 'X-Content-Type-Options': 'nosniff' };
-const noStore = { ...noSniff, 'Cache-Control': 'no-store' };
-
 /**
  * JSON and form bodies, parsed only when the request has one (RFC 9112 section 6.3, as body-parser decides): for a
  * request without a body both parsers would only pass it on, at the cost of two layers on every GET.
@@ -249,7 +246,8 @@ function areaBranches(api: RequestHandler, oauth: RequestHandler): RequestHandle
     // and none is cached except the server metadata and the JWK set (whose route says for how long): API answers hold
     // a user's data and their requests may carry the token in the query string (RFC 6750 section 5.3); OAuth answers
     // hold tokens (RFC 6749 section 5.1).
-    res.set(area === 'oauth' && oauthEndpointOf(path) === 'metadata' ? noSniff : noStore);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    if (area !== 'oauth' || oauthEndpointOf(path) !== 'metadata') res.setHeader('Cache-Control', 'no-store');
     const branch = area === 'oauth' ? oauth : area === 'api' && isServedApiPath(path) ? api : undefined;
     const dispatch = () => (branch ? branch(req, res, next) : next());
     // Before the branches, so that a preflight is answered here and every answer, errors included, has the headers.

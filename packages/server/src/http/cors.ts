@@ -37,5 +37,16 @@ export function answersAnyOrigin(area: Area, path: string): boolean {
   return endpoint !== undefined && browserOAuthEndpoints.has(endpoint);
 }
 
-/** Sets the CORS headers, or answers a preflight itself. */
-export const crossOrigin: RequestHandler = forAnyOrigin;
+const exposed = corsPolicy.exposedHeaders.join(',');
+
+/**
+ * Sets the CORS headers, or answers a preflight itself. An actual request gets the two headers the cors package sets
+ * for it with this policy (any origin, so no Vary; no credentials), set here directly: the package would make its
+ * option callbacks and header list again for every API request. Preflights stay the package's.
+ */
+export const crossOrigin: RequestHandler = (req, res, next) => {
+  if (req.method === 'OPTIONS') return forAnyOrigin(req, res, next);
+  res.setHeader('Access-Control-Allow-Origin', '*');
+  res.setHeader('Access-Control-Expose-Headers', exposed);
+  next();
+};

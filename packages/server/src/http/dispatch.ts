@@ -4,10 +4,12 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { operations } from '@tokenbell/sdk';
 import type { RequestOperation } from './request-validation.js';
 
-const dispatched = new WeakMap<Request, string>();
+// On the request itself: a WeakMap entry per request cost an insertion and the collector's ephemeron work.
+const dispatched = Symbol('dispatched route');
+type DispatchedRequest = Request & { [dispatched]?: string };
 
 /** The document's route of the operation whose handler took the request (for logs and metrics, as Express's route). */
-export const dispatchedRoute = (req: Request): string | undefined => dispatched.get(req);
+export const dispatchedRoute = (req: Request): string | undefined => (req as DispatchedRequest)[dispatched];
 
 export type OperationHandler = (req: Request, res: Response) => void | Promise<void>;
 
@@ -22,7 +24,7 @@ export function dispatchByOperation(handlers: OperationHandlers, before?: (req: 
     const operationId = openapi?.schema.operationId as string | undefined;
     const handler = operationId === undefined ? undefined : byId[operationId];
     if (!handler) return next();
-    dispatched.set(req, openapi!.expressRoute);
+    (req as DispatchedRequest)[dispatched] = openapi!.expressRoute;
     before?.(req, res);
     return handler(req, res);
   };

@@ -16,7 +16,16 @@ export function answerJsonExactly(app: Express): void {
     if (type === undefined || /^application\/json\s*(;|$)/i.test(type)) this.setHeader('Content-Type', 'application/json');
     // A Buffer, so that res.send keeps the type as set instead of adding a charset to it.
     const chunk = Buffer.from(JSON.stringify(body) ?? 'null');
-    if (this.getHeader('Cache-Control') === 'no-store') unstored.add(chunk);
-    return this.send(chunk);
+    if (this.getHeader('Cache-Control') !== 'no-store') return this.send(chunk);
+    // What res.send would do with this answer, done here: it has no ETag to make (see above) and none to compare, so
+    // only a conditional request, a HEAD or a 204 or 304 takes res.send's other steps, which remain its own.
+    const { headers, method } = this.req;
+    if (method === 'HEAD' || this.statusCode === 204 || this.statusCode === 304 || headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined) {
+      unstored.add(chunk);
+      return this.send(chunk);
+    }
+    this.setHeader('Content-Length', chunk.length);
+    this.end(chunk);
+    return this;
   };
 }

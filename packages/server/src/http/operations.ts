@@ -58,13 +58,34 @@ function routeOf(req: Request): string | undefined {
 /** The server's metrics, in a registry of its own, so that several servers in one process do not mix theirs. */
 export class Metrics {
   readonly registry: Registry = new RegistryClass();
-  readonly requests: Counter<'method' | 'route' | 'status'> = new CounterClass({ name: 'tokenbell_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [this.registry] });
+  readonly requests: Counter<'method' | 'route' | 'status'> = new CounterClass({
+    name: 'tokenbell_http_requests_total',
+    help: 'HTTP requests by route and status',
+    labelNames: ['method', 'route', 'status'],
+    registers: [this.registry],
+    collect: () => {
+      this.requests.reset();
+      for (const series of this.#allSeries()) {
+        for (const [status, answered] of series.statuses) this.requests.inc({ method: series.method, route: series.route, status: String(status) }, answered);
+      }
+    },
+  });
   readonly latency: Histogram<'method' | 'route'> = new HistogramClass({
     name: 'tokenbell_http_request_duration_seconds',
     help: 'Time to answer an HTTP request, by route',
     labelNames: ['method', 'route'],
-    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    buckets: latencyBuckets,
     registers: [this.registry],
+    collect: () => {
+      // prom-client's own form of a histogram's series (histogram.js: labels, bucketValues by bound, sum, count),
+      // which it makes cumulative as it writes them: a histogram has no public way to be given counts.
+      const hashMap: Record<string, object> = {};
+      for (const series of this.#allSeries()) {
+        const bucketValues = Object.fromEntries(latencyBuckets.map((bound, i) => [bound, series.buckets[i]!]));
+        hashMap[`${series.method} ${series.route}`] = { labels: { method: series.method, route: series.route }, bucketValues, sum: series.sum, count: series.answered };
+      }
+      (this.latency as unknown as { hashMap: Record<string, object> }).hashMap = hashMap;
+    },
   });
   readonly grants: Counter<'grant_type'> = new CounterClass({ name: 'tokenbell_token_grants_total', help: 'Tokens issued, by grant type', labelNames: ['grant_type'], registers: [this.registry] });
   readonly throttled: Counter = new CounterClass({ name: 'tokenbell_login_throttle_refusals_total', help: 'Password and code checks refused by the brute-force limits', registers: [this.registry] });
@@ -83,6 +104,10 @@ export class Metrics {
   });
 
   constructor({ maintenance, mail, now, mailDelivery, testHelpers }: MetricsOptions) {
+    const metrics = this;
+    this.#answered = function answered(this: ObservedResponse) {
+      metrics.#observe(this);
+    };
     maintenance.observeWrites((seconds) => this.storeWrites.observe(seconds));
     // Every outcome from the start, at 0: a rate over a series that appears only at its first failure misses it.
     for (const outcome of ['sent', 'retry', 'failed'] satisfies DeliveryOutcome[]) this.deliveryAttempts.labels(outcome).inc(0);
@@ -178,29 +203,70 @@ export class Metrics {
 
   /** Counts every request once answered, by the route that matched (a bounded set) rather than its raw path. */
   readonly observeRequests: RequestHandler = (req, res, next) => {
-    const started = performance.now();
+    const observed = res as ObservedResponse;
+    observed[startedAt] = performance.now();
     // As sent: a HEAD is answered as a GET from here on (app.ts).
-    const { method } = req;
-    res.once('finish', () => {
-      const route = routeOf(req) ?? 'unmatched';
-      const series = this.#series(method, route, res.statusCode);
-      series.requests.inc();
-      series.latency.observe((performance.now() - started) / 1000);
-    });
+    observed[sentMethod] = req.method;
+    // One listener shared by every request, not a closure each: it finds the request's state on the answer.
+    res.on('finish', this.#answered);
     next();
   };
 
-  // Each request's counter and histogram, found once per method, route and status: given labels, prom-client would
-  // sort and join them into a key on every call, twice per request.
-  readonly #children = new Map<string, { requests: { inc(): void }; latency: { observe(value: number): void } }>();
-  #series(method: string, route: string, status: number) {
-    const key = `${method} ${status} ${route}`;
-    let series = this.#children.get(key);
-    if (!series) {
-      series = { requests: this.requests.labels(method, route, String(status)), latency: this.latency.labels(method, route) };
-      this.#children.set(key, series);
+  readonly #answered: (this: ObservedResponse) => void;
+
+  // Each request's series, found through maps keyed by the strings the request already has (the route is the route
+  // table's own string): no label object, key or closure is made per request. prom-client's labelled children would
+  // build the label object and its hash key on every inc() and observe(); the counts are handed to prom-client's
+  // metrics at each scrape instead (their collect()), as the same series.
+  readonly #series = new Map<string, Map<string, RouteSeries>>();
+
+  *#allSeries(): Iterable<RouteSeries> {
+    for (const byMethod of this.#series.values()) yield* byMethod.values();
+  }
+
+  #observe(res: ObservedResponse): void {
+    const method = res[sentMethod]!;
+    const route = routeOf(res.req) ?? 'unmatched';
+    let byMethod = this.#series.get(route);
+    if (!byMethod) this.#series.set(route, (byMethod = new Map()));
+    let series = byMethod.get(method);
+    if (!series) byMethod.set(method, (series = new RouteSeries(method, route, latencyBuckets.length)));
+    series.count(res.statusCode, (performance.now() - res[startedAt]!) / 1000);
+  }
+}
+
+/** What observeRequests keeps on each answer until it is counted. */
+const startedAt = Symbol('observed since');
+const sentMethod = Symbol('method as sent');
+type ObservedResponse = Response & { [startedAt]?: number; [sentMethod]?: string };
+
+const latencyBuckets = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+
+/** The requests of one method and route: answers by status, and the latency histogram's buckets, sum and count. */
+class RouteSeries {
+  readonly statuses = new Map<number, number>();
+  /** Answers at or under each bound, the bound's own bucket only (prom-client's bucketValues, not yet cumulative). */
+  readonly buckets: Float64Array;
+  sum = 0;
+  answered = 0;
+  constructor(
+    readonly method: string,
+    readonly route: string,
+    bounds: number,
+  ) {
+    this.buckets = new Float64Array(bounds);
+  }
+
+  count(status: number, seconds: number): void {
+    this.statuses.set(status, (this.statuses.get(status) ?? 0) + 1);
+    this.sum += seconds;
+    this.answered++;
+    for (let i = 0; i < latencyBuckets.length; i++) {
+      if (seconds <= latencyBuckets[i]!) {
+        this.buckets[i] = this.buckets[i]! + 1;
+        break;
+      }
     }
-    return series;
   }
 }
 
@@ -322,6 +388,10 @@ export interface RequestLogOptions {
   destination?: NodeJS.WritableStream;
 }
 
+/** What the request log keeps on each answer until its line is written. */
+const loggedRequest = Symbol('logged request');
+type LoggedResponse = Response & { [loggedRequest]?: { id: string; method: string; url: string; started: number } };
+
 /** The request log's middleware, and its logger for the server's other lines. */
 export type RequestLog = RequestHandler & { logger: Logger };
 
@@ -348,35 +418,39 @@ export function requestLogger({ level, format, destination }: RequestLogOptions)
       : // minLength 1 writes every line as soon as it comes, as 0 does, but makes flush(cb) wait until what was written
         // has reached standard output (with 0 it calls back at once): the last line before an exit is not lost.
         pino(options, destination ?? pino.destination({ dest: 1, sync: false, minLength: 1 }));
+  // Whether an answer below 400 is logged: at --log-level warn and above it is not, and its line is never built.
+  const logsCompleted = logger.isLevelEnabled('info');
+  function answered(this: LoggedResponse) {
+    const res = this;
+    const status = res.headersSent ? res.statusCode : null;
+    const unavailable = res.locals.storeUnavailable as Error | undefined;
+    const notReady = res.locals.notReady as string | undefined;
+    if (status !== null && status < 400 && unavailable === undefined && notReady === undefined && !logsCompleted) return;
+    const { id, method, url, started } = res[loggedRequest]!;
+    const line = {
+      req: { id, method, url: loggedUrl(url) },
+      route: routeOf(res.req),
+      res: { statusCode: status },
+      responseTime: Date.now() - started,
+    };
+    // A client that goes away before the answer is not the server's failure.
+    if (status === null) logger.warn(line, 'request aborted');
+    // Not the server's fault but its store's, and alike for every request while it lasts: a warning, without a stack.
+    else if (unavailable !== undefined) logger.warn({ ...line, err: unavailable }, 'store unavailable');
+    else if (notReady !== undefined) logger.warn({ ...line, problem: notReady }, 'not ready');
+    else if (status >= 500) logger.error({ ...line, err: new Error(`failed with status code ${status}`) }, 'request errored');
+    else logger[status >= 400 ? 'warn' : 'info'](line, 'request completed');
+  }
   const middleware: RequestHandler = (req, res, next) => {
-    const started = Date.now();
     // A sane X-Request-Id from a proxy in front is kept, so one id follows the request through both logs.
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && requestIdPattern.test(given) ? given : randomUUID();
     res.setHeader('X-Request-Id', id);
     // As the client sent them: the API's v4 alias rewrites req.url on the way, and a HEAD is answered as a GET.
-    const { url, method } = req;
-    const done = () => {
-      res.removeListener('close', done);
-      res.removeListener('finish', done);
-      const status = res.headersSent ? res.statusCode : null;
-      const line = {
-        req: { id, method, url: loggedUrl(url) },
-        route: routeOf(req),
-        res: { statusCode: status },
-        responseTime: Date.now() - started,
-      };
-      const unavailable = res.locals.storeUnavailable as Error | undefined;
-      // A client that goes away before the answer is not the server's failure.
-      if (status === null) logger.warn(line, 'request aborted');
-      // Not the server's fault but its store's, and alike for every request while it lasts: a warning, without a stack.
-      else if (unavailable !== undefined) logger.warn({ ...line, err: unavailable }, 'store unavailable');
-      else if (res.locals.notReady !== undefined) logger.warn({ ...line, problem: res.locals.notReady as string }, 'not ready');
-      else if (status >= 500) logger.error({ ...line, err: new Error(`failed with status code ${status}`) }, 'request errored');
-      else logger[status >= 400 ? 'warn' : 'info'](line, 'request completed');
-    };
-    res.on('close', done);
-    res.on('finish', done);
+    (res as LoggedResponse)[loggedRequest] = { id, method: req.method, url: req.url, started: Date.now() };
+    // 'close' comes once for every answer, after 'finish' or when the client went away first; one listener shared by
+    // every request rather than a closure each.
+    res.on('close', answered);
     next();
   };
   return Object.assign(middleware, { logger });

@@ -68,10 +68,29 @@ for (const route of routes) {
   routesByFirstSegment.set(segment, routes.filter((r) => anyFirstSegment.includes(r) || (!r.expressRoute.startsWith('/:') && firstSegment(r.expressRoute) === segment)));
 }
 
+/**
+ * The routes without parameters, by their path in lower case (and with the trailing slash their pattern allows): the
+ * hot paths (/api/v3/user, /api/v3/notification_settings, /oauth/token, /oauth/introspect) found with one lookup
+ * instead of a pattern tried per route before them. Only a route that no route before it in the table matches is
+ * here, so that the lookup finds what the scan would; a hit is checked against the route's own pattern (which also
+ * keeps out a path that lower-cases to a route's but that the case-insensitive pattern does not match).
+ */
+const literalRoutes = new Map<string, ContractRoute>();
+for (const [index, route] of routes.entries()) {
+  if (route.keys.length > 0) continue;
+  for (const path of [route.expressRoute, `${route.expressRoute}/`]) {
+    const lower = path.toLowerCase();
+    if (!route.regexp.test(lower) || routes.slice(0, index).some((earlier) => earlier.regexp.test(lower))) continue;
+    literalRoutes.set(lower, route);
+  }
+}
+
 /** The validator's metadata step: the route and operation, or its 404, 405 or malformed-URI refusal. */
 function findOperation(req: Request): number {
-  const path = req.url.split('?')[0]!;
-  const candidates = routesByFirstSegment.get(firstSegment(path)) ?? anyFirstSegment;
+  const query = req.url.indexOf('?');
+  const path = query < 0 ? req.url : req.url.slice(0, query);
+  const literal = literalRoutes.get(path.toLowerCase());
+  const candidates = literal?.regexp.test(path) ? [literal] : (routesByFirstSegment.get(firstSegment(path)) ?? anyFirstSegment);
   for (const route of candidates) {
     const match = route.regexp.exec(path);
     if (!match) continue;

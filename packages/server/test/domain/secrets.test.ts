@@ -1,6 +1,6 @@
 // Random secrets, their digests and the constant-time comparison (secrets.ts).
 import { describe, expect, it } from 'vitest';
-import { constantTimeEqual, digest, newClientId, newSecret, newUserCode, secretPrefixes } from '../../src/domain/secrets.js';
+import { constantTimeEqual, digest, matchesDigest, newClientId, newSecret, newUserCode, secretPrefixes } from '../../src/domain/secrets.js';
 
 describe('newSecret', () => {
   it('is its kind’s prefix, which secret scanners recognise, then 43 random letters and digits', () => {
@@ -40,5 +40,24 @@ describe('constantTimeEqual', () => {
     ['', 'x', false],
   ])('%j and %j: %s', (a, b, equal) => {
     expect(constantTimeEqual(a, b)).toBe(equal);
+  });
+});
+
+describe('matchesDigest', () => {
+  const stored = digest('tbcs_secret');
+  it.each([
+    ['tbcs_secret', stored, true],
+    ['tbcs_secreT', stored, false],
+    ['tbcs_secret ', stored, false],
+    ['', digest(''), true],
+    // A public client (no digest), an unknown one, and digests that are not the store's form never match.
+    ['tbcs_secret', null, false],
+    ['tbcs_secret', undefined, false],
+    ['tbcs_secret', '', false],
+    ['tbcs_secret', stored.toUpperCase(), false],
+    ['tbcs_secret', stored.slice(0, 62), false],
+    [stored, stored, false],
+  ])('%j against %j: %s', (secret, storedDigest, matches) => {
+    expect(matchesDigest(secret, storedDigest)).toBe(matches);
   });
 });

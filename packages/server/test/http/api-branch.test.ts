@@ -1,6 +1,7 @@
 // API requests take their own branch of the app (bodies, authentication, validation, routes). Which requests take
 // it, and in what order its steps answer, must be as when the API's steps were mounted on the app among the others.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Agent, signIn } from '../support/agent.js';
 import { rawRequest } from '../hardening/support.js';
 import { seed, startTestServer, type TestServer } from '../support/server.js';
 
@@ -56,5 +57,26 @@ describe('the API branch', () => {
     const json = await send('PUT', '/api/v3/notification_settings', { ...pat, 'content-type': 'application/json' }, '{"level":"disabled"}');
     expect(json.status).toBe(200);
     expect(JSON.parse(json.body).level).toBe('disabled');
+  });
+
+  it('reads no session and sets no cookie, for a browser signed in to the pages too: success, refusal and error alike', async () => {
+    const agent = new Agent(server.baseUrl);
+    expect((await signIn(agent, 'jsmith', seed.jsmith.password)).status).toBe(302);
+    expect(agent.cookies.size).toBeGreaterThan(0);
+    const sessions = server.storage.sessions;
+    const calls = (['find', 'save', 'refresh', 'remove', 'endAllOf'] as const).map((method) => vi.spyOn(sessions, method));
+    try {
+      const answers = [
+        await agent.get('/api/v3/user', pat),
+        await agent.get('/api/v3/user'),
+        await agent.request('/api/v3/notification_settings', { method: 'PUT', headers: { ...pat, 'content-type': 'application/json' }, body: JSON.stringify({ level: 'loudest' }) }),
+        await agent.get('/api/v3/no_such_thing', pat),
+      ];
+      expect(answers.map((answer) => answer.status)).toEqual([200, 401, 400, 404]);
+      for (const answer of answers) expect(answer.headers.getSetCookie()).toEqual([]);
+      for (const call of calls) expect(call).not.toHaveBeenCalled();
+    } finally {
+      for (const call of calls) call.mockRestore();
+    }
   });
 });
