@@ -8,7 +8,7 @@ import type { TestKit } from '../domain/testing/test-kit.js';
 import { ExplainedError } from '../explained-error.js';
 import { createApp } from '../http/app.js';
 import { GracefulStop } from '../http/shutdown.js';
-import { requestLogger } from '../http/operations.js';
+import { requestLogger } from '../http/request-log.js';
 import { requestValidation, warmedUpValidator } from '../http/validation.js';
 import type { DemoCredentials } from '../domain/seed/demo.js';
 import { openBackend } from '../store/backend.js';

@@ -4,11 +4,13 @@
 // database, nodemailer only with an SMTP server, express-openapi-validator only with --validate-responses, jose with
 // the first id_token, prom-client's runtime collectors with the first scrape, and of rate-limiter-flexible only the
 // memory limiter.
-// Checked on the real CLI, from what its process has loaded.
+// Checked on the real CLI, from what its process has loaded; and the test kit's way to a first token likewise loads
+// none of what an in-process instance does not use (the request log among them: only the CLI logs requests).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freePort, spawnProcess, stopProcess, waitForHttp, type SpawnedProcess } from '../../../../scripts/lib/processes.js';
+import { exampleSeedPath } from '../support/server.js';
 
 const probe = fileURLToPath(new URL('./loaded-modules-probe.mjs', import.meta.url));
 const cli = fileURLToPath(new URL('../../src/cli/index.ts', import.meta.url));
@@ -71,4 +73,13 @@ it('answers with neither the pages, the reference, pg, nodemailer nor the valida
   const afterPages = pageModules(await loaded());
   expect(packages(await loaded())).toEqual(expect.arrayContaining(['express-session', 'csrf-sync', 'csrf-csrf']));
   expect(afterPages).toEqual(expect.arrayContaining(['http/pages/stack.ts', 'http/pages/routers.ts', 'http/pages/sign-in-routes.ts', 'pages/sign-in.ts', 'http/reference-ui-routes.ts', 'pages/reference.ts']));
+});
+
+it('gets the test kit to its first token without the pages, the request log, the drivers or the validator', async () => {
+  const kit = spawnProcess(process.execPath, ['--import', 'tsx', probe, fileURLToPath(new URL('./kit-first-token-probe.ts', import.meta.url)), exampleSeedPath]);
+  expect(await kit.exited, kit.output()).toEqual({ code: 0, signal: null });
+  const modules = JSON.parse(/loaded modules: (.*)\n/.exec(kit.stderr())![1]!) as string[];
+  expect(ofServer(modules)).toContain('testing.ts');
+  expect(packages(modules).filter((name) => [...notAtStart, 'pino', 'thread-stream', 'sonic-boom'].includes(name))).toEqual([]);
+  expect(ofServer(modules).filter((path) => /^(http\/pages\/stack|http\/session|http\/request-log)/.test(path))).toEqual([]);
 });

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import express from 'express';
 import { expect, it } from 'vitest';
-import { requestLogger } from '../../src/http/operations.js';
+import { requestLogger } from '../../src/http/request-log.js';
 
 it('logs each answer once at its level, and an abandoned request as aborted', async () => {
   const output = new PassThrough();

@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import express from 'express';
 import { expect, it, vi } from 'vitest';
-import { Metrics, requestLogger } from '../../src/http/operations.js';
+import { Metrics } from '../../src/http/operations.js';
+import { requestLogger } from '../../src/http/request-log.js';
 import type { MailStorage, MaintenanceStorage } from '../../src/domain/storage/index.js';
 
 async function serve(app: express.Express, run: (base: string) => Promise<void>): Promise<void> {
