@@ -4,7 +4,7 @@ import { cpus } from 'node:os';
 import { type Config, tokenConnectionCounts, tokenConnections } from './lib/config.js';
 import { figures, fmt, notes, spreads } from './lib/figures.js';
 import { postgresVariants } from './sections/postgres.js';
-import { soakConnections } from './sections/soak.js';
+import { soakConnections, soakRates } from './sections/soak.js';
 import { tokenTargets } from './sections/token-endpoint.js';
 
 type Pairs = Array<[string, string]>;
@@ -150,12 +150,16 @@ function tokenAndKitExtras(config: Config): Pairs {
     [`Test kit: reset() after writes, JSON data file, median / p95 of ${fmt(figures['testing.reset.file.rounds'])}`, `${fmt(figures['testing.reset.file.median_ms'], 2)} / ${fmt(figures['testing.reset.file.p95_ms'], 2)} ms`],
     ['  one durable PUT notification settings on the same instance, median', `${fmt(figures['testing.reset.file.put_median_ms'], 2)} ms`],
     [
-      `Soak: JSON file (durable), ${fmt(figures['soak.seconds'])} s of reads, PUTs, rotations, userinfo (${soakConnections} conns) and password grants (${fmt(figures['soak.password_grants'])})`,
+      `Soak: JSON file (durable), ${fmt(figures['soak.seconds'])} s of reads, PUTs and userinfo (${soakConnections} conns), refresh rotations (${fmt(figures['soak.rotations'])}, ${soakRates.rotations}/s) and password grants (${fmt(figures['soak.password_grants'])}, ${soakRates.passwordGrants}/s)`,
       `${fmt(figures['soak.requests'])} requests (${fmt(figures['soak.rps'])}/s, median slice), ${fmt(figures['soak.failed'])} failed; p99 ${fmt(figures['soak.p99_early_ms'])} ms early, ${fmt(figures['soak.p99_late_ms'])} ms late`,
     ],
     [
       '  RSS early / at the end / highest (bare Express after reads)',
       `${fmt(figures['soak.rss_early_mib'])} / ${fmt(figures['soak.rss_end_mib'])} / ${fmt(figures['soak.rss_max_mib'])} MiB (${fmt(figures['soak.ceiling_rss_mib'])} MiB)`,
+    ],
+    [
+      '  JS heap used early / at the end (allocated), external memory',
+      `${fmt(figures['soak.heap_used_early_mib'])} / ${fmt(figures['soak.heap_used_end_mib'])} MiB (${fmt(figures['soak.heap_total_early_mib'])} / ${fmt(figures['soak.heap_total_end_mib'])} MiB), ${fmt(figures['soak.external_early_mib'])} / ${fmt(figures['soak.external_end_mib'])} MiB`,
     ],
     [
       '  data file before / after, journal after',
