@@ -61,7 +61,7 @@ const expected = [
   // Issue 42: the soak's RSS beside its load.
   ...['seconds', 'requests', 'password_grants', 'rotations', 'failed', 'rps', 'rss_early_mib', 'rss_end_mib', 'rss_max_mib', 'p99_early_ms', 'p99_late_ms', 'store_before_mib', 'store_after_mib', 'journal_after_mib', 'ceiling_rss_mib', ...['early', 'end'].flatMap((at) => [`heap_used_${at}_mib`, `heap_total_${at}_mib`, `external_${at}_mib`])].map((m) => `soak.${m}`),
   'ratio.soak_rss_end_vs_early',
-  ...['cycles', 'resets', 'gc_exposed', 'after_first_mib', 'after_cycles_mib', 'after_resets_mib', 'growth_after_cycles_pct', 'growth_after_resets_pct', 'heap_after_first_mib', 'heap_after_cycles_mib', 'heap_after_resets_mib'].map((m) => `testing.kit_memory.${m}`),
+  ...['cycles', 'resets', 'gc_exposed', 'after_first_mib', 'after_cycles_mib', 'after_resets_mib', 'growth_after_cycles_pct', 'growth_after_resets_pct', 'heap_after_first_mib', 'heap_after_cycles_mib', 'heap_after_resets_mib', 'heap_total_after_first_mib', 'heap_total_after_cycles_mib', 'heap_total_after_resets_mib'].map((m) => `testing.kit_memory.${m}`),
   'ratio.rss_after_start.file_vs_ceiling',
 ];
 
