@@ -309,11 +309,11 @@ function issue34Rows(config: Config): string[][] {
 function issue42Rows(): string[][] {
   const rows: string[][] = [['figure', 'same-run comparison', 'ratio', 'target', 'met']];
   rows.push([
-    `soak RSS at the end, ${fmt(figures['soak.seconds'])} s of mixed load (${fmt(figures['soak.requests'])} requests, ${fmt(figures['soak.failed'])} failed) ${mib('soak.rss_end_mib')}`,
-    `at the end of the first minute (first 20 % if shorter) ${mib('soak.rss_early_mib')}`,
-    `${fmt(figures['ratio.soak_rss_end_vs_early'], 3)}x`,
+    `soak RSS over the last minute (last 20 % if shorter), median, after ${fmt(figures['soak.seconds'])} s of mixed load (${fmt(figures['soak.requests'])} requests, ${fmt(figures['soak.failed'])} failed) ${mib('soak.rss_late_median_mib')}`,
+    `over the first minute (first 20 %), median ${mib('soak.rss_early_median_mib')}; single readings ${mib('soak.rss_early_mib')} -> ${mib('soak.rss_end_mib')}`,
+    `${fmt(figures['ratio.soak_rss_late_vs_early_median'], 3)}x`,
     '<= 1.1',
-    met('ratio.soak_rss_end_vs_early', 1.1, 'most'),
+    met('ratio.soak_rss_late_vs_early_median', 1.1, 'most'),
   ]);
   const cycles = fmt(figures['testing.kit_memory.cycles']);
   const gc = figures['testing.kit_memory.gc_exposed'] === 1 ? ', after gc()' : '';
