@@ -9,7 +9,7 @@ import { type LoadFigures, Pool, load, median, roundRobin } from '../lib/load.js
 import { rssMiB, waitFor200 } from '../lib/processes.js';
 import { bearer, formPost, readPath, writeBody, writePath } from '../lib/requests.js';
 import { startCeiling, startServer } from '../lib/servers.js';
-import { client, generateStore, password } from '../lib/store.js';
+import { type GeneratedStore, client, generateStore, password } from '../lib/store.js';
 import { auth } from './token-endpoint.js';
 
 /** Connections of the mixed load; the grants run beside it, each on connections of its own at a fixed rate. */
@@ -43,6 +43,61 @@ export async function soakBenchmark({ config, work }: Run): Promise<void> {
   const target = await startServer('soak server (file)', store.file);
   await waitFor200(target, readPath, bearer(store.accessTokens[0]!), 60_000);
   const pool = new Pool([...store.refreshTokens], 'soak refresh token');
+  const { mix, rotate, passwordGrant } = soakRequests(store, pool);
+
+  log(`soak: ${config.soakSeconds} s of mixed load, ${slices} slices of ${config.soakSliceSeconds} s`);
+  const readings: Readings = { rss: [], heaps: [], mixed: [], rotations: [], passwords: [] };
+  // The first scrape loads the runtime's collectors: before the first slice, so that it is in every reading.
+  await heapOf(target.url);
+  for (let i = 0; i < slices; i++) {
+    const [m, r, p] = await Promise.all([
+      load({ url: target.url, connections: soakConnections, duration: config.soakSliceSeconds, requests: mix }),
+      load({ url: target.url, connections: 2, duration: config.soakSliceSeconds, overallRate: soakRates.rotations, requests: [rotate] }),
+      load({ url: target.url, connections: 1, duration: config.soakSliceSeconds, overallRate: soakRates.passwordGrants, requests: passwordGrant }),
+    ]);
+    pool.check();
+    readings.mixed.push(m);
+    readings.rotations.push(r);
+    readings.passwords.push(p);
+    readings.rss.push(rssMiB(target.pid));
+    readings.heaps.push(await heapOf(target.url));
+  }
+  recordSoak(readings, early, slices * config.soakSliceSeconds);
+  record('soak.store_before_mib', store.bytes / 2 ** 20);
+  record('soak.store_after_mib', (await stat(store.file)).size / 2 ** 20);
+  record('soak.journal_after_mib', await stat(`${store.file}.journal`).then((s) => s.size / 2 ** 20, () => 0));
+  await target.stop();
+
+  // Bare Express after as many reads as one slice serves, for scale.
+  const answer = JSON.stringify({ level: 'participating', notification_email: `${client.id}@bench.example` });
+  const ceiling = await startCeiling('bare Express (soak)', [answer]);
+  await waitFor200(ceiling, readPath, {}, 60_000);
+  await load({ url: `${ceiling.url}${readPath}`, connections: soakConnections, duration: config.soakSliceSeconds });
+  record('soak.ceiling_rss_mib', rssMiB(ceiling.pid));
+  await ceiling.stop();
+  notes.push(
+    `soak: JS heap used every ${config.soakSliceSeconds} s (MiB): ${readings.heaps.map((h) => fmt(h.used)).join(' ')}; heap total: ${readings.heaps.map((h) => fmt(h.total)).join(' ')}`,
+    `soak: RSS every ${config.soakSliceSeconds} s (MiB): ${readings.rss.map((s) => fmt(s)).join(' ')}; early reading after slice ${early}; the section took ${fmt((performance.now() - began) / 1000, 1)} s`,
+  );
+}
+
+interface Heap {
+  used: number;
+  total: number;
+  external: number;
+}
+
+/** What every slice gave: RSS and the heap after it, and its three load runs. */
+interface Readings {
+  rss: number[];
+  heaps: Heap[];
+  mixed: LoadFigures[];
+  rotations: LoadFigures[];
+  passwords: LoadFigures[];
+}
+
+/** The soak's requests: the mixed list each connection cycles through, a rotation, and the password grant. */
+function soakRequests(store: GeneratedStore, pool: Pool) {
   const nextToken = roundRobin(store.accessTokens);
   const nextUser = roundRobin(store.usernames);
   const withToken = (spec: { method: string; path: string; headers?: Record<string, string>; body?: string }) => ({
@@ -67,31 +122,14 @@ export async function soakBenchmark({ config, work }: Run): Promise<void> {
   };
   const mix = [read, write, userinfo, read, write, read, userinfo];
   const passwordGrant = formPost('/oauth/token', () => ({ grant_type: 'password', username: nextUser(), password }));
+  return { mix, rotate, passwordGrant };
+}
 
-  log(`soak: ${config.soakSeconds} s of mixed load, ${slices} slices of ${config.soakSliceSeconds} s`);
-  const samples: number[] = [];
-  const heaps: Array<{ used: number; total: number; external: number }> = [];
-  // The first scrape loads the runtime's collectors: before the first slice, so that it is in every reading.
-  await heapOf(target.url);
-  const mixed: LoadFigures[] = [];
-  const rotations: LoadFigures[] = [];
-  const passwords: LoadFigures[] = [];
-  for (let i = 0; i < slices; i++) {
-    const [m, r, p] = await Promise.all([
-      load({ url: target.url, connections: soakConnections, duration: config.soakSliceSeconds, requests: mix }),
-      load({ url: target.url, connections: 2, duration: config.soakSliceSeconds, overallRate: soakRates.rotations, requests: [rotate] }),
-      load({ url: target.url, connections: 1, duration: config.soakSliceSeconds, overallRate: soakRates.passwordGrants, requests: passwordGrant }),
-    ]);
-    pool.check();
-    mixed.push(m);
-    rotations.push(r);
-    passwords.push(p);
-    samples.push(rssMiB(target.pid));
-    heaps.push(await heapOf(target.url));
-  }
+/** The soak's figures from its readings; `early` slices make its first minute (first 20 %). */
+function recordSoak({ rss, heaps, mixed, rotations, passwords }: Readings, early: number, seconds: number): void {
   const all = [...mixed, ...rotations, ...passwords];
   const failed = all.reduce((n, r) => n + r.failed, 0);
-  record('soak.seconds', slices * config.soakSliceSeconds);
+  record('soak.seconds', seconds);
   record('soak.requests', all.reduce((n, r) => n + r.ok + r.failed, 0));
   record('soak.password_grants', passwords.reduce((n, r) => n + r.ok, 0));
   record('soak.rotations', rotations.reduce((n, r) => n + r.ok, 0));
@@ -102,46 +140,30 @@ export async function soakBenchmark({ config, work }: Run): Promise<void> {
     notes.push(`soak: ${failed} failed requests (statuses ${JSON.stringify(statuses)})`);
   }
   record('soak.rps', median(mixed.map((r) => r.rps)));
-  record('soak.rss_early_mib', samples[early - 1]!);
-  record('soak.rss_end_mib', samples[samples.length - 1]!);
-  record('soak.rss_max_mib', Math.max(...samples));
+  record('soak.rss_early_mib', rss[early - 1]!);
+  record('soak.rss_end_mib', rss[rss.length - 1]!);
+  record('soak.rss_max_mib', Math.max(...rss));
   for (const [at, heap] of [['early', heaps[early - 1]!], ['end', heaps[heaps.length - 1]!]] as const) {
     record(`soak.heap_used_${at}_mib`, heap.used);
     record(`soak.heap_total_${at}_mib`, heap.total);
     record(`soak.external_${at}_mib`, heap.external);
   }
-  record('ratio.soak_rss_end_vs_early', samples[samples.length - 1]! / samples[early - 1]!);
+  record('ratio.soak_rss_end_vs_early', rss[rss.length - 1]! / rss[early - 1]!);
   // The old generation grows between major collections and drops back after one (by 30-40 MiB at this load, more than
   // the target's 10 %), so one reading says little about where RSS is going: the median over the first minute's
   // readings against the median over as many at the end is the figure held to the target.
-  const earlyMedian = median(samples.slice(0, early));
-  const lateMedian = median(samples.slice(-early));
+  const earlyMedian = median(rss.slice(0, early));
+  const lateMedian = median(rss.slice(-early));
   record('soak.rss_early_median_mib', earlyMedian);
   record('soak.rss_late_median_mib', lateMedian);
   record('ratio.soak_rss_late_vs_early_median', lateMedian / earlyMedian);
   // The slices' p99 (mixed load), over the early slices and over as many at the end.
   record('soak.p99_early_ms', median(mixed.slice(0, early).map((r) => r.p99)));
   record('soak.p99_late_ms', median(mixed.slice(-early).map((r) => r.p99)));
-  record('soak.store_before_mib', store.bytes / 2 ** 20);
-  record('soak.store_after_mib', (await stat(store.file)).size / 2 ** 20);
-  record('soak.journal_after_mib', await stat(`${store.file}.journal`).then((s) => s.size / 2 ** 20, () => 0));
-  await target.stop();
-
-  // Bare Express after as many reads as one slice serves, for scale.
-  const answer = JSON.stringify({ level: 'participating', notification_email: `${client.id}@bench.example` });
-  const ceiling = await startCeiling('bare Express (soak)', [answer]);
-  await waitFor200(ceiling, readPath, {}, 60_000);
-  await load({ url: `${ceiling.url}${readPath}`, connections: soakConnections, duration: config.soakSliceSeconds });
-  record('soak.ceiling_rss_mib', rssMiB(ceiling.pid));
-  await ceiling.stop();
-  notes.push(
-    `soak: JS heap used every ${config.soakSliceSeconds} s (MiB): ${heaps.map((h) => fmt(h.used)).join(' ')}; heap total: ${heaps.map((h) => fmt(h.total)).join(' ')}`,
-    `soak: RSS every ${config.soakSliceSeconds} s (MiB): ${samples.map((s) => fmt(s)).join(' ')}; early reading after slice ${early}; the section took ${fmt((performance.now() - began) / 1000, 1)} s`,
-  );
 }
 
 /** The server's JS heap (used and allocated) and external memory in MiB, from its own metrics (prom-client's). */
-async function heapOf(url: string): Promise<{ used: number; total: number; external: number }> {
+async function heapOf(url: string): Promise<Heap> {
   const text = await (await fetch(`${url}/-/metrics`)).text();
   const value = (name: string) => {
     const found = new RegExp(`^${name} ([0-9.e+]+)`, 'm').exec(text)?.[1];

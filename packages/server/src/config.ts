@@ -169,14 +169,7 @@ export const limits = {
     perLogin: { failures: 10, windowSeconds: 10 * 60 },
     /** Device authorizations asked for from one address, answered or not (docs/security.md). */
     deviceStartsPerAddress: { requests: 60, windowSeconds: 60 },
-    knownAddressSeconds: 30 * 24 * 60 * 60,
-    /**
-     * Keys (addresses, logins, accounts) each count of one process keeps a window for (the memory and file stores; on
-     * PostgreSQL the table holds them): keys come from requests, so a flood of new ones must not grow memory for a
-     * whole window. About 10 MB at most per count. Past it the window nearest its end is dropped; a password count
-     * fills no faster than scrypt checks passwords (tens a second a core: under 50,000 in a 10-minute window).
-     */
-    countedKeys: 100_000,
+    knownAddressSeconds: 30 * 24 * 60 * 60, countedKeys: 100_000, // keys a count keeps in memory (docs/security.md)
   },
 } as const;
 

@@ -1,8 +1,8 @@
 // The server listens with what serving the API needs and no more: the pages and the API reference (their routers,
 // markup and Swagger UI's routes) load at the first request for one of them, the PostgreSQL driver only with a
 // database, nodemailer only with an SMTP server, express-openapi-validator only with --validate-responses, jose with
-// the first id_token, prom-client's runtime collectors with the first scrape, and of rate-limiter-flexible only the
-// memory limiter.
+// the first id_token, prom-client's runtime collectors with the first scrape, and of rate-limiter-flexible only its
+// answer class (the memory backing keeps its own counts).
 // Checked on the real CLI, from what its process has loaded.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
