@@ -17,6 +17,7 @@ declare module 'autocannon' {
   }
   interface RequestSpec extends RawRequest {
     setupRequest?: (request: RawRequest, context: Record<string, unknown>) => RawRequest | null | undefined;
+    onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
   }
   interface Options {
     url: string;
@@ -28,6 +29,8 @@ declare module 'autocannon' {
     body?: string;
     requests?: RequestSpec[];
     timeout?: number;
+    /** Requests per second from all connections together. */
+    overallRate?: number;
   }
   interface Result {
     requests: Histogram;

@@ -63,7 +63,10 @@ const expected = [
   // Issue 42: the kit's process once started, beside bare Express's.
   ...['tokenbell', 'ceiling'].map((k) => `testing.first_token.${k}.rss_after_start_mib`),
   'ratio.testing_rss_after_start_vs_bare_express',
-  ...['cycles', 'resets', 'gc_exposed', 'after_first_mib', 'after_cycles_mib', 'after_resets_mib', 'growth_after_cycles_pct', 'growth_after_resets_pct', 'heap_after_first_mib', 'heap_after_cycles_mib', 'heap_after_resets_mib'].map((m) => `testing.kit_memory.${m}`),
+  // Issue 42: the soak's RSS beside its load.
+  ...['seconds', 'requests', 'password_grants', 'rotations', 'failed', 'rps', 'rss_early_mib', 'rss_end_mib', 'rss_max_mib', 'p99_early_ms', 'p99_late_ms', 'store_before_mib', 'store_after_mib', 'journal_after_mib', 'ceiling_rss_mib', ...['early', 'end'].flatMap((at) => [`heap_used_${at}_mib`, `heap_total_${at}_mib`, `external_${at}_mib`])].map((m) => `soak.${m}`),
+  ...['soak.rss_early_median_mib', 'soak.rss_late_median_mib', 'ratio.soak_rss_end_vs_early', 'ratio.soak_rss_late_vs_early_median'],
+  ...['cycles', 'resets', 'gc_exposed', 'after_first_mib', 'after_cycles_mib', 'after_resets_mib', 'growth_after_cycles_pct', 'growth_after_resets_pct', 'heap_after_first_mib', 'heap_after_cycles_mib', 'heap_after_resets_mib', 'heap_total_after_first_mib', 'heap_total_after_cycles_mib', 'heap_total_after_resets_mib'].map((m) => `testing.kit_memory.${m}`),
   'ratio.rss_after_start.file_vs_ceiling',
 ];
 
@@ -105,6 +108,10 @@ describe('npm run bench -- --quick', () => {
     for (const key of expected.filter((k) => k.endsWith('.rps') && !/^token\.(password|get_during)/.test(k))) expect(result.figures[key], key).toBeGreaterThan(0);
     expect(result.figures['write.u1000.acknowledged']).toBeGreaterThanOrEqual(result.figures['write.u1000.answered_2xx'] as number);
     expect(result.figures['write.u1000.file_writes']).toBeGreaterThan(0);
+    // The soak's mix (reads, PUTs, rotations chained per connection, userinfo, password grants) all answered.
+    expect(result.figures['soak.failed']).toBe(0);
+    expect(result.figures['soak.password_grants']).toBeGreaterThan(0);
+    expect(result.figures['soak.rotations']).toBeGreaterThan(0);
   });
 
   it('prints the table with the ratios', () => {
@@ -116,6 +123,8 @@ describe('npm run bench -- --quick', () => {
     expect(table).toContain('tokenbell file / node-oidc-provider');
     expect(table).toContain('password grant / KDF alone, 50 conns');
     expect(table).toContain('Issue 34 targets');
+    expect(table).toContain('Issue 42 targets');
+    expect(table).toContain('soak RSS over the last minute');
     expect(table).toMatch(/pinning: (taskset|not pinned)/);
   });
 

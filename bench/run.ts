@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --json FILE] [-- --only read,sdk,write,token,postgres,testing]`: starts every target as a child process on 127.0.0.1, warms each
+// `npm run bench [-- --quick] [-- --json FILE] [-- --only read,sdk,write,token,postgres,testing,soak]`: starts every target as a child process on 127.0.0.1, warms each
 // up, measures in interleaved rounds (so drift from other work on the machine hits every target alike), and prints
 // one table of medians plus ratios taken within this run. See bench/README.md for what each figure means and which
 // module of bench/sections measures it.
@@ -18,6 +18,7 @@ import { memoryBenchmark } from './sections/memory.js';
 import { passwordBenchmark } from './sections/password-grant.js';
 import { postgresBenchmark } from './sections/postgres.js';
 import { sdkBenchmark } from './sections/sdk.js';
+import { soakBenchmark } from './sections/soak.js';
 import { coldStart, npmStartVsCli } from './sections/start-up.js';
 import { testingBenchmark } from './sections/testing.js';
 import { tokenBenchmark } from './sections/token-endpoint.js';
@@ -28,7 +29,7 @@ const { values: flags } = parseArgs({
   strict: true,
 });
 const quick = flags.quick!;
-const sections = ['read', 'sdk', 'write', 'token', 'postgres', 'testing'] as const;
+const sections = ['read', 'sdk', 'write', 'token', 'postgres', 'testing', 'soak'] as const;
 // `--only` runs some sections (to work on one figure); the table shows '-' for figures it did not measure.
 const only = new Set(flags.only ? flags.only.split(',').map((s) => s.trim()) : sections);
 for (const s of only) {
@@ -68,6 +69,7 @@ async function runSections(run: Run): Promise<void> {
     }
   }
   if (only.has('testing')) await testingBenchmark(run);
+  if (only.has('soak')) await soakBenchmark(run);
 }
 
 async function main(): Promise<void> {

@@ -22,6 +22,8 @@ export interface StoreSpec {
   codes?: number;
   /** Single-use refresh tokens to pre-issue (for the refresh grant). */
   refreshTokens?: number;
+  /** The scopes of every user's access token (`api` by default; the soak adds `openid` for userinfo). */
+  accessScopes?: string[];
 }
 
 export interface GeneratedStore {
@@ -63,7 +65,7 @@ export async function generateStore(file: string, spec: StoreSpec): Promise<Gene
       },
     ],
   };
-  const { usernames, accessTokens } = addUsers(data, spec.users, passwordHash, nonce, now);
+  const { usernames, accessTokens } = addUsers(data, spec.users, passwordHash, nonce, now, spec.accessScopes ?? ['api']);
   // Every user is a member of the one private project, so the visibility check has the whole member list to search.
   data.projects.push({
     id: project.id,
@@ -83,7 +85,7 @@ export async function generateStore(file: string, spec: StoreSpec): Promise<Gene
 }
 
 /** One user a number, each with an OAuth access token (stored as its digest); their names and plain tokens. */
-function addUsers(data: StoreData, users: number, passwordHash: string, nonce: string, now: number): { usernames: string[]; accessTokens: string[] } {
+function addUsers(data: StoreData, users: number, passwordHash: string, nonce: string, now: number, scopes: string[]): { usernames: string[]; accessTokens: string[] } {
   const usernames: string[] = [];
   const accessTokens: string[] = [];
   for (let id = 1; id <= users; id++) {
@@ -110,7 +112,7 @@ function addUsers(data: StoreData, users: number, passwordHash: string, nonce: s
       refresh_digest: null,
       application_id: 1,
       user_id: id,
-      scopes: ['api'],
+      scopes: scopes as StoreData['access_tokens'][number]['scopes'],
       created_at: now,
       expires_in: year,
       revoked_at: null,

@@ -213,7 +213,7 @@ async function firstTokens(config: Config, seed: string): Promise<void> {
  */
 function kitMemory(config: Config, seed: string): void {
   log(`test kit: RSS over ${config.kitCycles} start/close cycles and ${config.kitCycleResets} resets in one process`);
-  const result = runOnServerCore<{ gc: boolean; after_first_mib: number; after_cycles_mib: number; after_resets_mib: number; heap: number[]; cycles_ms: number; resets_ms: number }>(
+  const result = runOnServerCore<{ gc: boolean; after_first_mib: number; after_cycles_mib: number; after_resets_mib: number; heap: number[]; heap_total: number[]; cycles_ms: number; resets_ms: number }>(
     'kit-cycles',
     [testingJs(), seed, String(config.kitCycles), String(config.kitCycleResets)],
     ['--expose-gc'],
@@ -225,10 +225,13 @@ function kitMemory(config: Config, seed: string): void {
   record(`${prefix}.after_first_mib`, result.after_first_mib);
   record(`${prefix}.after_cycles_mib`, result.after_cycles_mib);
   record(`${prefix}.after_resets_mib`, result.after_resets_mib);
-  ['after_first', 'after_cycles', 'after_resets'].forEach((at, i) => record(`${prefix}.heap_${at}_mib`, result.heap[i]!));
+  ['after_first', 'after_cycles', 'after_resets'].forEach((at, i) => {
+    record(`${prefix}.heap_${at}_mib`, result.heap[i]!);
+    record(`${prefix}.heap_total_${at}_mib`, result.heap_total[i]!);
+  });
   record(`${prefix}.growth_after_cycles_pct`, (result.after_cycles_mib / result.after_first_mib - 1) * 100);
   record(`${prefix}.growth_after_resets_pct`, (result.after_resets_mib / result.after_first_mib - 1) * 100);
   notes.push(
-    `testing: kit memory: ${config.kitCycles} startTokenbell()/GET/close() cycles took ${fmt(result.cycles_ms / 1000, 1)} s, ${config.kitCycleResets} PUT + reset() rounds ${fmt(result.resets_ms / 1000, 1)} s; RSS read ${result.gc ? 'after global.gc() (--expose-gc)' : 'without a forced collection (gc not exposed)'}; JS heap in use at the three readings ${result.heap.map((h) => fmt(h, 1)).join(' / ')} MiB`,
+    `testing: kit memory: ${config.kitCycles} startTokenbell()/GET/close() cycles took ${fmt(result.cycles_ms / 1000, 1)} s, ${config.kitCycleResets} PUT + reset() rounds ${fmt(result.resets_ms / 1000, 1)} s; RSS read ${result.gc ? 'after global.gc() (--expose-gc)' : 'without a forced collection (gc not exposed)'}; JS heap in use at the three readings ${result.heap.map((h) => fmt(h, 1)).join(' / ')} MiB, allocated ${result.heap_total.map((h) => fmt(h, 1)).join(' / ')} MiB`,
   );
 }

@@ -169,7 +169,7 @@ export const limits = {
     perLogin: { failures: 10, windowSeconds: 10 * 60 },
     /** Device authorizations asked for from one address, answered or not (docs/security.md). */
     deviceStartsPerAddress: { requests: 60, windowSeconds: 60 },
-    knownAddressSeconds: 30 * 24 * 60 * 60,
+    knownAddressSeconds: 30 * 24 * 60 * 60, countedKeys: 100_000, // keys a count keeps in memory (docs/security.md)
   },
 } as const;
 

@@ -37,10 +37,9 @@
 // limits: only someone who knew the password gets that far, so the account's id reveals nothing. For such an account
 // the right password alone completes nothing, and where no second factor can follow (the password grant) it is
 // a failure like any wrong password, so that neither the answer nor the count tells a guesser it was right.
-import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 // The one class needed at run time, alone (src/rate-limiter-flexible-parts.d.ts says why).
 import RateLimiterRes from 'rate-limiter-flexible/lib/RateLimiterRes.js';
-import type { Storage, ThrottleBacking } from './storage/index.js';
+import type { Counts, Storage, ThrottleBacking } from './storage/index.js';
 import type { UserRecord } from './storage/records.js';
 import { authenticate } from './accounts.js';
 import { useCode } from './two-factor.js';
@@ -101,7 +100,7 @@ export class LoginThrottle {
    * mistyping the code their device shows must not lock the sign-in form of their address.
    */
   #deviceCodes: [byAddress: Budget, byAccount: Budget];
-  #deviceStarts: RateLimiterAbstract;
+  #deviceStarts: Counts;
 
   constructor(policy: LoginThrottlePolicy, backing: ThrottleBacking, nowMs: () => number = Date.now) {
     this.#policy = policy;
@@ -110,7 +109,7 @@ export class LoginThrottle {
     [this.#byAddress, this.#byLogin, this.#deviceStarts, ...this.#deviceCodes] = this.#limiters();
   }
 
-  #limiters(): [byAddress: Budget, byLogin: Budget, deviceStarts: RateLimiterAbstract, deviceCodesByAddress: Budget, deviceCodesByAccount: Budget] {
+  #limiters(): [byAddress: Budget, byLogin: Budget, deviceStarts: Counts, deviceCodesByAddress: Budget, deviceCodesByAccount: Budget] {
     const { perAddress, perLogin, deviceStartsPerAddress: starts } = this.#policy;
     const budget = (keyPrefix: string, { failures, windowSeconds }: { failures: number; windowSeconds: number }) =>
       new Budget(this.#backing.limiter({ keyPrefix, points: failures, duration: windowSeconds }));
@@ -258,10 +257,10 @@ interface InFlight {
 
 /** One limiter's counts, with the reservations this process holds on them (the policy's waiting is here). */
 class Budget {
-  readonly #limiter: RateLimiterAbstract;
+  readonly #limiter: Counts;
   readonly #keys = new Map<string, InFlight>();
 
-  constructor(limiter: RateLimiterAbstract) {
+  constructor(limiter: Counts) {
     this.#limiter = limiter;
   }
 

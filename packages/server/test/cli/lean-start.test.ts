@@ -2,8 +2,8 @@
 // markup) and the API reference (Swagger UI's routes) load at the first request for one of them, the seed's, the
 // demo's and the test helpers' modules only for a start that uses them, the PostgreSQL driver only with a
 // database, nodemailer only with an SMTP server, express-openapi-validator only with --validate-responses, jose with
-// the first id_token, prom-client's runtime collectors with the first scrape, and of rate-limiter-flexible only the
-// memory limiter.
+// the first id_token, prom-client's runtime collectors with the first scrape, and of rate-limiter-flexible only its
+// answer class (the memory backing keeps its own counts).
 // Checked on the real CLI, from what its process has loaded; and the test kit's way to a first token likewise loads
 // none of what an in-process instance does not use (the request log among them: only the CLI logs requests).
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,5 +1,17 @@
 // Where the sign-in throttle (domain/login-throttle.ts) keeps its counts and the addresses accounts signed in from.
-import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { RateLimiterRes } from 'rate-limiter-flexible';
+
+/**
+ * One limiter's counts, in fixed windows, as rate-limiter-flexible's limiters answer (the PostgreSQL backing uses
+ * one): `consume` takes a point and rejects with the count's RateLimiterRes when it passes the limit (the point stays
+ * taken), `reward` gives one back, `delete` ends the key's window, `get` reads a key's count (null without one).
+ */
+export interface Counts {
+  consume(key: string): Promise<RateLimiterRes>;
+  get(key: string): Promise<RateLimiterRes | null>;
+  reward(key: string): Promise<RateLimiterRes>;
+  delete(key: string): Promise<boolean>;
+}
 
 /** The addresses each account signed in from: where they are kept is the backing's choice. */
 export interface SignInAddresses {
@@ -11,7 +23,7 @@ export interface SignInAddresses {
 
 /** Where the throttle keeps its counts and the known addresses. */
 export interface ThrottleBacking {
-  limiter(options: { keyPrefix: string; points: number; duration: number }): RateLimiterAbstract;
+  limiter(options: { keyPrefix: string; points: number; duration: number }): Counts;
   addresses: SignInAddresses;
   /**
    * Readies a fresh start (a test kit's reset): forgets the known addresses when asked, and answers whether the

@@ -1,6 +1,6 @@
 // Which failures of the database mean "not reachable now" rather than "this request is wrong", and the guard that
 // turns them, wherever a port or the throttle's backing meets them, into the domain's StoreUnavailableError.
-import { StoreUnavailableError, type Storage, type ThrottleBacking } from '../../domain/storage/index.js';
+import { StoreUnavailableError, type Counts, type Storage, type ThrottleBacking } from '../../domain/storage/index.js';
 
 /** The socket's failures: refused, reset, timed out, or no route to the database's host. */
 const socketCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -59,9 +59,9 @@ export function guardThrottleBacking(backing: ThrottleBacking): ThrottleBacking 
   return {
     ...backing,
     limiter: (options) => {
-      const limiter = backing.limiter(options);
+      const limiter = backing.limiter(options) as Counts & Partial<Record<(typeof limiterCalls)[number], Method>>;
       // Set on the limiter itself, which calls some of these on itself (a reward is a negative penalty).
-      for (const name of limiterCalls) Object.assign(limiter, { [name]: guarded(limiter[name] as Method, limiter) });
+      for (const name of limiterCalls) if (limiter[name]) Object.assign(limiter, { [name]: guarded(limiter[name], limiter) });
       return limiter;
     },
     addresses: guardPort(backing.addresses),

@@ -2,11 +2,10 @@
 // PostgreSQL the counts and the known addresses are shared by every throttle on the database, as by every instance.
 import { fileStorage } from '../../../src/store/file/storage.js';
 import pg from 'pg';
-import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LoginThrottle, LoginThrottledError, type LoginThrottlePolicy } from '../../../src/domain/login-throttle.js';
 import { memoryThrottleBacking } from '../../../src/store/file/throttle.js';
-import { type ThrottleBacking } from '../../../src/domain/storage/index.js';
+import { type Counts, type ThrottleBacking } from '../../../src/domain/storage/index.js';
 import { openStore, type Store } from '../../../src/store/file/store.js';
 import { postgresThrottleBacking } from '../../../src/store/postgres/throttle.js';
 import { loadSeed } from '../../../src/domain/seed/load.js';
@@ -54,11 +53,11 @@ const backings: Record<string, () => ThrottleBacking> = {
 };
 
 /** A backing whose limiters the test can read, by key prefix ('address', 'login'). */
-function readable(backing: ThrottleBacking): { backing: ThrottleBacking; counts: Record<string, RateLimiterAbstract> } {
-  const counts: Record<string, RateLimiterAbstract> = {};
+function readable(backing: ThrottleBacking): { backing: ThrottleBacking; counts: Record<string, Counts> } {
+  const counts: Record<string, Counts> = {};
   return { backing: { ...backing, limiter: (options) => (counts[options.keyPrefix] = backing.limiter(options)) }, counts };
 }
-const countOf = async (limiter: RateLimiterAbstract, key: string) => (await limiter.get(key))?.consumedPoints ?? 0;
+const countOf = async (limiter: Counts, key: string) => (await limiter.get(key))?.consumedPoints ?? 0;
 
 describe.each(Object.keys(backings))('the throttle on %s', (name) => {
   const login = name === 'memory' ? 'awong' : 'bwong';
