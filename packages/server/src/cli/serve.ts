@@ -34,8 +34,9 @@ async function serve(config: Config): Promise<void> {
   const backend = await openBackend(config);
   const { storage } = backend;
   // The store's first signing key, made at the first start rather than by the first id_token's request. Its key pair is
-  // made off the main thread while the seed's passwords are hashed, also off it. Marked handled at once: a failure is
-  // thrown below.
+  // made off the main thread while the seed's passwords are hashed and the server starts listening: only an id_token
+  // or the JWK set needs it, and a request for one meanwhile waits for this same key (signing-keys.ts). Marked handled
+  // at once: a failure is thrown below, before the server says it is listening.
   const keyMade = signingKey(storage, Math.floor(Date.now() / 1000));
   keyMade.catch(() => undefined);
   // The seed's, the demo's and the test helpers' modules load only for a start that uses them.
@@ -53,7 +54,6 @@ async function serve(config: Config): Promise<void> {
     if (!(await findApplicationByUid(storage, id))) logger.warn(`--introspection-clients names "${id}", which is not the App ID of any application here (yet)`);
   }
   const validation = config.validateResponses ? await warmedUpValidator({ testHelpers: config.testHelpers }) : requestValidation({ validateResponses: false });
-  await keyMade;
   const testKit = config.testHelpers ? await startTestKit(storage, logger) : undefined;
   // Every instance delivers; on a database they share the outbox, and each message is claimed by one of them.
   const mailTransport = config.smtpUrl ? smtpTransport(config.smtpUrl, config.mailFrom) : logTransport((line) => requestLog.logger.info(line));
@@ -66,6 +66,7 @@ async function serve(config: Config): Promise<void> {
     server.once('listening', resolve);
     server.once('error', reject);
   });
+  await keyMade;
   // Only now, with the server really listening: credentials printed for a server that failed to start would be lost,
   // since the store keeps only their digests.
   // The API reference's own redirect page too, so that its "Authorize" button works on a fresh instance.
