@@ -95,15 +95,20 @@ const turns = async (n = 20) => {
   for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
 };
 
+/** Two batches, the second committed while the first's sync runs: its line goes in and its own sync starts. */
+async function twoOverlappingBatches() {
+  const journals = watchedJournals();
+  const { file, writer } = await startWriter(journals.opener);
+  const first = commit(writer, 1);
+  await vi.waitFor(() => expect(journals.syncs).toHaveLength(1));
+  const second = commit(writer, 2);
+  await vi.waitFor(() => expect(journals.syncs).toHaveLength(2));
+  return { journals, file, writer, first, second };
+}
+
 describe('the writer overlaps syncs with the next batch', () => {
   it("appends and syncs a batch formed while the previous sync runs, and answers each once its own sync and the ones before it are done", async () => {
-    const journals = watchedJournals();
-    const { file, writer } = await startWriter(journals.opener);
-    const first = commit(writer, 1);
-    await vi.waitFor(() => expect(journals.syncs).toHaveLength(1));
-    const second = commit(writer, 2);
-    // The second batch's line goes in, and its own sync starts, while the first sync still runs.
-    await vi.waitFor(() => expect(journals.syncs).toHaveLength(2));
+    const { journals, file, writer, first, second } = await twoOverlappingBatches();
     expect(journals.events).toEqual(['compaction', 'append 1', 'sync 1', 'append 2', 'sync 2']);
     expect(first.settled).toBe('');
 
@@ -162,12 +167,7 @@ describe('the writer overlaps syncs with the next batch', () => {
   });
 
   it('fails every batch not yet answered when a sync fails, even one whose own sync succeeded, and compacts before the next', async () => {
-    const journals = watchedJournals();
-    const { file, writer } = await startWriter(journals.opener);
-    const first = commit(writer, 1);
-    await vi.waitFor(() => expect(journals.syncs).toHaveLength(1));
-    const second = commit(writer, 2);
-    await vi.waitFor(() => expect(journals.syncs).toHaveLength(2));
+    const { journals, file, writer, first, second } = await twoOverlappingBatches();
     journals.syncs[1]!.release();
     await turns();
     journals.syncs[0]!.fail(new Error('EIO: i/o error, fdatasync'));
