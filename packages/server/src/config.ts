@@ -157,10 +157,7 @@ export const limits = {
   deviceAuthorization: {
     expiresInSeconds: 300,
     intervalSeconds: 5,
-    /**
-     * At most this many of one client's device authorizations wait for an answer at once; more is a flood, not people
-     * signing in (each waits 5 minutes at most).
-     */
+    /** One client's device authorizations waiting at once; more is a flood, not people (each waits 5 minutes at most). */
     pendingPerClient: 100,
   },
   /** Failed password checks (docs/security.md, "Brute-force protection"). */
@@ -169,7 +166,9 @@ export const limits = {
     perLogin: { failures: 10, windowSeconds: 10 * 60 },
     /** Device authorizations asked for from one address, answered or not (docs/security.md). */
     deviceStartsPerAddress: { requests: 60, windowSeconds: 60 },
-    knownAddressSeconds: 30 * 24 * 60 * 60, countedKeys: 100_000, // keys a count keeps in memory (docs/security.md)
+    knownAddressSeconds: 30 * 24 * 60 * 60,
+    /** Keys each count keeps in memory, at most (docs/security.md). */
+    countedKeys: 100_000,
   },
 } as const;
 
