@@ -28,8 +28,9 @@ export default defineConfig({
         test: {
           name: 'tests',
           include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'examples/**/*.test.ts'],
-          // A throwaway PostgreSQL cluster for the run (test/support/postgres.ts).
-          globalSetup: ['test/support/postgres-global-setup.ts'],
+          // A throwaway PostgreSQL cluster for the run (test/support/postgres.ts), and the server bundled as it ships,
+          // which the tests that start it as a process run.
+          globalSetup: ['test/support/postgres-global-setup.ts', 'test/support/server-build-global-setup.ts'],
           exclude: [...configDefaults.exclude, ...builds],
           sequence: { groupOrder: 0 },
           typecheck: {
@@ -70,7 +71,7 @@ export default defineConfig({
             'packages/server/test/hardening/users-secrets.test.ts',
           ],
           env: { TOKENBELL_TEST_STORE: 'postgres' },
-          globalSetup: ['test/support/postgres-global-setup.ts'],
+          globalSetup: ['test/support/postgres-global-setup.ts', 'test/support/server-build-global-setup.ts'],
           sequence: { groupOrder: 0 },
         },
       },

@@ -3,9 +3,8 @@
 // fails the test; on a workstation it skips, saying why.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { repoRoot } from '../../scripts/lib/paths.js';
 import { freePort, spawnProcess, stopProcess, waitForHttp, type SpawnedProcess } from '../../scripts/lib/processes.js';
 
@@ -23,7 +22,7 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${port}`;
   server = spawnProcess(
     process.execPath,
-    ['--import', 'tsx', join(repoRoot, 'packages/server/src/cli/index.ts'), '--memory', '--port', String(port), '--host', '127.0.0.1', '--test-helpers', '--log-level', 'warn'],
+    [inject('serverCli'), '--memory', '--port', String(port), '--host', '127.0.0.1', '--test-helpers', '--log-level', 'warn'],
     { cwd: repoRoot, env: { NO_COLOR: '1', FORCE_COLOR: '0', TOKENBELL_TEST_HELPERS_TOKEN: adminToken }, outputLimit: 20_000 },
   );
   await waitForHttp(`reference server :${port}`, server, `${baseUrl}/.well-known/oauth-authorization-server`, { timeoutMs: 45_000, attemptTimeoutMs: 2_000 });

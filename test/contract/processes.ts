@@ -7,8 +7,9 @@ import { openapiPath, repoRoot } from '../../scripts/lib/paths.js';
 import { freePort, spawnProcess, stopProcess, waitForHttp } from '../../scripts/lib/processes.js';
 import { setDatabaseReadOnly } from '../support/postgres.js';
 import { writeContractSeed } from './seed.js';
+import { inject } from 'vitest';
 
-const serverCli = join(repoRoot, 'packages/server/src/cli/index.ts');
+const serverCli = inject('serverCli');
 const mockScript = join(repoRoot, 'scripts/mock.ts');
 // Prism's own entry point rather than npx: one process per target, so killing its pid leaves nothing behind.
 const prismCli = join(repoRoot, 'node_modules/@stoplight/prism-cli/dist/index.js');
@@ -129,7 +130,7 @@ export async function startReferenceServer({ validateResponses = true, monitorin
   const differences = [monitoringAllowlist ? `monitoring allowlist ${monitoringAllowlist}` : undefined, testHelpers ? undefined : 'without test helpers'].filter(Boolean);
   const launch = (port: number) => ({
     name: `reference server${differences.length > 0 ? ` (${differences.join(', ')})` : ''}${database ? ' on PostgreSQL' : ''} :${port}`,
-    args: ['--import', 'tsx', serverCli, ...where, '--seed', seed, '--port', String(port), '--host', '127.0.0.1', ...options],
+    args: [serverCli, ...where, '--seed', seed, '--port', String(port), '--host', '127.0.0.1', ...options],
   });
   const server = await start(launch, readyPath, cleanup);
   const url = database?.url;

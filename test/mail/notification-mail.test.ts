@@ -114,7 +114,7 @@ class Started {
 
 /** `tokenbell events ...` as a child process; its stdout (a non-zero exit rejects with its output). */
 async function eventsCli(args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', cliPath, 'events', ...args], { cwd: repoRoot, timeout: 30_000 });
+  const { stdout } = await run(process.execPath, [cliPath, 'events', ...args], { cwd: repoRoot, timeout: 30_000 });
   return stdout;
 }
 

@@ -110,7 +110,7 @@ describe('signing keys on two instances of one database', () => {
 
 /** `tokenbell keys rotate` on the instances' database, as an operator runs it beside them. */
 async function keysRotate(args: string[]): Promise<{ code: number | null; output: string }> {
-  const rotate = spawnProcess(process.execPath, ['--import', 'tsx', cliPath, 'keys', 'rotate', ...args, '--database-url', database.url], { cwd: repoRoot, env: { NODE_ENV: 'production' } });
+  const rotate = spawnProcess(process.execPath, [cliPath, 'keys', 'rotate', ...args, '--database-url', database.url], { cwd: repoRoot, env: { NODE_ENV: 'production' } });
   const { code } = await Promise.race([rotate.exited, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`keys rotate did not end within 30 s:\n${rotate.output()}`)), 30_000))]);
   return { code, output: rotate.output() };
 }

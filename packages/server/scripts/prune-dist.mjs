@@ -1,14 +1,17 @@
-// Before packing: the build never empties dist/ (a server started from it may still load a page module or serve the
-// reference later), so the outputs of a source file since deleted or renamed stay there. The tarball must hold only
-// what this source builds: each compiled file whose source is gone is removed here, and nothing else. A server
-// running the current build never loads those files; one running an older build may, and packing is when that is
-// acceptable.
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+// Before packing: the build never empties dist/ (a server started from it may still load a chunk or serve the
+// reference later), so files of earlier builds stay there: chunks this build no longer makes, the JavaScript tsc
+// wrote per module before the server was bundled, the declarations of a source since deleted. The tarball must hold
+// only what this build made: JavaScript not listed in dist/bundle.json (scripts/bundle.mjs) is removed here, and each
+// declaration whose source is gone. A server running the current build never loads those files; one running an
+// older build may, and packing is when that is acceptable.
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
-/** The source a compiled file came from: dist/a/b.js, .d.ts and .js.map from src/a/b.ts; .cjs and .d.cts from .cts. */
+const bundled = new Set(JSON.parse(readFileSync('dist/bundle.json', 'utf8')));
+
+/** The source a declaration came from: dist/a/b.d.ts from src/a/b.ts, .d.cts from .cts. */
 function sourceOf(file) {
-  const match = /^(.+?)(?:\.d)?\.(c?)(?:js|ts)(?:\.map)?$/.exec(file);
+  const match = /^(.+?)\.d\.(c?)ts$/.exec(file);
   return match ? join('src', `${match[1]}.${match[2]}ts`) : undefined;
 }
 
@@ -22,11 +25,12 @@ function* files(directory) {
 
 for (const path of files('dist')) {
   const file = relative('dist', path);
+  // Not built from a source (the document, Swagger UI's files, the build's records): copy-assets keeps those.
+  if (file.startsWith('reference-ui/')) continue;
   const source = sourceOf(file);
-  // Not compiled from a source (the document, Swagger UI's files, tsc's build record): copy-assets keeps those.
-  if (source === undefined || file.startsWith('reference-ui/')) continue;
-  if (!existsSync(source)) {
+  const stale = /\.c?js(\.map)?$/.test(file) ? !bundled.has(file) : source !== undefined && !existsSync(source);
+  if (stale) {
     rmSync(path);
-    console.log(`removed ${path}: ${source} is gone`);
+    console.log(`removed ${path}: not part of this build`);
   }
 }

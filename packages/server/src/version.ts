@@ -1,5 +1,5 @@
 // The server package's version, for --version and the metrics' build info.
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { packageFile } from './package-files.js';
 
-// package.json sits one level above both src/version.ts and dist/version.js.
-export const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+export const { version } = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string };

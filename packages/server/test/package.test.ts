@@ -70,6 +70,10 @@ describe('@tokenbell/server package', { timeout: 180_000 }, () => {
     const referenceUi = ['LICENSE', 'NOTICE', 'oauth2-redirect.html', 'oauth2-redirect.js', 'swagger-ui-bundle.js', 'swagger-ui-bundle.js.LICENSE.txt', 'swagger-ui.css'].map((f) => `dist/reference-ui/${f}`);
     expect(paths.filter((p) => p.startsWith('dist/reference-ui/'))).toEqual(referenceUi);
     expect(paths.filter((p) => p.startsWith('dist/') && !p.startsWith('dist/reference-ui/') && !/\.(c?js|d\.c?ts|c?js\.map|yaml)$/.test(p) && p !== 'dist/openapi.json')).toEqual([]);
+    // The code is the bundle (scripts/bundle.mjs): its entries and shared chunks, and none of the modules that an
+    // earlier build of the checkout may have left in dist/ (packing prunes them).
+    expect(paths.filter((p) => p.endsWith('.js') && !/^dist\/(chunks|reference-ui)\//.test(p))).toEqual(['dist/cli/index.js', 'dist/index.js', 'dist/kit/environment.js', 'dist/playwright.js', 'dist/testing.js', 'dist/vitest.js']);
+    expect(paths.filter((p) => p.startsWith('dist/chunks/') && p.endsWith('.js')).length).toBeGreaterThan(0);
     expect(tarballs.sdk.paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json']));
   });
 

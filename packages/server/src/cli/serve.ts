@@ -1,4 +1,5 @@
 // `tokenbell [options]`, the command without a name: open the store, seed it, and serve until SIGINT or SIGTERM.
+import { createServer } from 'node:http';
 import { type Config, configFrom, configWarnings, limits } from '../config.js';
 import { findApplicationByUid } from '../domain/applications.js';
 import { logTransport, smtpTransport, startMailDelivery } from '../domain/mail-delivery.js';
@@ -60,7 +61,13 @@ async function serve(config: Config): Promise<void> {
   const mailDelivery = startMailDelivery(storage.mail, mailTransport, testKit ? { now: testKit.clock.now } : {});
   const stopping = new AbortController();
   const app = createApp({ backend, config, validation, requestLog, mailDelivery, testKit, stopping: stopping.signal, log: (message, id) => logger.error({ req: { id } }, message) });
-  const server = app.listen(config.port, config.host);
+  // With the demo account or the test helpers' administrator still to make once listening (below), a request that
+  // arrives meanwhile waits for them: a suite that starts calling as soon as the port answers must not meet a
+  // test-helper area whose token does not exist yet. Otherwise nothing waits: the first key has its own wait.
+  let greeted: (() => void) | undefined;
+  let pending = config.demo || testKit ? new Promise<void>((resolve) => (greeted = resolve)) : undefined;
+  const server = createServer((req, res) => (pending ? void pending.then(() => app(req, res)) : app(req, res)));
+  server.listen(config.port, config.host);
   const graceful = new GracefulStop(server);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -77,6 +84,8 @@ async function serve(config: Config): Promise<void> {
   }
   if (testKit) await greetTestHelpers(storage, config, logger);
   await testKit?.markSeeded();
+  pending = undefined;
+  greeted?.();
   const where = { url: config.baseUrl, data: storage.maintenance.describe(), mail: describeSmtp(config.smtpUrl) };
   logger.info(where, `tokenbell listening on ${where.url} (data: ${where.data}; mail: ${where.mail}); API reference: ${where.url}/help/api`);
   // On a database one instance prunes at a time; the others find it busy and skip their turn.

@@ -1,12 +1,11 @@
 // The rendered API reference (pages/reference.ts) and the Swagger UI bundle it runs, served from this origin: no CDN,
 // so the page works offline and its CSP names no third party.
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import compression from 'compression';
 import { Router, type RequestHandler } from 'express';
 import helmet from 'helmet';
+import { fromSource, packageFile } from '../package-files.js';
 import { referenceAssetsPath, referenceOAuthRedirectPath, referencePage, referencePath, referenceScript, referenceStylesheet } from '../pages/reference.js';
 import { baseDirectives } from './pages/headers.js';
 import { html } from './pages/shared.js';
@@ -16,8 +15,7 @@ import { html } from './pages/shared.js';
  * source, the swagger-ui-dist devDependency.
  */
 function swaggerUiDirectory(): string {
-  const shipped = fileURLToPath(new URL('../reference-ui/', import.meta.url));
-  if (existsSync(shipped)) return shipped;
+  if (!fromSource) return packageFile('dist/reference-ui');
   return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 }
 

@@ -1,30 +1,26 @@
 // The OpenAPI document at run time: the validator reads it, and lists the document already states (levels, events,
 // scopes, grant types) are taken from it here rather than written again.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import type { components } from '@tokenbell/sdk';
+import { fromSource, packageFile } from '../package-files.js';
 
 type NotificationEvent = components['schemas']['NotificationEvent'];
 type NotificationLevel = components['schemas']['NotificationLevel'];
 export type Scope = components['schemas']['Scope'];
 export type ApiScope = components['schemas']['ApiScope'];
 
-const near = (relative: string) => fileURLToPath(new URL(relative, import.meta.url));
-
-// The build copies the document next to the code (dist/openapi.yaml) with its JSON conversion (dist/openapi.json),
-// which loads in a few milliseconds where the YAML parser took 150-300 at every start. Running from source, the
-// repository's own file is read, and parsed. The YAML parser is loaded only then, and synchronously: a top-level
-// `await import()` here would make every module that imports this one, the package's entries included, impossible to
-// `require()` (ERR_REQUIRE_ASYNC_MODULE).
-const built = { yaml: near('../openapi.yaml'), json: near('../openapi.json') };
-
-export const documentPath = existsSync(built.yaml) ? built.yaml : near('../../../../openapi/openapi.yaml');
+// The build copies the document into dist/ (openapi.yaml) with its JSON conversion (openapi.json), which loads in a
+// few milliseconds where the YAML parser took 150-300 at every start. Running from source, the repository's own file
+// is read, and parsed. The YAML parser is loaded only then, and synchronously: a top-level `await import()` here
+// would make every module that imports this one, the package's entries included, impossible to `require()`
+// (ERR_REQUIRE_ASYNC_MODULE).
+export const documentPath = packageFile(fromSource ? '../../openapi/openapi.yaml' : 'dist/openapi.yaml');
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const document: any = existsSync(built.json)
-  ? JSON.parse(readFileSync(built.json, 'utf8'))
-  : (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(readFileSync(documentPath, 'utf8'));
+export const document: any = fromSource
+  ? (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(readFileSync(documentPath, 'utf8'))
+  : JSON.parse(readFileSync(packageFile('dist/openapi.json'), 'utf8'));
 
 const schemas = document.components.schemas;
 export const notificationEvents: readonly NotificationEvent[] = schemas.NotificationEvent.enum;

@@ -41,7 +41,7 @@ describe('tokenbell hash-password', () => {
 
   it('is a command of the tokenbell binary', { timeout: 60_000 }, async () => {
     const output = await new Promise<string>((resolve, reject) => {
-      const child = execFile(process.execPath, ['--import', 'tsx', cliPath, 'hash-password'], { cwd: repoRoot }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
+      const child = execFile(process.execPath, [cliPath, 'hash-password'], { cwd: repoRoot }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
       child.stdin!.end('correct horse battery\n');
     });
     const [hash, rest] = output.split('\n');

@@ -5,11 +5,10 @@ import module from 'node:module';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { freePort, spawnProcess, stopProcess, waitForHttp } from '../../../../scripts/lib/processes.js';
 
-const cli = fileURLToPath(new URL('../../src/cli/index.ts', import.meta.url));
+const cli = inject('serverCli');
 const hasCompileCache = typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function';
 
 let scratch: string;
@@ -26,7 +25,7 @@ it(hasCompileCache ? 'caches the compiled modules of a start in the default dire
   // directory, which is under the temporary directory.
   const env = { TMPDIR: scratch, NODE_COMPILE_CACHE: undefined, NODE_DISABLE_COMPILE_CACHE: undefined, TOKENBELL_DEMO: 'off' };
   const port = await freePort();
-  const server = spawnProcess(process.execPath, ['--import', 'tsx', cli, '--memory', '--host', '127.0.0.1', '--port', String(port), '--log-level', 'silent'], { env });
+  const server = spawnProcess(process.execPath, [cli, '--memory', '--host', '127.0.0.1', '--port', String(port), '--log-level', 'silent'], { env });
   try {
     await waitForHttp('tokenbell', server, `http://127.0.0.1:${port}/-/readiness`);
   } finally {

@@ -20,7 +20,7 @@ afterAll(() => dir?.remove());
 
 /** `tokenbell keys ...` as an operator types it; what it printed, on stdout and stderr together. */
 async function keys(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; output: string }> {
-  const cli = spawnProcess(process.execPath, ['--import', 'tsx', cliPath, 'keys', ...args], { cwd: repoRoot, env: { NODE_ENV: 'production', ...env } });
+  const cli = spawnProcess(process.execPath, [cliPath, 'keys', ...args], { cwd: repoRoot, env: { NODE_ENV: 'production', ...env } });
   const { code } = await cli.exited;
   return { code, output: cli.output() };
 }

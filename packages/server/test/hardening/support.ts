@@ -15,7 +15,8 @@ import { testStoreKind } from '../support/server.js';
 export { freePort };
 
 export const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
-export const cliPath = fileURLToPath(new URL('../../src/cli/index.ts', import.meta.url));
+/** The CLI as it ships: this run's bundle of the server (test/support/server-build-global-setup.ts). */
+export const cliPath = inject('serverCli');
 export const exampleSeed = fileURLToPath(new URL('../../fixtures/example-seed.json', import.meta.url));
 
 export interface RawResponse {
@@ -108,7 +109,7 @@ export interface CliProcess {
  * that runs it (`unshare ...`), given before Node's path.
  */
 export function runCli(args: string[], port: number, wrapper: string[] = [], env: NodeJS.ProcessEnv = {}): CliProcess {
-  const command = [...wrapper, process.execPath, '--import', 'tsx', cliPath, '--host', '127.0.0.1', '--port', String(port), ...args];
+  const command = [...wrapper, process.execPath, cliPath, '--host', '127.0.0.1', '--port', String(port), ...args];
   const { child, output, stdout, stderr, exited } = spawnProcess(command[0]!, command.slice(1), {
     cwd: repoRoot,
     env: { NODE_ENV: 'production', ...env },
@@ -134,7 +135,7 @@ export async function startCli(args: string[], timeoutMs = 15_000, wrapper: stri
 
 /** `tokenbell users ...` as an operator types it: its exit code and what it printed. */
 export async function usersCommand(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; output: string }> {
-  const cli = spawnProcess(process.execPath, ['--import', 'tsx', cliPath, 'users', ...args], { cwd: repoRoot, env: { NODE_ENV: 'production', ...env } });
+  const cli = spawnProcess(process.execPath, [cliPath, 'users', ...args], { cwd: repoRoot, env: { NODE_ENV: 'production', ...env } });
   const { code } = await cli.exited;
   return { code, output: cli.output() };
 }
@@ -150,7 +151,7 @@ export interface CommandRun {
  * `closedOutput` its standard output closed at once, as by a reader that went away (`| head -c1` done).
  */
 export function commandProcess(args: string[], { stdin = '', env = {}, closedOutput = false }: { stdin?: string; env?: NodeJS.ProcessEnv; closedOutput?: boolean } = {}): Promise<CommandRun> {
-  const child = spawn(process.execPath, ['--import', 'tsx', cliPath, ...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: 'pipe' });
+  const child = spawn(process.execPath, [cliPath, ...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: 'pipe' });
   const out = { stdout: '', stderr: '' };
   if (closedOutput) child.stdout.destroy();
   else child.stdout.on('data', (chunk: Buffer) => (out.stdout += chunk.toString('utf8')));

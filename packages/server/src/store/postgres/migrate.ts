@@ -3,12 +3,12 @@
 // migration exactly once. A database whose schema is newer than this code (a migration it does not know has run)
 // is refused before anything is applied: an older instance must not run on a newer schema.
 import { existsSync, readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { ExplainedError } from '../../explained-error.js';
+import { packageFile } from '../../package-files.js';
 
-/** The migrations shipped beside the code: `../../migrations` from src/ and from dist/ alike. */
-export const migrationsDirectory = fileURLToPath(new URL('../../../migrations/', import.meta.url));
+/** The migrations shipped in the package, beside its dist/. */
+export const migrationsDirectory = packageFile('migrations');
 export const migrationsTable = 'tokenbell_migrations';
 
 export class MigrationError extends ExplainedError {

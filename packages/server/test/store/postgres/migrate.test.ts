@@ -2,7 +2,6 @@
 // several instances migrate at once, a no-op when current, refused on a schema newer than the code, and the unique
 // indexes the domain relies on (digests; usernames, e-mails and paths whatever their case).
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
@@ -10,7 +9,7 @@ import { appliedMigrations, knownMigrations, migrate, migrationsTable } from '..
 import { createDatabase } from '../../../../../test/support/postgres.js';
 
 const run = promisify(execFile);
-const cli = fileURLToPath(new URL('../../../src/cli/index.ts', import.meta.url));
+const cli = inject('serverCli');
 const drops: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const drop of drops.splice(0)) await drop();
@@ -77,7 +76,7 @@ describe('migrate', () => {
 
 describe('tokenbell migrate', () => {
   const tokenbell = (args: string[], env: Record<string, string> = {}) =>
-    run(process.execPath, ['--import', 'tsx', cli, 'migrate', ...args], { env: { ...process.env, ...env } }).then(
+    run(process.execPath, [cli, 'migrate', ...args], { env: { ...process.env, ...env } }).then(
       ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
       (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
     );
