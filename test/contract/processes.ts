@@ -1,13 +1,14 @@
-// The contract suite's targets as real processes: the reference server from its CLI, Prism's mock and Prism's
-// validating proxy, each on 127.0.0.1 and a free port, stopped afterwards even when the run dies half-way.
+// The contract suite's targets as real processes: the reference server from its CLI as it ships (this run's bundle),
+// Prism's mock and Prism's validating proxy, each on 127.0.0.1 and a free port, stopped afterwards even when the run
+// dies half-way.
 import { mkdtemp, rename, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inject } from 'vitest';
 import { openapiPath, repoRoot } from '../../scripts/lib/paths.js';
 import { freePort, spawnProcess, stopProcess, waitForHttp } from '../../scripts/lib/processes.js';
 import { setDatabaseReadOnly } from '../support/postgres.js';
 import { writeContractSeed } from './seed.js';
-import { inject } from 'vitest';
 
 const serverCli = inject('serverCli');
 const mockScript = join(repoRoot, 'scripts/mock.ts');

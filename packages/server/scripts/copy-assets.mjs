@@ -1,10 +1,10 @@
-// After tsc: what the built server reads besides its code. The OpenAPI document, as the YAML file it is served as and
-// converted once to JSON, which the server loads at start in a few milliseconds where parsing the YAML took 150-300
-// (src/openapi/document.ts); and Swagger UI's browser bundle for
-// the API reference page (/help/api), copied from the swagger-ui-dist devDependency so that installing the server
-// pulls neither it nor its install-time analytics; its licence files travel with it. The stylesheet's source-map
-// comment is dropped, since the map is not shipped.
-// Written through update-file.mjs: nothing a running server may still serve is half-written or disappears.
+// After tsc and the bundle: what the built server reads besides its code, written into a dist directory. The OpenAPI
+// document, as the YAML file it is served as and converted once to JSON, which the server loads at start in a few
+// milliseconds where parsing the YAML took 150-300 (src/openapi/document.ts); and Swagger UI's browser bundle for the
+// API reference page (/help/api), copied from the swagger-ui-dist devDependency so that installing the server pulls
+// neither it nor its install-time analytics; its licence files travel with it. The stylesheet's source-map comment is
+// dropped, since the map is not shipped. Written through update-file.mjs: nothing a running server may still serve is
+// half-written or disappears. The test run's bundle (test/support/server-build-global-setup.ts) gets the same files.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
