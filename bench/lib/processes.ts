@@ -158,7 +158,6 @@ export async function waitFor200(target: Target, path: string, headers: Record<s
   return performance.now();
 }
 
-/** Resident set size in MiB, as the kernel reports it for the process (VmRSS). */
 /**
  * CPU time the process has used so far, user and system, every thread (libuv's pool too), in milliseconds: from
  * /proc/<pid>/stat, in clock ticks of 10 ms. Over a run, divided by the answers, it is what each request cost the
@@ -171,6 +170,7 @@ export function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/** Resident set size in MiB, as the kernel reports it for the process (VmRSS). */
 export function rssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];

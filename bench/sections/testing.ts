@@ -35,8 +35,8 @@ async function expect200(response: Response, what: string): Promise<void> {
 /**
  * startTokenbell() on the contract suite's seed (the example fixture plus an administrator and a public application,
  * the larger of the realistic seeds) to a first authenticated answer, against a bare http.createServer and a spawned
- * CLI on the same seed (which hashes the seed's passwords with the production parameters, the kit with its cheap ones); then helpers.reset() after a few writes, which is what a suite pays before every test, against
- * one PUT.
+ * `--memory --seed` CLI on the same seed (both hash the seed's passwords with the kit's cheap parameters); then
+ * helpers.reset() after a few writes, which is what a suite pays before every test, against one PUT.
  */
 export async function testingBenchmark({ config, work }: Run): Promise<void> {
   const began = performance.now();

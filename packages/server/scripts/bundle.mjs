@@ -6,7 +6,7 @@
 //
 // Chunks are named by their content's hash, so a build never changes a chunk that a running server (from an older
 // build) may still import; dist/bundle.json lists this build's files, and packing removes the rest (prune-dist.mjs).
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -14,7 +14,16 @@ import { update } from './update-file.mjs';
 
 const packageDirectory = fileURLToPath(new URL('..', import.meta.url));
 const source = (path) => join(packageDirectory, 'src', path);
-const entries = ['index', 'testing', 'vitest', 'playwright', 'cli/index', 'kit/environment'];
+const manifest = JSON.parse(readFileSync(join(packageDirectory, 'package.json'), 'utf8'));
+/** Every file package.json names (its exports and the bin), by its path in dist/ without the extension. */
+const named = [...Object.values(manifest.exports).map((conditions) => conditions.default), ...Object.values(manifest.bin)].map((path) =>
+  path.replace(/^\.\/dist\//, ''),
+);
+const stem = (path) => path.replace(/\.c?js$/, '');
+// The ES entries, and kit/environment, which the jest entry import()s by its path at run time.
+const entries = [...named.filter((path) => path.endsWith('.js')).map(stem), 'kit/environment'];
+// Jest loads these with require(); they import() the ES entries at run time. Each is transpiled alone, from its .cts.
+const commonJsEntries = named.filter((path) => path.endsWith('.cjs')).map((path) => source(`${stem(path)}.cts`));
 
 /** Bundles the server into `dist` (a directory path); returns the files written there, relative to it. */
 export async function bundle(dist) {
@@ -29,8 +38,7 @@ export async function bundle(dist) {
       packages: 'external',
       chunkNames: 'chunks/[name]-[hash]',
     }),
-    // Jest loads these with require(); they import() the ES entries above at run time.
-    build({ ...common, entryPoints: [source('jest.cts'), source('jest-teardown.cts')], format: 'cjs', outExtension: { '.js': '.cjs' } }),
+    build({ ...common, entryPoints: commonJsEntries, format: 'cjs', outExtension: { '.js': '.cjs' } }),
   ]);
   const files = [];
   for (const { path, contents } of [...esm.outputFiles, ...cjs.outputFiles]) {

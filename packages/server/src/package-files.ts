@@ -17,7 +17,7 @@ function packageRootAbove(directory: string): string {
 
 export const packageRoot = packageRootAbove(here);
 
-/** Running the TypeScript sources (this checkout's src/), not a build: the repository's files stand in for built ones. */
+/** Running this checkout's TypeScript sources (src/), not a build: the repository's files stand in for the build's. */
 export const fromSource = relative(packageRoot, here).split(sep)[0] === 'src';
 
 /** A file of the package, by its path from the package's root (`migrations/`, `dist/openapi.json`). */

@@ -7,14 +7,14 @@ import { Router, type Request, type RequestHandler } from 'express';
 import type { Viewer } from '../pages/html.js';
 import { faviconPath, serveFavicon, serveStylesheet, stylesheetPath } from '../pages/assets.js';
 import { lazyRouter } from './lazy-router.js';
-import { devicePath } from './pages/paths.js';
+import { devicePath, signInPath } from './pages/paths.js';
 import type { PagesOptions } from './pages/shared.js';
 import type { PageStack } from './pages/stack.js';
 
 export { pageHeaders } from './pages/headers.js';
 
 /** The paths that belong to a browser session; the API and the JSON OAuth endpoints never see a cookie. */
-export const sessionPaths = ['/users/sign_in', '/users/sign_out', '/oauth/authorize', devicePath, '/profile', '/admin'];
+export const sessionPaths = [signInPath, '/users/sign_out', '/oauth/authorize', devicePath, '/profile', '/admin'];
 /** Every path that answers HTML pages (or their stylesheet). */
 export const pagePaths = [...sessionPaths, '/assets', '/demo', '/help'];
 

@@ -8,7 +8,6 @@ import { testHelpers, type TestHelperOptions } from '../domain/testing/helpers.j
 import { principalOf, requireDocumentedScope } from './api-routes.js';
 import { HttpError } from './errors.js';
 
-
 const requireAdmin: RequestHandler = (_req, res, next) => {
   if (!principalOf(res).user.is_admin) throw new HttpError(403, '403 Forbidden - test helpers are for administrators');
   next();

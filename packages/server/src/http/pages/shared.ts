@@ -38,7 +38,6 @@ export function redirect(res: Response, location: string): void {
 
 export const html = (res: Response, status: number, page: string) => res.status(status).type('html').send(page);
 
-
 /**
  * A `return_to` worth following: a path on this instance. `//host` and `/\host` are read by browsers as another
  * host, control characters are dropped by browsers before parsing (so `/\t/host` becomes `//host`), and anything

@@ -57,4 +57,3 @@ function pageSessions({ storage, secureCookies, now, sessionLifetimes, signInCsr
   );
   return router;
 }
-

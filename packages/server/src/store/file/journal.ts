@@ -1,7 +1,7 @@
 // The store's write-ahead journal: one line of JSON per batch of commits, appended and fdatasync'ed before the
-// commits are answered (writer.ts decides when). Rewriting the whole JSON file for every batch costs time in proportion to the store (about
-// 50 ms for 10k users); an append costs about 1 ms whatever the store's size. The JSON file stays the complete
-// state as of its last rewrite (compaction), and the journal holds what happened since.
+// commits are answered (writer.ts decides when). Rewriting the whole JSON file for every batch costs time in
+// proportion to the store (about 50 ms for 10k users); an append costs about 1 ms whatever the store's size. The JSON
+// file stays the complete state as of its last rewrite (compaction), and the journal holds what happened since.
 //
 // File format: a header line `{"journal":G}` naming the generation, then lines of operations. A snapshot written
 // at generation G (its `journal` field) already holds every journal of an earlier generation, so a journal left

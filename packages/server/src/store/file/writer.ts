@@ -83,6 +83,8 @@ export class Writer {
   #appended = 0;
   /** Lines the syncs started so far cover. */
   #covered = 0;
+  /** Lines known durable: every sync up to one covering this many has succeeded. */
+  #answered = 0;
   /** Syncs in flight, oldest first; each is answered only after those before it. */
   readonly #syncs: Sync[] = [];
   /** Resolved whenever no append, sync or compaction is in flight (what a compaction waits for). */
@@ -262,9 +264,6 @@ export class Writer {
     this.#next();
     this.#checkDrained();
   }
-
-  /** Lines known durable: every sync up to one covering this many has succeeded. */
-  #answered = 0;
 
   /** Answers, in order, the batches whose lines are durable (a batch that appended nothing needs only those before it). */
   #answerCovered(): void {
